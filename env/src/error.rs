@@ -1,0 +1,76 @@
+//! Errors of the CartPole environment.
+
+use cartfuse_fusion::buffers::ReadError;
+use cartfuse_fusion::device::DeviceError;
+
+/// Everything that can go wrong creating or stepping a CartPole vector env.
+#[derive(Debug, thiserror::Error)]
+pub enum EnvError {
+    /// A parameter is not finite or not positive.
+    #[error("invalid CartPole parameter `{name}` = {value}: expected {expected}")]
+    InvalidParam {
+        /// Field name.
+        name: &'static str,
+        /// The rejected value.
+        value: f64,
+        /// What would be accepted.
+        expected: &'static str,
+    },
+    /// `max_episode_steps` is zero.
+    #[error("max_episode_steps must be at least 1")]
+    InvalidMaxEpisodeSteps,
+    /// A vector env needs at least one env.
+    #[error("num_envs must be at least 1")]
+    ZeroEnvs,
+    /// The device cannot hold the requested number of envs.
+    #[error("{requested} envs do not fit on this device: at most {max} (limited by {limit})")]
+    TooManyEnvs {
+        /// Envs asked for.
+        requested: usize,
+        /// The most this device holds.
+        max: usize,
+        /// Which device limit binds.
+        limit: String,
+    },
+    /// An input holds a different number of entries than there are envs.
+    #[error("expected {expected} {what} (one per env), got {found}")]
+    WrongCount {
+        /// What was counted (actions, states, ...).
+        what: &'static str,
+        /// `num_envs`.
+        expected: usize,
+        /// What was passed.
+        found: usize,
+    },
+    /// An action outside the action space {0, 1}.
+    #[error("action {value} of env {env} is not in {{0, 1}} (0 pushes left, 1 pushes right)")]
+    InvalidAction {
+        /// Env index.
+        env: usize,
+        /// The rejected action.
+        value: u32,
+    },
+    /// Device-resident actions held a value outside {0, 1}; the kernel flagged it.
+    #[error(
+        "a device-resident action outside {{0, 1}} was stepped since the last check; the \
+         outputs of those steps treat it as 0 (push left) and are not to be trusted"
+    )]
+    InvalidDeviceAction,
+    /// A state component is NaN or infinite.
+    #[error("state of env {env} has a non-finite component: {state:?}")]
+    NonFiniteState {
+        /// Env index.
+        env: usize,
+        /// The rejected state.
+        state: [f64; 4],
+    },
+    /// `step` was called before the first `reset` or `set_state`.
+    #[error("the env must be reset (or given a state) before it is stepped")]
+    NotReset,
+    /// The device could not be opened.
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+    /// A device read failed.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+}

@@ -1,0 +1,225 @@
+//! Host side of the hand-written kernels: device buffers, scalar packing and the launches,
+//! each declared to the [`LaunchLedger`] with the bytes it moves.
+
+use cartfuse_fusion::launch::{KernelLaunch, LaunchLedger, elementwise_launch_shape};
+use cartfuse_fusion::rng;
+use cubecl::prelude::*;
+use cubecl::server::Handle;
+
+use crate::kernel::{PhysicsScalarsLaunch, cartpole_reset_array, cartpole_step_array};
+use crate::params::{AutoresetMode, CartPoleConfig};
+
+/// Kernel name of the hand-written step in the launch ledger.
+pub const STEP_KERNEL: &str = "cartpole_step_array";
+/// Kernel name of the reset kernel in the launch ledger.
+pub const RESET_KERNEL: &str = "cartpole_reset_array";
+
+const F32: u64 = 4;
+const U32: u64 = 4;
+
+/// The per-env state, structure of arrays.
+pub(crate) struct StateBuffers {
+    pub x: Handle,
+    pub x_dot: Handle,
+    pub theta: Handle,
+    pub theta_dot: Handle,
+    pub elapsed: Handle,
+    pub resets: Handle,
+    pub needs_reset: Handle,
+}
+
+/// Buffers the step writes its results to, reused every step.
+pub(crate) struct OutputBuffers {
+    pub obs: Handle,
+    pub reward: Handle,
+    pub terminated: Handle,
+    pub truncated: Handle,
+    pub final_obs: Handle,
+    pub invalid_action: Handle,
+}
+
+/// Bytes per env of every buffer one env owns (state, outputs and one action buffer).
+pub(crate) const DEVICE_BYTES_PER_ENV: u64 = 4 * F32 + 3 * U32 + (4 + 1 + 4) * F32 + 2 * U32 + U32;
+/// The largest single buffer per env: a packed `[n, 4]` observation row.
+pub(crate) const LARGEST_BUFFER_BYTES_PER_ENV: u64 = 4 * F32;
+
+impl StateBuffers {
+    pub fn zeroed<R: Runtime>(client: &ComputeClient<R>, n: usize) -> Self {
+        let f32s = |_| client.create_from_slice(f32::as_bytes(&vec![0.0f32; n]));
+        let u32s = |_| client.create_from_slice(u32::as_bytes(&vec![0u32; n]));
+        Self {
+            x: f32s(()),
+            x_dot: f32s(()),
+            theta: f32s(()),
+            theta_dot: f32s(()),
+            elapsed: u32s(()),
+            resets: u32s(()),
+            needs_reset: u32s(()),
+        }
+    }
+}
+
+impl OutputBuffers {
+    pub fn new<R: Runtime>(client: &ComputeClient<R>, n: usize, autoreset: AutoresetMode) -> Self {
+        let final_obs_len = if autoreset == AutoresetMode::SameStep {
+            4 * n
+        } else {
+            4
+        };
+        Self {
+            obs: client.empty(4 * n * F32 as usize),
+            reward: client.empty(n * F32 as usize),
+            terminated: client.empty(n * U32 as usize),
+            truncated: client.empty(n * U32 as usize),
+            final_obs: client.empty(final_obs_len * F32 as usize),
+            invalid_action: client.create_from_slice(u32::as_bytes(&[0u32])),
+        }
+    }
+}
+
+/// Bytes the step kernel reads and writes per env under `autoreset`.
+///
+/// Reads: action, 4 state floats, `elapsed`, `resets` (+ `needs_reset` in `NextStep`).
+/// Writes: the same state back, the `[4]` observation row, reward, terminated, truncated
+/// (+ `needs_reset` in `NextStep`, + the final observation row in `SameStep`). The
+/// invalid-action flag is only written on error and is not counted.
+pub fn step_bytes_per_env(autoreset: AutoresetMode) -> (u64, u64) {
+    let next_step = u64::from(autoreset == AutoresetMode::NextStep);
+    let same_step = u64::from(autoreset == AutoresetMode::SameStep);
+    let read = U32 + 4 * F32 + 2 * U32 + next_step * U32;
+    let written =
+        4 * F32 + 2 * U32 + next_step * U32 + 4 * F32 + F32 + 2 * U32 + same_step * 4 * F32;
+    (read, written)
+}
+
+/// Bytes the reset kernel reads (`resets`) and writes (state, counters, observations) per env.
+pub fn reset_bytes_per_env() -> (u64, u64) {
+    (U32, 4 * F32 + 3 * U32 + 4 * F32)
+}
+
+fn physics_scalars<R: Runtime>(config: &CartPoleConfig) -> PhysicsScalarsLaunch<R> {
+    let p = &config.params;
+    PhysicsScalarsLaunch::new(
+        p.gravity as f32,
+        p.masspole as f32,
+        p.total_mass() as f32,
+        p.length as f32,
+        p.polemass_length() as f32,
+        p.force_mag as f32,
+        p.tau as f32,
+        p.x_threshold as f32,
+        p.theta_threshold_radians as f32,
+        rng::symmetric_uniform_scale(p.reset_bound as f32),
+    )
+}
+
+/// Everything one step launch needs.
+pub(crate) struct StepLaunch<'a, R: Runtime> {
+    pub client: &'a ComputeClient<R>,
+    pub ledger: &'a LaunchLedger,
+    pub config: &'a CartPoleConfig,
+    pub num_envs: usize,
+    pub seed: u64,
+    pub actions: &'a Handle,
+    pub state: &'a StateBuffers,
+    pub outputs: &'a OutputBuffers,
+}
+
+/// Enqueues one hand-written step for all envs.
+pub(crate) fn launch_step<R: Runtime>(launch: StepLaunch<'_, R>) {
+    let StepLaunch {
+        client,
+        ledger,
+        config,
+        num_envs: n,
+        seed,
+        actions,
+        state,
+        outputs,
+    } = launch;
+    let (read, written) = step_bytes_per_env(config.autoreset);
+    let (cube_count, cube_dim) = elementwise_launch_shape(client, n);
+    let [key0, key1] = rng::seed_key(seed);
+    let final_obs_len = if config.autoreset == AutoresetMode::SameStep {
+        4 * n
+    } else {
+        4
+    };
+    let record = KernelLaunch {
+        kernel: STEP_KERNEL,
+        elements: n as u64,
+        bytes_read: read * n as u64,
+        bytes_written: written * n as u64,
+    };
+    ledger.launch(record, || unsafe {
+        // SAFETY: every array is bound with its true element count and the kernel guards
+        // `env < x.len()`; all per-env arrays hold `n` elements, rows `4 n`.
+        cartpole_step_array::launch_unchecked::<R>(
+            client,
+            cube_count,
+            cube_dim,
+            ArrayArg::from_raw_parts(actions.clone(), n),
+            ArrayArg::from_raw_parts(state.x.clone(), n),
+            ArrayArg::from_raw_parts(state.x_dot.clone(), n),
+            ArrayArg::from_raw_parts(state.theta.clone(), n),
+            ArrayArg::from_raw_parts(state.theta_dot.clone(), n),
+            ArrayArg::from_raw_parts(state.elapsed.clone(), n),
+            ArrayArg::from_raw_parts(state.resets.clone(), n),
+            ArrayArg::from_raw_parts(state.needs_reset.clone(), n),
+            ArrayArg::from_raw_parts(outputs.obs.clone(), 4 * n),
+            ArrayArg::from_raw_parts(outputs.reward.clone(), n),
+            ArrayArg::from_raw_parts(outputs.terminated.clone(), n),
+            ArrayArg::from_raw_parts(outputs.truncated.clone(), n),
+            ArrayArg::from_raw_parts(outputs.final_obs.clone(), final_obs_len),
+            ArrayArg::from_raw_parts(outputs.invalid_action.clone(), 1),
+            physics_scalars::<R>(config),
+            key0,
+            key1,
+            config.max_episode_steps,
+            config.autoreset == AutoresetMode::NextStep,
+            config.autoreset == AutoresetMode::SameStep,
+        )
+    })
+}
+
+/// Enqueues the reset kernel for all envs; `restart` rewinds the draw counters (new seed).
+pub(crate) fn launch_reset<R: Runtime>(
+    client: &ComputeClient<R>,
+    ledger: &LaunchLedger,
+    config: &CartPoleConfig,
+    n: usize,
+    seed: u64,
+    restart: bool,
+    state: &StateBuffers,
+    obs: &Handle,
+) {
+    let (read, written) = reset_bytes_per_env();
+    let (cube_count, cube_dim) = elementwise_launch_shape(client, n);
+    let [key0, key1] = rng::seed_key(seed);
+    let record = KernelLaunch {
+        kernel: RESET_KERNEL,
+        elements: n as u64,
+        bytes_read: read * n as u64,
+        bytes_written: written * n as u64,
+    };
+    ledger.launch(record, || unsafe {
+        // SAFETY: as in `launch_step`.
+        cartpole_reset_array::launch_unchecked::<R>(
+            client,
+            cube_count,
+            cube_dim,
+            ArrayArg::from_raw_parts(state.x.clone(), n),
+            ArrayArg::from_raw_parts(state.x_dot.clone(), n),
+            ArrayArg::from_raw_parts(state.theta.clone(), n),
+            ArrayArg::from_raw_parts(state.theta_dot.clone(), n),
+            ArrayArg::from_raw_parts(state.elapsed.clone(), n),
+            ArrayArg::from_raw_parts(state.resets.clone(), n),
+            ArrayArg::from_raw_parts(state.needs_reset.clone(), n),
+            ArrayArg::from_raw_parts(obs.clone(), 4 * n),
+            key0,
+            key1,
+            u32::from(restart),
+            rng::symmetric_uniform_scale(config.params.reset_bound as f32),
+        )
+    })
+}

@@ -1,0 +1,18 @@
+//! Brief overview: cartfuse-fusion is the CubeCL layer of cartfuse. The principal type is
+//! [`LaunchLedger`](launch::LaunchLedger), the single point every kernel launch goes through,
+//! which counts launches, elements and bytes moved.
+//!
+//! - [`launch`]: launch accounting and elementwise launch shapes (spread over the
+//!   65535-cube limit of a dispatch dimension).
+//! - [`rng`]: the counter-based Threefry-2x32 generator, bit-identical on host and device.
+//! - [`device`]: opening a wgpu or CUDA device with a clear error when there is none.
+//! - [`buffers`]: typed host <-> device copies.
+//!
+//! Nothing in this crate knows about CartPole.
+
+pub mod buffers;
+pub mod device;
+pub mod launch;
+pub mod rng;
+
+pub use cubecl;
