@@ -5,4 +5,11 @@
 
 mod util;
 
+/// Autoreset modes, truncation and step counters, step by step against the reference.
+mod episodes;
+/// Every bad input gets its error.
+mod errors;
+/// One-step kernel parity with the f64 reference.
 mod parity;
+/// Reset bounds, seeding and host/device RNG identity.
+mod resets;

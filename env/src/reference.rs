@@ -154,6 +154,13 @@ impl ReferenceVecEnv {
         self.needs_reset.fill(false);
     }
 
+    /// Overwrites only the physical states, keeping episode counters and pending resets
+    /// (used to re-synchronise with a device env every step, so `f32` rounding never
+    /// compounds through the chaotic dynamics).
+    pub fn overwrite_physics(&mut self, states: &[CartPoleState]) {
+        self.states = states.to_vec();
+    }
+
     fn reset_env(&mut self, env: usize) {
         self.states[env] =
             reset_state(self.seed, env as u32, self.resets[env], &self.config.params);

@@ -1,0 +1,163 @@
+//! Episode semantics in every autoreset mode, step by step against the reference vector env.
+
+use cartfuse::env::reference::{ReferenceVecEnv, reset_state};
+use cartfuse::{AutoresetMode, CartPoleConfig, CartPoleState};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use crate::util;
+
+/// Steps a device env and the reference side by side for `steps` random steps, comparing
+/// every output, and re-synchronising the reference's physics to the device's `f32` state
+/// each step so rounding never compounds. Returns (episodes ended, reset steps seen).
+fn run_against_reference(config: CartPoleConfig, n: usize, steps: usize) -> (usize, usize) {
+    let seed = 5;
+    let mut env = util::env(n, config, seed);
+    let mut reference = ReferenceVecEnv::new(n, config, seed);
+    let mut rng = StdRng::seed_from_u64(11);
+    let (mut ended, mut reset_steps) = (0, 0);
+    for step in 0..steps {
+        let actions: Vec<u32> = (0..n).map(|_| rng.random_range(0..2)).collect();
+        let out = env.step(&actions).unwrap();
+        let expected = reference.step(&actions);
+        for (i, want) in expected.iter().enumerate() {
+            let ctx = format!("step {step} env {i}");
+            assert_eq!(out.reward[i], want.reward, "{ctx}");
+            assert_eq!(out.terminated[i], want.terminated, "{ctx}");
+            assert_eq!(out.truncated[i], want.truncated, "{ctx}");
+            for (got, want) in out.obs[i].iter().zip(want.obs) {
+                assert!(
+                    (got - want).abs() <= 1e-5,
+                    "{ctx}: obs {:?} vs {:?}",
+                    out.obs[i],
+                    want
+                );
+            }
+            match (&out.final_obs, want.final_obs) {
+                (None, None) => assert_ne!(config.autoreset, AutoresetMode::SameStep),
+                (Some(finals), want_final) => {
+                    assert_eq!(finals[i].is_some(), want_final.is_some(), "{ctx}");
+                    if let (Some(got), Some(want)) = (finals[i], want_final) {
+                        for (g, w) in got.iter().zip(want) {
+                            assert!((g - w).abs() <= 1e-5, "{ctx}: final {got:?} vs {want:?}");
+                        }
+                    }
+                }
+                (None, Some(_)) => panic!("{ctx}: missing final observation"),
+            }
+            ended += usize::from(want.terminated || want.truncated);
+            reset_steps += usize::from(want.reward == 0.0);
+        }
+        reference.overwrite_physics(&env.state().unwrap());
+    }
+    (ended, reset_steps)
+}
+
+#[test]
+fn next_step_mode_matches_reference_through_many_episodes() {
+    let config = CartPoleConfig::default();
+    let (ended, reset_steps) = run_against_reference(config, 256, 120);
+    assert!(ended > 500, "only {ended} episodes ended");
+    assert!(reset_steps > 400, "only {reset_steps} reset steps");
+}
+
+#[test]
+fn same_step_mode_matches_reference_through_many_episodes() {
+    let config = CartPoleConfig {
+        autoreset: AutoresetMode::SameStep,
+        ..Default::default()
+    };
+    let (ended, reset_steps) = run_against_reference(config, 256, 120);
+    assert!(ended > 500, "only {ended} episodes ended");
+    assert_eq!(reset_steps, 0, "SameStep never returns a reward-0 step");
+}
+
+#[test]
+fn truncation_happens_exactly_at_max_episode_steps_in_both_modes() {
+    for autoreset in [AutoresetMode::NextStep, AutoresetMode::SameStep] {
+        let config = CartPoleConfig {
+            autoreset,
+            max_episode_steps: 7,
+            ..Default::default()
+        };
+        let (ended, _) = run_against_reference(config, 64, 30);
+        assert!(ended >= 64 * 3, "{autoreset:?}: {ended} episodes ended");
+    }
+}
+
+#[test]
+fn next_step_reset_step_ignores_action_gives_zero_reward_and_new_state() {
+    let config = CartPoleConfig {
+        max_episode_steps: 3,
+        ..Default::default()
+    };
+    let seed = 42;
+    let mut env = util::env(2, config, seed);
+    for expected_elapsed in [1, 2] {
+        let out = env.step(&[0, 1]).unwrap();
+        assert_eq!(out.reward, vec![1.0, 1.0]);
+        assert_eq!(env.elapsed_steps().unwrap(), vec![expected_elapsed; 2]);
+    }
+    let out = env.step(&[0, 1]).unwrap();
+    assert_eq!(out.truncated, vec![true, true]);
+    assert_eq!(out.reward, vec![1.0, 1.0]);
+    assert_eq!(env.elapsed_steps().unwrap(), vec![3, 3]);
+    // The reset step: the action is ignored, reward 0, flags false, state is reset number 1.
+    let out = env.step(&[1, 0]).unwrap();
+    assert_eq!(out.reward, vec![0.0, 0.0]);
+    assert_eq!(out.terminated, vec![false, false]);
+    assert_eq!(out.truncated, vec![false, false]);
+    for i in 0..2 {
+        assert_eq!(
+            out.obs[i],
+            reset_state(seed, i as u32, 1, &config.params).observation()
+        );
+    }
+    assert_eq!(env.elapsed_steps().unwrap(), vec![0, 0]);
+    assert!(out.final_obs.is_none());
+    let out = env.step(&[1, 0]).unwrap();
+    assert_eq!(out.reward, vec![1.0, 1.0]);
+    assert_eq!(env.elapsed_steps().unwrap(), vec![1, 1]);
+}
+
+#[test]
+fn terminating_step_reports_reward_one_and_same_step_returns_final_observation() {
+    let config = CartPoleConfig {
+        autoreset: AutoresetMode::SameStep,
+        ..Default::default()
+    };
+    let seed = 3;
+    let mut env = util::env(2, config, seed);
+    // Env 0 is about to leave the track; env 1 is safe.
+    let about_to_fall = CartPoleState::from_array([2.39, 1.0, 0.0, 0.0]);
+    env.set_state(&[about_to_fall, CartPoleState::default()])
+        .unwrap();
+    let out = env.step(&[1, 1]).unwrap();
+    assert_eq!(out.terminated, vec![true, false]);
+    assert_eq!(out.reward, vec![1.0, 1.0]);
+    let finals = out.final_obs.expect("SameStep reports final observations");
+    let final_row = finals[0].expect("env 0 ended");
+    assert!((final_row[0] - 2.41).abs() < 1e-6, "{final_row:?}");
+    assert!(finals[1].is_none());
+    assert_eq!(
+        out.obs[0],
+        reset_state(seed, 0, 1, &config.params).observation()
+    );
+    assert_eq!(env.elapsed_steps().unwrap(), vec![0, 1]);
+}
+
+#[test]
+fn disabled_mode_keeps_integrating_after_termination() {
+    let config = CartPoleConfig {
+        autoreset: AutoresetMode::Disabled,
+        ..Default::default()
+    };
+    let mut env = util::env(1, config, 0);
+    env.set_state(&[CartPoleState::from_array([2.39, 1.0, 0.0, 0.0])])
+        .unwrap();
+    assert!(env.step(&[1]).unwrap().terminated[0]);
+    let out = env.step(&[1]).unwrap();
+    assert!(out.terminated[0]);
+    assert_eq!(out.reward[0], 1.0);
+    assert!(out.obs[0][0] > 2.42);
+}

@@ -1,0 +1,116 @@
+//! Every bad input returns its error; nothing panics.
+
+use cartfuse::fusion::buffers::upload;
+use cartfuse::{
+    CartPoleConfig, CartPoleParams, CartPoleState, CartPoleVecEnv, DeviceActions, EnvError,
+};
+
+use crate::util;
+
+#[test]
+fn wrong_action_count_is_an_error() {
+    let mut env = util::env(4, CartPoleConfig::default(), 0);
+    let error = env.step(&[0, 1, 0]).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            EnvError::WrongCount {
+                expected: 4,
+                found: 3,
+                ..
+            }
+        ),
+        "{error}"
+    );
+    assert_eq!(error.to_string(), "expected 4 actions (one per env), got 3");
+}
+
+#[test]
+fn action_outside_zero_one_is_an_error() {
+    let mut env = util::env(4, CartPoleConfig::default(), 0);
+    let error = env.step(&[0, 1, 2, 0]).unwrap_err();
+    assert!(
+        matches!(error, EnvError::InvalidAction { env: 2, value: 2 }),
+        "{error}"
+    );
+}
+
+#[test]
+fn device_resident_invalid_action_is_flagged_by_the_kernel() {
+    let mut env = util::env(4, CartPoleConfig::default(), 0);
+    let handle = upload(env.client(), &[0u32, 1, 7, 1]);
+    let actions = DeviceActions::from_handle(handle, 4);
+    let error = env.step_device(&actions).unwrap().to_host().unwrap_err();
+    assert!(matches!(error, EnvError::InvalidDeviceAction), "{error}");
+    // The flag is cleared once reported: valid actions step cleanly again.
+    let actions = env.upload_actions(&[0, 1, 0, 1]).unwrap();
+    assert!(env.step_device(&actions).unwrap().to_host().is_ok());
+}
+
+#[test]
+fn zero_envs_is_an_error() {
+    let error = CartPoleVecEnv::with_client(util::client(), 0, CartPoleConfig::default())
+        .err()
+        .unwrap();
+    assert!(matches!(error, EnvError::ZeroEnvs));
+}
+
+#[test]
+fn more_envs_than_the_device_holds_is_an_error_before_allocating() {
+    let client = util::client();
+    let (max, _) = CartPoleVecEnv::max_envs(&client);
+    let error = CartPoleVecEnv::with_client(client, max + 1, CartPoleConfig::default())
+        .err()
+        .unwrap();
+    match error {
+        EnvError::TooManyEnvs {
+            requested,
+            max: m,
+            ref limit,
+        } => {
+            assert_eq!(requested, max + 1);
+            assert_eq!(m, max);
+            assert!(!limit.is_empty());
+        }
+        other => panic!("unexpected {other}"),
+    }
+}
+
+#[test]
+fn invalid_params_are_an_error() {
+    let config = CartPoleConfig {
+        params: CartPoleParams {
+            tau: -0.02,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let error = CartPoleVecEnv::with_client(util::client(), 4, config)
+        .err()
+        .unwrap();
+    assert!(
+        matches!(error, EnvError::InvalidParam { name: "tau", .. }),
+        "{error}"
+    );
+}
+
+#[test]
+fn stepping_before_reset_is_an_error() {
+    let mut env =
+        CartPoleVecEnv::with_client(util::client(), 2, CartPoleConfig::default()).unwrap();
+    assert!(matches!(env.step(&[0, 1]).unwrap_err(), EnvError::NotReset));
+}
+
+#[test]
+fn bad_states_are_errors() {
+    let mut env = util::env(2, CartPoleConfig::default(), 0);
+    let nan = CartPoleState::from_array([0.0, f64::NAN, 0.0, 0.0]);
+    assert!(matches!(
+        env.set_state(&[CartPoleState::default(), nan]).unwrap_err(),
+        EnvError::NonFiniteState { env: 1, .. }
+    ));
+    assert!(matches!(
+        env.set_state(&[CartPoleState::default()]).unwrap_err(),
+        EnvError::WrongCount { what: "states", .. }
+    ));
+}
