@@ -7,6 +7,8 @@
 //! - [`fusion`] (`cartfuse-fusion`): launch accounting, the counter-based RNG, devices.
 //! - [`env`] (`cartfuse-env`): CartPole-v1 params, f64 reference, kernels, vector env.
 //!
+//! and holds the logic of the command line: [`rollout`] and [`replay`].
+//!
 //! ```no_run
 //! use cartfuse::{CartPoleConfig, CartPoleVecEnv};
 //! use cartfuse::fusion::device::wgpu_client;
@@ -18,6 +20,9 @@
 //! assert_eq!(out.obs.len(), obs.len());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+
+pub mod replay;
+pub mod rollout;
 
 pub use cartfuse_env as env;
 pub use cartfuse_fusion as fusion;

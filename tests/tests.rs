@@ -5,6 +5,8 @@
 
 mod util;
 
+/// The binary end to end.
+mod cli;
 /// Autoreset modes, truncation and step counters, step by step against the reference.
 mod episodes;
 /// Every bad input gets its error.

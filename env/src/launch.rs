@@ -113,29 +113,29 @@ fn physics_scalars<R: Runtime>(config: &CartPoleConfig) -> PhysicsScalarsLaunch<
     )
 }
 
-/// Everything one step launch needs.
-pub(crate) struct StepLaunch<'a, R: Runtime> {
+/// What every launch on a vector env's buffers needs.
+pub(crate) struct EnvLaunch<'a, R: Runtime> {
     pub client: &'a ComputeClient<R>,
     pub ledger: &'a LaunchLedger,
     pub config: &'a CartPoleConfig,
     pub num_envs: usize,
     pub seed: u64,
-    pub actions: &'a Handle,
     pub state: &'a StateBuffers,
-    pub outputs: &'a OutputBuffers,
 }
 
 /// Enqueues one hand-written step for all envs.
-pub(crate) fn launch_step<R: Runtime>(launch: StepLaunch<'_, R>) {
-    let StepLaunch {
+pub(crate) fn launch_step<R: Runtime>(
+    launch: EnvLaunch<'_, R>,
+    actions: &Handle,
+    outputs: &OutputBuffers,
+) {
+    let EnvLaunch {
         client,
         ledger,
         config,
         num_envs: n,
         seed,
-        actions,
         state,
-        outputs,
     } = launch;
     let (read, written) = step_bytes_per_env(config.autoreset);
     let (cube_count, cube_dim) = elementwise_launch_shape(client, n);
@@ -183,16 +183,15 @@ pub(crate) fn launch_step<R: Runtime>(launch: StepLaunch<'_, R>) {
 }
 
 /// Enqueues the reset kernel for all envs; `restart` rewinds the draw counters (new seed).
-pub(crate) fn launch_reset<R: Runtime>(
-    client: &ComputeClient<R>,
-    ledger: &LaunchLedger,
-    config: &CartPoleConfig,
-    n: usize,
-    seed: u64,
-    restart: bool,
-    state: &StateBuffers,
-    obs: &Handle,
-) {
+pub(crate) fn launch_reset<R: Runtime>(launch: EnvLaunch<'_, R>, restart: bool, obs: &Handle) {
+    let EnvLaunch {
+        client,
+        ledger,
+        config,
+        num_envs: n,
+        seed,
+        state,
+    } = launch;
     let (read, written) = reset_bytes_per_env();
     let (cube_count, cube_dim) = elementwise_launch_shape(client, n);
     let [key0, key1] = rng::seed_key(seed);

@@ -16,7 +16,7 @@ use cubecl::server::Handle;
 
 use crate::error::EnvError;
 use crate::launch::{
-    DEVICE_BYTES_PER_ENV, LARGEST_BUFFER_BYTES_PER_ENV, OutputBuffers, StateBuffers, StepLaunch,
+    DEVICE_BYTES_PER_ENV, EnvLaunch, LARGEST_BUFFER_BYTES_PER_ENV, OutputBuffers, StateBuffers,
     launch_reset, launch_step,
 };
 use crate::params::{AutoresetMode, CartPoleConfig};
@@ -258,16 +258,7 @@ impl<R: Runtime> CartPoleVecEnv<R> {
         let restart = seed.is_some() || self.seed.is_none();
         let seed = seed.or(self.seed).unwrap_or_else(rand::random);
         self.seed = Some(seed);
-        launch_reset(
-            &self.client,
-            &self.ledger,
-            &self.config,
-            self.num_envs,
-            seed,
-            restart,
-            &self.state,
-            &self.outputs.obs,
-        );
+        launch_reset(self.launch_context(seed), restart, &self.outputs.obs);
         &self.outputs.obs
     }
 
@@ -296,16 +287,7 @@ impl<R: Runtime> CartPoleVecEnv<R> {
     pub fn step_device(&mut self, actions: &DeviceActions) -> Result<DeviceStep<'_, R>, EnvError> {
         self.check_count("actions", actions.len())?;
         let seed = self.seed.ok_or(EnvError::NotReset)?;
-        launch_step(StepLaunch {
-            client: &self.client,
-            ledger: &self.ledger,
-            config: &self.config,
-            num_envs: self.num_envs,
-            seed,
-            actions: actions.handle(),
-            state: &self.state,
-            outputs: &self.outputs,
-        });
+        launch_step(self.launch_context(seed), actions.handle(), &self.outputs);
         Ok(DeviceStep { env: self })
     }
 
@@ -376,6 +358,17 @@ impl<R: Runtime> CartPoleVecEnv<R> {
     pub fn sync(&self) -> Result<(), EnvError> {
         cubecl::future::block_on(self.client.sync())
             .map_err(|error| cartfuse_fusion::buffers::ReadError(format!("{error:?}")).into())
+    }
+
+    fn launch_context(&self, seed: u64) -> EnvLaunch<'_, R> {
+        EnvLaunch {
+            client: &self.client,
+            ledger: &self.ledger,
+            config: &self.config,
+            num_envs: self.num_envs,
+            seed,
+            state: &self.state,
+        }
     }
 
     fn check_count(&self, what: &'static str, found: usize) -> Result<(), EnvError> {

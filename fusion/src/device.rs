@@ -148,6 +148,9 @@ fn open_catching_panics<T>(
 /// Runs `$body` with `$runtime` bound to the cubecl runtime of `$kind` and `$opened` to its
 /// [`OpenedDevice`], or evaluates to `Err(DeviceError)` (converted with `From`) when the
 /// runtime is not compiled in or has no device. The only place that `cfg`s on runtimes.
+///
+/// The `cfg(feature = ...)` checks expand in the calling crate, which must therefore have
+/// `wgpu` and `cuda` features forwarding to this crate's (as every cartfuse crate does).
 #[macro_export]
 macro_rules! dispatch_runtime {
     ($kind:expr, |$opened:ident : $runtime:ident| $body:expr) => {{
@@ -156,7 +159,7 @@ macro_rules! dispatch_runtime {
                 #[cfg(feature = "wgpu")]
                 {
                     #[allow(unused)]
-                    type $runtime = ::cubecl::wgpu::WgpuRuntime;
+                    type $runtime = $crate::cubecl::wgpu::WgpuRuntime;
                     match $crate::device::wgpu_client() {
                         Ok($opened) => $body,
                         Err(error) => Err(error.into()),
@@ -171,7 +174,7 @@ macro_rules! dispatch_runtime {
                 #[cfg(feature = "cuda")]
                 {
                     #[allow(unused)]
-                    type $runtime = ::cubecl::cuda::CudaRuntime;
+                    type $runtime = $crate::cubecl::cuda::CudaRuntime;
                     match $crate::device::cuda_client() {
                         Ok($opened) => $body,
                         Err(error) => Err(error.into()),

@@ -137,7 +137,7 @@ mod device_impl {
 mod tests {
     use super::*;
 
-    /// Known-answer vectors of Random123's `kat_vectors` for threefry2x32_20 (also JAX's tests).
+    /// Known-answer vectors of Random123's `kat_vectors` for `threefry2x32_20` (also JAX's tests).
     #[test]
     fn threefry_matches_known_answers() {
         assert_eq!(threefry2x32([0, 0], [0, 0]), [0x6b20_0159, 0x99ba_4efe]);

@@ -1,0 +1,132 @@
+//! The `cartfuse` binary end to end: rollout, replay, and its error messages.
+
+use std::process::{Command, Output};
+
+use cartfuse::env::reference::{is_terminated, step_physics};
+use cartfuse::replay::ReplayOutput;
+use cartfuse::{CartPoleParams, CartPoleState};
+
+fn cartfuse(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cartfuse"))
+        .args(args)
+        .output()
+        .expect("the cartfuse binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn rollout_reports_one_launch_per_step_and_random_policy_episode_lengths() {
+    let output = cartfuse(&[
+        "rollout", "--envs", "512", "--steps", "200", "--seed", "1", "--json",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_str(stdout(&output).trim()).unwrap();
+    assert_eq!(report["launches_per_step"], 1.0);
+    assert_eq!(report["num_envs"], 512);
+    assert!(report["env_steps_per_s"].as_f64().unwrap() > 0.0);
+    let episodes = report["episodes_finished"].as_u64().unwrap();
+    assert!(episodes > 2000, "{episodes}");
+    // A uniformly random policy balances CartPole-v1 for about 22 steps on average.
+    let mean = report["mean_episode_length"].as_f64().unwrap();
+    assert!((17.0..27.0).contains(&mean), "mean episode length {mean}");
+}
+
+#[test]
+fn replay_follows_actions_from_initial_states_and_stops_at_done() {
+    let dir = std::env::temp_dir().join(format!("cartfuse-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("in.json");
+    let output_path = dir.join("out.json");
+    let episodes = [
+        ([0.0, 0.0, 0.1, 0.0], vec![1u32, 1, 1, 0, 0, 1]),
+        ([2.35, 1.0, 0.0, 0.0], vec![1, 1, 1, 1, 1]),
+    ];
+    let document = serde_json::json!({
+        "episodes": episodes.iter().map(|(s, a)| serde_json::json!({"initial_state": s, "actions": a})).collect::<Vec<_>>()
+    });
+    std::fs::write(&input, document.to_string()).unwrap();
+    let run = cartfuse(&[
+        "replay",
+        "--input",
+        input.to_str().unwrap(),
+        "--output",
+        output_path.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let replayed: ReplayOutput =
+        serde_json::from_str(&std::fs::read_to_string(&output_path).unwrap()).unwrap();
+    assert_eq!(replayed.episodes.len(), 2);
+
+    let params = CartPoleParams::default();
+    for ((initial, actions), got) in episodes.iter().zip(&replayed.episodes) {
+        let mut state = CartPoleState::from_array(initial.map(|v: f64| f64::from(v as f32)));
+        let mut expected_len = 0;
+        for (t, action) in actions.iter().enumerate() {
+            state = step_physics(state, *action, &params);
+            expected_len += 1;
+            for (g, w) in got.observations[t].iter().zip(state.to_array()) {
+                assert!((f64::from(*g) - w).abs() < 1e-4, "step {t}: {g} vs {w}");
+            }
+            assert_eq!(got.terminated[t], is_terminated(&state, &params));
+            if got.terminated[t] {
+                break;
+            }
+        }
+        assert_eq!(got.observations.len(), expected_len);
+        assert_eq!(got.rewards, vec![1.0; expected_len]);
+        assert_eq!(got.truncated, vec![false; expected_len]);
+    }
+    // The second cart leaves the track after 3 steps: x = 2.35 + 0.02 * (1.0 + ...) per step.
+    assert_eq!(replayed.episodes[1].observations.len(), 3);
+    assert!(replayed.episodes[1].terminated[2]);
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn replay_rejects_malformed_input_naming_episode_and_field() {
+    let path = std::env::temp_dir().join(format!("cartfuse-bad-{}.json", std::process::id()));
+    std::fs::write(&path, r#"{"episodes":[{"initial_state":[0,0,0,0],"actions":[1]},{"initial_state":[0,0,0,0],"actions":[1,"x"]}]}"#).unwrap();
+    let run = cartfuse(&["replay", "--input", path.to_str().unwrap()]);
+    assert!(!run.status.success());
+    assert!(
+        stderr(&run).contains("episode 1, field `actions`: element 1 is \"x\", expected 0 or 1"),
+        "{}",
+        stderr(&run)
+    );
+    std::fs::remove_file(path).ok();
+}
+
+#[test]
+fn missing_vulkan_adapter_says_how_to_install_one() {
+    let run = Command::new(env!("CARGO_BIN_EXE_cartfuse"))
+        .args(["rollout", "--envs", "4", "--steps", "1"])
+        .env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
+        .env("VK_DRIVER_FILES", "/nonexistent/icd.json")
+        .output()
+        .unwrap();
+    assert!(!run.status.success());
+    let message = stderr(&run);
+    assert!(message.contains("no Vulkan adapter found"), "{message}");
+    assert!(
+        message.contains("apt-get install mesa-vulkan-drivers"),
+        "{message}"
+    );
+}
+
+#[test]
+fn too_many_envs_is_a_clear_error() {
+    let run = cartfuse(&["rollout", "--envs", "4000000000", "--steps", "1"]);
+    assert!(!run.status.success());
+    assert!(
+        stderr(&run).contains("do not fit on this device"),
+        "{}",
+        stderr(&run)
+    );
+}
