@@ -13,5 +13,7 @@ mod episodes;
 mod errors;
 /// One-step kernel parity with the f64 reference.
 mod parity;
+/// Every plan of a graph against the interpreter.
+mod plans;
 /// Reset bounds, seeding and host/device RNG identity.
 mod resets;

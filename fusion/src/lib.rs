@@ -11,8 +11,13 @@
 //! Nothing in this crate knows about CartPole.
 
 pub mod buffers;
+pub mod codegen;
 pub mod device;
+pub mod exec;
+pub mod graph;
+pub mod interpret;
 pub mod launch;
+pub mod plan;
 pub mod rng;
 
 pub use cubecl;

@@ -1,0 +1,428 @@
+//! Running a plan on a device: buffers, params, launches and loop-carried state.
+//!
+//! [`PlanExecutor`] owns every buffer a plan needs besides its inputs: materialized
+//! intermediates, outputs, and a second buffer per carried input (state is double-buffered:
+//! a step reads one and writes the other, then they swap, except under `xla-default`, which
+//! copies the new state back as XLA's while loop does). Every launch goes through the
+//! [`LaunchLedger`].
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use cubecl::prelude::*;
+use cubecl::server::Handle;
+
+use crate::buffers::{ReadError, download, upload};
+use crate::codegen::kernel::{copy_array, fused_array};
+use crate::codegen::lower::{LoweredLaunch, ParamLayout, lower_plan};
+use crate::graph::{DType, Graph, NodeId, Op, Shape};
+use crate::interpret::{BindError, HostArray, Scalar};
+use crate::launch::{ELEMENTWISE_CUBE_DIM, KernelLaunch, LaunchLedger, elementwise_launch_shape};
+use crate::plan::{Plan, PlannedKernel, PlannedLaunch, Slot};
+
+/// Why a plan cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    /// Inputs or params do not fit the graph.
+    #[error(transparent)]
+    Bind(#[from] BindError),
+    /// A name that is not an input, param or output of the graph.
+    #[error("the graph has no {kind} called `{name}`")]
+    UnknownName {
+        /// Input, param or output.
+        kind: &'static str,
+        /// The name.
+        name: String,
+    },
+    /// A buffer would exceed the device's largest storage binding.
+    #[error(
+        "a buffer of {bytes} bytes exceeds the device's largest storage buffer ({max} bytes); use fewer lanes"
+    )]
+    TooLarge {
+        /// Requested bytes.
+        bytes: u64,
+        /// Device limit.
+        max: u64,
+    },
+    /// A device read failed.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+}
+
+/// Runs one plan of one graph over `n` lanes.
+pub struct PlanExecutor<R: Runtime> {
+    client: ComputeClient<R>,
+    ledger: Arc<LaunchLedger>,
+    graph: Graph,
+    plan: Plan,
+    lowered: Vec<LoweredLaunch>,
+    n: usize,
+    buffers: HashMap<Slot, Handle>,
+    params: ParamLayout,
+    param_f: Vec<f32>,
+    param_u: Vec<u32>,
+    params_f_handle: Handle,
+    params_u_handle: Handle,
+}
+
+fn width(graph: &Graph, node: NodeId) -> usize {
+    match graph.node(node).shape {
+        Shape::Lanes => 1,
+        Shape::Packed(k) => k as usize,
+    }
+}
+
+impl<R: Runtime> PlanExecutor<R> {
+    /// Prepares `plan` of `graph` for `n` lanes: allocates every buffer the plan writes.
+    pub fn new(
+        client: ComputeClient<R>,
+        graph: Graph,
+        plan: Plan,
+        n: usize,
+    ) -> Result<Self, ExecError> {
+        if n == 0 {
+            return Err(BindError::Empty.into());
+        }
+        for node in graph.nodes() {
+            if let Op::RowReduce(_, _, cols) = node.op
+                && n % cols as usize != 0
+            {
+                return Err(BindError::RowsDoNotDivide { cols, n }.into());
+            }
+        }
+        let max = client.properties().memory.max_page_size;
+        let steps = plan.steps_per_launch as usize;
+        let largest = graph
+            .ids()
+            .map(|id| (n * width(&graph, id) * steps * 4) as u64)
+            .max()
+            .unwrap_or(0);
+        if largest > max {
+            return Err(ExecError::TooLarge {
+                bytes: largest,
+                max,
+            });
+        }
+        let lowered = lower_plan(&graph, &plan);
+        let params = ParamLayout::of(&graph);
+        let mut executor = Self {
+            params_f_handle: upload(&client, &[0f32]),
+            params_u_handle: upload(&client, &[0u32]),
+            param_f: vec![0.0; params.f32_params.len()],
+            param_u: vec![0; params.u32_params.len()],
+            params,
+            ledger: Arc::new(LaunchLedger::new()),
+            buffers: HashMap::new(),
+            client,
+            graph,
+            plan,
+            lowered,
+            n,
+        };
+        executor.allocate_outputs(false);
+        Ok(executor)
+    }
+
+    /// Records launches in `ledger` from now on.
+    pub fn with_ledger(mut self, ledger: Arc<LaunchLedger>) -> Self {
+        self.ledger = ledger;
+        self
+    }
+
+    /// The ledger launches are recorded in.
+    pub fn ledger(&self) -> &Arc<LaunchLedger> {
+        &self.ledger
+    }
+
+    /// The plan being run.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// The graph being run.
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    /// Lanes.
+    pub fn lanes(&self) -> usize {
+        self.n
+    }
+
+    /// The compute client.
+    pub fn client(&self) -> &ComputeClient<R> {
+        &self.client
+    }
+
+    fn slot_len(&self, slot: Slot) -> usize {
+        let per_step = PlannedKernel::is_per_step(&self.graph, slot);
+        let steps = if per_step {
+            self.plan.steps_per_launch as usize
+        } else {
+            1
+        };
+        self.n * width(&self.graph, slot.node()) * steps
+    }
+
+    /// (Re)allocates every buffer the plan writes; `poison` fills them with NaN (f32) or
+    /// `0xFFFF_FFFF` (u32) so tests can tell written elements from stale ones.
+    pub fn allocate_outputs(&mut self, poison: bool) {
+        let mut slots: Vec<Slot> = self
+            .plan
+            .kernels
+            .iter()
+            .flat_map(|k| k.writes.iter().map(|(slot, _)| *slot))
+            .collect();
+        slots.extend(self.graph.carries().iter().map(|c| Slot::Next(c.input)));
+        for slot in slots {
+            let len = self.slot_len(slot);
+            let handle = match (self.graph.node(slot.node()).dtype, poison) {
+                (DType::F32, true) => upload(&self.client, &vec![f32::NAN; len]),
+                (_, true) => upload(&self.client, &vec![u32::MAX; len]),
+                (_, false) => self.client.empty(len * 4),
+            };
+            self.buffers.insert(slot, handle);
+        }
+    }
+
+    fn input_node(&self, name: &str) -> Result<NodeId, ExecError> {
+        self.graph
+            .input_id(name)
+            .ok_or_else(|| ExecError::UnknownName {
+                kind: "input",
+                name: name.into(),
+            })
+    }
+
+    /// Uploads a host array into input `name` (per-step inputs of a `K`-step plan hold
+    /// `K * n` lanes, step-major).
+    pub fn set_input(&mut self, name: &str, values: &HostArray) -> Result<(), ExecError> {
+        let id = self.input_node(name)?;
+        let node = self.graph.node(id);
+        let expected = self.slot_len(Slot::Input(id));
+        let type_ok = matches!(
+            (node.dtype, values),
+            (DType::F32, HostArray::F32(_)) | (DType::U32 | DType::Bool, HostArray::U32(_))
+        );
+        if !type_ok || values.len() != expected {
+            return Err(BindError::BadInput {
+                name: name.into(),
+                expected: format!("{expected} x {}", node.dtype),
+                found: format!("{} elements", values.len()),
+            }
+            .into());
+        }
+        let handle = match values {
+            HostArray::F32(v) => upload(&self.client, v),
+            HostArray::U32(v) => upload(&self.client, v),
+        };
+        self.buffers.insert(Slot::Input(id), handle);
+        Ok(())
+    }
+
+    /// Binds a device buffer (already holding the right number of elements) to input `name`.
+    pub fn bind_input(&mut self, name: &str, handle: Handle) -> Result<(), ExecError> {
+        let id = self.input_node(name)?;
+        self.buffers.insert(Slot::Input(id), handle);
+        Ok(())
+    }
+
+    /// The buffer currently bound to input `name` (for carried inputs: the current state).
+    pub fn input_handle(&self, name: &str) -> Result<&Handle, ExecError> {
+        let id = self.input_node(name)?;
+        self.buffers
+            .get(&Slot::Input(id))
+            .ok_or_else(|| BindError::MissingInput(name.into()).into())
+    }
+
+    /// Sets a runtime scalar (no recompilation: params live in a buffer).
+    pub fn set_param(&mut self, name: &str, value: Scalar) -> Result<(), ExecError> {
+        let Some((id, _)) = self.graph.params().into_iter().find(|(_, n)| *n == name) else {
+            return Err(ExecError::UnknownName {
+                kind: "param",
+                name: name.into(),
+            });
+        };
+        match (value, self.params.f32_params.iter().position(|p| *p == id)) {
+            (Scalar::F32(v), Some(i)) => self.param_f[i] = v,
+            (Scalar::U32(v), None) => {
+                let i = self
+                    .params
+                    .u32_params
+                    .iter()
+                    .position(|p| *p == id)
+                    .expect("u32 param");
+                self.param_u[i] = v;
+            }
+            _ => {
+                return Err(BindError::BadParam {
+                    name: name.into(),
+                    expected: self.graph.node(id).dtype,
+                }
+                .into());
+            }
+        }
+        if !self.param_f.is_empty() {
+            self.params_f_handle = upload(&self.client, &self.param_f);
+        }
+        if !self.param_u.is_empty() {
+            self.params_u_handle = upload(&self.client, &self.param_u);
+        }
+        Ok(())
+    }
+
+    /// The buffer holding output `name` after the last run.
+    pub fn output_handle(&self, name: &str) -> Result<&Handle, ExecError> {
+        let output = self
+            .graph
+            .outputs()
+            .iter()
+            .find(|o| o.name == name)
+            .ok_or_else(|| ExecError::UnknownName {
+                kind: "output",
+                name: name.into(),
+            })?;
+        Ok(&self.buffers[&Slot::Value(output.node)])
+    }
+
+    /// Copies output `name` to the host.
+    pub fn read_output(&self, name: &str) -> Result<HostArray, ExecError> {
+        let handle = self.output_handle(name)?;
+        let output = self
+            .graph
+            .outputs()
+            .iter()
+            .find(|o| o.name == name)
+            .expect("found above");
+        self.read(handle, self.graph.node(output.node).dtype)
+    }
+
+    /// Copies the current value of input `name` (the state, for carried inputs) to the host.
+    pub fn read_input(&self, name: &str) -> Result<HostArray, ExecError> {
+        let id = self.input_node(name)?;
+        self.read(self.input_handle(name)?, self.graph.node(id).dtype)
+    }
+
+    fn read(&self, handle: &Handle, dtype: DType) -> Result<HostArray, ExecError> {
+        Ok(match dtype {
+            DType::F32 => HostArray::F32(download::<R, f32>(&self.client, handle)?),
+            _ => HostArray::U32(download::<R, u32>(&self.client, handle)?),
+        })
+    }
+
+    /// Enqueues one run of the plan (`steps_per_launch` graph steps), then advances the
+    /// loop-carried state. Does not wait for the device.
+    pub fn run(&mut self) -> Result<(), ExecError> {
+        for (id, name) in self.graph.inputs() {
+            if !self.buffers.contains_key(&Slot::Input(id)) {
+                return Err(BindError::MissingInput(name.into()).into());
+            }
+        }
+        let mut lowered = 0;
+        for launch in self.plan.launches.clone() {
+            match launch {
+                PlannedLaunch::Kernels(_) => {
+                    self.launch_kernels(lowered);
+                    lowered += 1;
+                }
+                PlannedLaunch::CopyState { input } => self.launch_copy(input),
+            }
+        }
+        let copied = self
+            .plan
+            .launches
+            .iter()
+            .any(|l| matches!(l, PlannedLaunch::CopyState { .. }));
+        if !copied {
+            for carry in self.graph.carries() {
+                let input = self
+                    .buffers
+                    .remove(&Slot::Input(carry.input))
+                    .expect("bound");
+                let next = self
+                    .buffers
+                    .remove(&Slot::Next(carry.input))
+                    .expect("allocated");
+                self.buffers.insert(Slot::Input(carry.input), next);
+                self.buffers.insert(Slot::Next(carry.input), input);
+            }
+        }
+        Ok(())
+    }
+
+    fn launch_kernels(&self, index: usize) {
+        let launch = &self.lowered[index];
+        let steps = self.plan.steps_per_launch;
+        let (read, written) = launch
+            .kernels
+            .iter()
+            .map(|k| self.plan.kernels[*k].bytes_per_lane(&self.graph, steps))
+            .fold((0, 0), |(r, w), (kr, kw)| (r + kr, w + kw));
+        let threads = match launch.rows_of {
+            Some(cols) => self.n / cols as usize,
+            None => self.n,
+        };
+        let cubes_per_part = threads.div_ceil(ELEMENTWISE_CUBE_DIM as usize);
+        let parts = launch.program.parts.len();
+        let (cube_count, cube_dim) = elementwise_launch_shape(
+            &self.client,
+            parts * cubes_per_part * ELEMENTWISE_CUBE_DIM as usize,
+        );
+        let record = KernelLaunch {
+            kernel: &launch.name,
+            elements: (self.n as u64) * u64::from(steps),
+            bytes_read: read * self.n as u64,
+            bytes_written: written * self.n as u64,
+        };
+        self.ledger.launch(record, || unsafe {
+            // SAFETY: see `arrays`; parts guard `local < threads`.
+            fused_array::launch_unchecked::<R>(
+                &self.client,
+                cube_count,
+                cube_dim,
+                self.arrays::<f32>(&launch.bindings.in_f),
+                self.arrays::<u32>(&launch.bindings.in_u),
+                self.arrays::<f32>(&launch.bindings.out_f),
+                self.arrays::<u32>(&launch.bindings.out_u),
+                ArrayArg::from_raw_parts(self.params_f_handle.clone(), self.param_f.len().max(1)),
+                ArrayArg::from_raw_parts(self.params_u_handle.clone(), self.param_u.len().max(1)),
+                threads,
+                cubes_per_part,
+                launch.program.clone(),
+            )
+        });
+    }
+
+    fn arrays<T: CubePrimitive>(&self, slots: &[Slot]) -> SequenceArg<R, Array<T>> {
+        let mut sequence = SequenceArg::new();
+        for slot in slots {
+            // SAFETY: each buffer holds exactly `slot_len` elements (allocated, or checked
+            // when bound) and the kernel indexes within them.
+            sequence.push(unsafe {
+                ArrayArg::from_raw_parts(self.buffers[slot].clone(), self.slot_len(*slot))
+            });
+        }
+        sequence
+    }
+
+    fn launch_copy(&self, input: NodeId) {
+        let len = self.slot_len(Slot::Input(input));
+        let (cube_count, cube_dim) = elementwise_launch_shape(&self.client, len);
+        let record = KernelLaunch {
+            kernel: "copy_state",
+            elements: self.n as u64,
+            bytes_read: (len * 4) as u64,
+            bytes_written: (len * 4) as u64,
+        };
+        self.ledger.launch(record, || unsafe {
+            // SAFETY: both buffers hold `len` words.
+            copy_array::launch_unchecked::<R>(
+                &self.client,
+                cube_count,
+                cube_dim,
+                ArrayArg::from_raw_parts(self.buffers[&Slot::Next(input)].clone(), len),
+                ArrayArg::from_raw_parts(self.buffers[&Slot::Input(input)].clone(), len),
+            )
+        });
+    }
+}

@@ -1,0 +1,323 @@
+//! [`GraphBuilder`]: write a graph the way the math reads.
+//!
+//! ```
+//! use cartfuse_fusion::graph::{DType, GraphBuilder};
+//!
+//! let g = GraphBuilder::new();
+//! let x = g.input("x", DType::F32);
+//! let scale = g.param("scale", DType::F32);
+//! let y = x * scale + 1.0;
+//! g.output("y", y.sin());
+//! let graph = g.build().unwrap();
+//! assert_eq!(graph.computing_ops(), 3);
+//! ```
+//!
+//! Type errors do not panic: the first one is kept and returned by [`GraphBuilder::build`].
+
+use std::cell::RefCell;
+use std::ops::{Add, Div, Mul, Neg, Sub};
+
+use super::op::{BinaryOp, CompareOp, Constant, DType, NodeId, Op, ReduceOp, Shape, UnaryOp};
+use super::validate::infer_type;
+use super::{Carry, Graph, GraphError, Node, Output};
+
+#[derive(Default)]
+struct State {
+    nodes: Vec<Node>,
+    outputs: Vec<Output>,
+    carries: Vec<Carry>,
+    first_error: Option<GraphError>,
+}
+
+/// Builds a [`Graph`] node by node; values are [`Var`]s with arithmetic operators.
+#[derive(Default)]
+pub struct GraphBuilder {
+    state: RefCell<State>,
+}
+
+/// A value in a graph under construction.
+#[derive(Clone, Copy)]
+pub struct Var<'g> {
+    builder: &'g GraphBuilder,
+    id: NodeId,
+}
+
+impl<'g> Var<'g> {
+    /// The node behind this value.
+    pub fn id(self) -> NodeId {
+        self.id
+    }
+
+    /// The value's element type.
+    pub fn dtype(self) -> DType {
+        self.builder.state.borrow().nodes[self.id.index()].dtype
+    }
+
+    fn unary(self, op: UnaryOp) -> Var<'g> {
+        self.builder.push(Op::Unary(op, self.id))
+    }
+
+    fn binary(self, op: BinaryOp, rhs: Var<'g>) -> Var<'g> {
+        self.builder.push(Op::Binary(op, self.id, rhs.id))
+    }
+
+    fn compare(self, op: CompareOp, rhs: Var<'g>) -> Var<'g> {
+        self.builder.push(Op::Compare(op, self.id, rhs.id))
+    }
+
+    /// Sine.
+    pub fn sin(self) -> Var<'g> {
+        self.unary(UnaryOp::Sin)
+    }
+    /// Cosine.
+    pub fn cos(self) -> Var<'g> {
+        self.unary(UnaryOp::Cos)
+    }
+    /// Absolute value.
+    pub fn abs(self) -> Var<'g> {
+        self.unary(UnaryOp::Abs)
+    }
+    /// Square root.
+    pub fn sqrt(self) -> Var<'g> {
+        self.unary(UnaryOp::Sqrt)
+    }
+    /// Exponential.
+    pub fn exp(self) -> Var<'g> {
+        self.unary(UnaryOp::Exp)
+    }
+    /// Natural logarithm.
+    pub fn log(self) -> Var<'g> {
+        self.unary(UnaryOp::Log)
+    }
+    /// Hyperbolic tangent.
+    pub fn tanh(self) -> Var<'g> {
+        self.unary(UnaryOp::Tanh)
+    }
+    /// Error function.
+    pub fn erf(self) -> Var<'g> {
+        self.unary(UnaryOp::Erf)
+    }
+    /// `self * self`.
+    pub fn square(self) -> Var<'g> {
+        self.unary(UnaryOp::Square)
+    }
+    /// `1 / self`.
+    pub fn recip(self) -> Var<'g> {
+        self.unary(UnaryOp::Recip)
+    }
+    /// Logical not.
+    pub fn not(self) -> Var<'g> {
+        self.unary(UnaryOp::Not)
+    }
+    /// Minimum.
+    pub fn min(self, rhs: Var<'g>) -> Var<'g> {
+        self.binary(BinaryOp::Min, rhs)
+    }
+    /// Maximum.
+    pub fn max(self, rhs: Var<'g>) -> Var<'g> {
+        self.binary(BinaryOp::Max, rhs)
+    }
+    /// `self ^ rhs`.
+    pub fn pow(self, rhs: Var<'g>) -> Var<'g> {
+        self.binary(BinaryOp::Pow, rhs)
+    }
+    /// Logical and.
+    pub fn and(self, rhs: Var<'g>) -> Var<'g> {
+        self.binary(BinaryOp::And, rhs)
+    }
+    /// Logical or.
+    pub fn or(self, rhs: Var<'g>) -> Var<'g> {
+        self.binary(BinaryOp::Or, rhs)
+    }
+    /// `self < rhs`.
+    pub fn lt(self, rhs: Var<'g>) -> Var<'g> {
+        self.compare(CompareOp::Lt, rhs)
+    }
+    /// `self <= rhs`.
+    pub fn le(self, rhs: Var<'g>) -> Var<'g> {
+        self.compare(CompareOp::Le, rhs)
+    }
+    /// `self > rhs`.
+    pub fn gt(self, rhs: Var<'g>) -> Var<'g> {
+        self.compare(CompareOp::Gt, rhs)
+    }
+    /// `self >= rhs`.
+    pub fn ge(self, rhs: Var<'g>) -> Var<'g> {
+        self.compare(CompareOp::Ge, rhs)
+    }
+    /// `self == rhs`.
+    pub fn eq(self, rhs: Var<'g>) -> Var<'g> {
+        self.compare(CompareOp::Eq, rhs)
+    }
+    /// `self != rhs`.
+    pub fn ne(self, rhs: Var<'g>) -> Var<'g> {
+        self.compare(CompareOp::Ne, rhs)
+    }
+    /// Converts to `dtype`.
+    pub fn cast(self, dtype: DType) -> Var<'g> {
+        self.builder.push(Op::Cast(self.id, dtype))
+    }
+    /// Column `index` of a packed value.
+    pub fn unpack(self, index: u32) -> Var<'g> {
+        self.builder.push(Op::Unpack(self.id, index))
+    }
+    /// Reduction over rows of `cols` elements, broadcast back.
+    pub fn row_reduce(self, op: ReduceOp, cols: u32) -> Var<'g> {
+        self.builder.push(Op::RowReduce(op, self.id, cols))
+    }
+}
+
+macro_rules! arithmetic {
+    ($trait:ident, $method:ident, $op:expr) => {
+        impl<'g> $trait<Var<'g>> for Var<'g> {
+            type Output = Var<'g>;
+            fn $method(self, rhs: Var<'g>) -> Var<'g> {
+                self.binary($op, rhs)
+            }
+        }
+        impl<'g> $trait<f32> for Var<'g> {
+            type Output = Var<'g>;
+            fn $method(self, rhs: f32) -> Var<'g> {
+                let rhs = self.builder.f32(rhs);
+                self.binary($op, rhs)
+            }
+        }
+        impl<'g> $trait<Var<'g>> for f32 {
+            type Output = Var<'g>;
+            fn $method(self, rhs: Var<'g>) -> Var<'g> {
+                let lhs = rhs.builder.f32(self);
+                lhs.binary($op, rhs)
+            }
+        }
+    };
+}
+
+arithmetic!(Add, add, BinaryOp::Add);
+arithmetic!(Sub, sub, BinaryOp::Sub);
+arithmetic!(Mul, mul, BinaryOp::Mul);
+arithmetic!(Div, div, BinaryOp::Div);
+
+impl<'g> Neg for Var<'g> {
+    type Output = Var<'g>;
+    fn neg(self) -> Var<'g> {
+        self.unary(UnaryOp::Neg)
+    }
+}
+
+impl GraphBuilder {
+    /// An empty graph.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn push_typed(&self, op: Op, own: (DType, Shape)) -> Var<'_> {
+        let mut state = self.state.borrow_mut();
+        let id = NodeId(state.nodes.len() as u32);
+        let (dtype, shape) = match infer_type(id, &op, own, &state.nodes) {
+            Ok(typed) => typed,
+            Err(error) => {
+                state.first_error.get_or_insert(error);
+                own
+            }
+        };
+        state.nodes.push(Node { op, dtype, shape });
+        Var { builder: self, id }
+    }
+
+    fn push(&self, op: Op) -> Var<'_> {
+        self.push_typed(op, (DType::F32, Shape::Lanes))
+    }
+
+    /// A device array input of one `dtype` element per lane.
+    pub fn input(&self, name: &str, dtype: DType) -> Var<'_> {
+        self.push_typed(Op::Input { name: name.into() }, (dtype, Shape::Lanes))
+    }
+
+    /// A device array input of `k` packed `f32` per lane (`[n, k]`).
+    pub fn input_packed(&self, name: &str, k: u32) -> Var<'_> {
+        self.push_typed(
+            Op::Input { name: name.into() },
+            (DType::F32, Shape::Packed(k)),
+        )
+    }
+
+    /// A runtime scalar.
+    pub fn param(&self, name: &str, dtype: DType) -> Var<'_> {
+        self.push_typed(Op::Param { name: name.into() }, (dtype, Shape::Lanes))
+    }
+
+    /// An `f32` constant.
+    pub fn f32(&self, value: f32) -> Var<'_> {
+        self.push(Op::Constant(Constant::f32(value)))
+    }
+
+    /// A `u32` constant.
+    pub fn u32(&self, value: u32) -> Var<'_> {
+        self.push(Op::Constant(Constant::U32(value)))
+    }
+
+    /// A boolean constant.
+    pub fn bool(&self, value: bool) -> Var<'_> {
+        self.push(Op::Constant(Constant::Bool(value)))
+    }
+
+    /// The lane index `0..n` (u32).
+    pub fn lane_index(&self) -> Var<'_> {
+        self.push(Op::LaneIndex)
+    }
+
+    /// `cond ? on_true : on_false`.
+    pub fn select<'g>(&'g self, cond: Var<'g>, on_true: Var<'g>, on_false: Var<'g>) -> Var<'g> {
+        self.push(Op::Select {
+            cond: cond.id,
+            on_true: on_true.id,
+            on_false: on_false.id,
+        })
+    }
+
+    /// Counter-based uniform in `[-1, 1)`; see [`Op::RandomUniform`].
+    pub fn random_uniform<'g>(
+        &'g self,
+        key: [Var<'g>; 2],
+        counter: [Var<'g>; 2],
+        word: u8,
+    ) -> Var<'g> {
+        self.push(Op::RandomUniform {
+            key0: key[0].id,
+            key1: key[1].id,
+            counter0: counter[0].id,
+            counter1: counter[1].id,
+            word,
+        })
+    }
+
+    /// Packs lane values into `[n, k]` rows.
+    pub fn pack<'g>(&'g self, items: &[Var<'g>]) -> Var<'g> {
+        self.push(Op::Pack(items.iter().map(|v| v.id).collect()))
+    }
+
+    /// Names `value` as an output.
+    pub fn output(&self, name: &str, value: Var<'_>) {
+        self.state.borrow_mut().outputs.push(Output {
+            name: name.into(),
+            node: value.id,
+        });
+    }
+
+    /// Declares that the next step's `input` takes `next`.
+    pub fn carry(&self, input: Var<'_>, next: Var<'_>) {
+        self.state.borrow_mut().carries.push(Carry {
+            input: input.id,
+            next: next.id,
+        });
+    }
+
+    /// Validates and returns the graph, or the first error met while building.
+    pub fn build(self) -> Result<Graph, GraphError> {
+        let state = self.state.into_inner();
+        if let Some(error) = state.first_error {
+            return Err(error);
+        }
+        Graph::new(state.nodes, state.outputs, state.carries)
+    }
+}

@@ -1,0 +1,218 @@
+//! The IR: a [`Graph`] of typed elementwise ops over arrays of `n` lanes.
+//!
+//! A graph has inputs (device arrays), params (runtime scalars), constants, computing ops,
+//! named outputs and loop carries (`input <- next value`, the state a step hands to the
+//! next). Graphs are built with [`GraphBuilder`], which reads like the math, and validated
+//! on construction: types, shapes, dangling references, cycles and unused nodes.
+
+mod builder;
+mod dump;
+mod op;
+mod validate;
+
+pub use builder::{GraphBuilder, Var};
+pub use op::{BinaryOp, CompareOp, Constant, DType, NodeId, Op, ReduceOp, Shape, UnaryOp};
+pub use validate::infer_type;
+
+/// One node: its op and the type and shape of its value.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Node {
+    /// What the node computes.
+    pub op: Op,
+    /// Element type.
+    pub dtype: DType,
+    /// Lanes or packed rows.
+    pub shape: Shape,
+}
+
+/// A named graph output.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Output {
+    /// Name the caller reads the result by.
+    pub name: String,
+    /// The node whose value is written.
+    pub node: NodeId,
+}
+
+/// A loop carry: the next step's `input` takes this step's `next`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Carry {
+    /// An `Input` node.
+    pub input: NodeId,
+    /// The value it takes at the next step.
+    pub next: NodeId,
+}
+
+/// Why a graph is invalid.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum GraphError {
+    /// An op's operand types do not fit it.
+    #[error("{node} ({op}): type mismatch: {detail}")]
+    TypeMismatch {
+        /// The offending node.
+        node: NodeId,
+        /// Its op name.
+        op: String,
+        /// What was expected and found.
+        detail: String,
+    },
+    /// An op's operand shapes do not fit it.
+    #[error("{node} ({op}): shape mismatch: {detail}")]
+    ShapeMismatch {
+        /// The offending node.
+        node: NodeId,
+        /// Its op name.
+        op: String,
+        /// What was expected and found.
+        detail: String,
+    },
+    /// A node reads a node that does not exist.
+    #[error("{node} reads {operand}, which does not exist (the graph has {len} nodes)")]
+    UnknownNode {
+        /// The reading node.
+        node: NodeId,
+        /// The missing operand.
+        operand: NodeId,
+        /// Number of nodes.
+        len: usize,
+    },
+    /// The graph has a cycle.
+    #[error("cycle through {0}: a node depends on itself")]
+    Cycle(NodeId),
+    /// A node feeds no output or carry.
+    #[error("{node} ({op}) is dangling: no output or carry depends on it")]
+    Unused {
+        /// The unused node.
+        node: NodeId,
+        /// Its op name.
+        op: String,
+    },
+    /// Two inputs, params or outputs share a name.
+    #[error("the name `{0}` is used twice")]
+    DuplicateName(String),
+    /// A carry is malformed.
+    #[error("carry {input} <- {next}: {detail}")]
+    BadCarry {
+        /// The carried input.
+        input: NodeId,
+        /// Its next value.
+        next: NodeId,
+        /// What is wrong.
+        detail: String,
+    },
+    /// An output that computes nothing.
+    #[error("output `{0}` is an input, param or constant: outputs must be computed by an op")]
+    NotComputed(String),
+    /// A graph with nothing to compute.
+    #[error("the graph has no outputs")]
+    NoOutputs,
+}
+
+/// A validated graph, nodes in topological order.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Graph {
+    nodes: Vec<Node>,
+    outputs: Vec<Output>,
+    carries: Vec<Carry>,
+}
+
+impl Graph {
+    /// Validates and builds a graph from raw parts (the builder is the friendly way).
+    ///
+    /// Node types and shapes are recomputed from the ops; the `dtype`/`shape` given for
+    /// inputs and params are kept.
+    pub fn new(
+        nodes: Vec<Node>,
+        outputs: Vec<Output>,
+        carries: Vec<Carry>,
+    ) -> Result<Self, GraphError> {
+        let graph = Graph {
+            nodes,
+            outputs,
+            carries,
+        };
+        validate::validate(&graph)?;
+        Ok(graph)
+    }
+
+    /// All nodes, topologically ordered (operands before users).
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// One node.
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.index()]
+    }
+
+    /// Named outputs.
+    pub fn outputs(&self) -> &[Output] {
+        &self.outputs
+    }
+
+    /// Loop carries.
+    pub fn carries(&self) -> &[Carry] {
+        &self.carries
+    }
+
+    /// Node ids in order.
+    pub fn ids(&self) -> impl Iterator<Item = NodeId> + '_ {
+        (0..self.nodes.len() as u32).map(NodeId)
+    }
+
+    /// Input nodes with their names, in node order.
+    pub fn inputs(&self) -> Vec<(NodeId, &str)> {
+        self.ids()
+            .filter_map(|id| match &self.node(id).op {
+                Op::Input { name } => Some((id, name.as_str())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Param nodes with their names, in node order.
+    pub fn params(&self) -> Vec<(NodeId, &str)> {
+        self.ids()
+            .filter_map(|id| match &self.node(id).op {
+                Op::Param { name } => Some((id, name.as_str())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The input node called `name`.
+    pub fn input_id(&self, name: &str) -> Option<NodeId> {
+        self.inputs()
+            .into_iter()
+            .find(|(_, n)| *n == name)
+            .map(|(id, _)| id)
+    }
+
+    /// The carry whose input is `input`, if any.
+    pub fn carry_of(&self, input: NodeId) -> Option<&Carry> {
+        self.carries.iter().find(|c| c.input == input)
+    }
+
+    /// For each node, the nodes that read it (each reader once).
+    pub fn users(&self) -> Vec<Vec<NodeId>> {
+        let mut users = vec![Vec::new(); self.nodes.len()];
+        for id in self.ids() {
+            for operand in self.node(id).op.operands() {
+                if !users[operand.index()].contains(&id) {
+                    users[operand.index()].push(id);
+                }
+            }
+        }
+        users
+    }
+
+    /// Whether `id` is an output or a carried next value (must reach memory).
+    pub fn is_root(&self, id: NodeId) -> bool {
+        self.outputs.iter().any(|o| o.node == id) || self.carries.iter().any(|c| c.next == id)
+    }
+
+    /// Number of nodes that compute something.
+    pub fn computing_ops(&self) -> usize {
+        self.nodes.iter().filter(|n| n.op.computes()).count()
+    }
+}

@@ -1,0 +1,400 @@
+//! The operations of an elementwise graph and their types.
+
+use std::fmt;
+
+/// Element type of a value. Booleans are stored as `u32` 0/1 in device buffers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DType {
+    /// 32-bit float.
+    F32,
+    /// 32-bit unsigned integer.
+    U32,
+    /// Boolean (a `u32` 0 or 1 in memory).
+    Bool,
+}
+
+impl DType {
+    /// Bytes one element occupies in a device buffer.
+    pub fn size_bytes(self) -> u64 {
+        4
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DType::F32 => "f32",
+            DType::U32 => "u32",
+            DType::Bool => "bool",
+        })
+    }
+}
+
+/// Index of a node in its graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    /// The index as `usize`.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for NodeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "%{}", self.0)
+    }
+}
+
+/// Shape of a value: `n` elements, or `n` rows of `k` packed elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Shape {
+    /// One element per lane: `[n]`.
+    Lanes,
+    /// `k` elements per lane, row-major: `[n, k]`.
+    Packed(u32),
+}
+
+/// A compile-time constant. Floats are kept as bits so constants hash and compare exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Constant {
+    /// An `f32` given by its bits.
+    F32(u32),
+    /// A `u32`.
+    U32(u32),
+    /// A boolean.
+    Bool(bool),
+}
+
+impl Constant {
+    /// An `f32` constant.
+    pub fn f32(value: f32) -> Self {
+        Constant::F32(value.to_bits())
+    }
+
+    /// The constant's type.
+    pub fn dtype(self) -> DType {
+        match self {
+            Constant::F32(_) => DType::F32,
+            Constant::U32(_) => DType::U32,
+            Constant::Bool(_) => DType::Bool,
+        }
+    }
+}
+
+impl fmt::Display for Constant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Constant::F32(bits) => write!(f, "{:?}", f32::from_bits(*bits)),
+            Constant::U32(value) => write!(f, "{value}u"),
+            Constant::Bool(value) => write!(f, "{value}"),
+        }
+    }
+}
+
+/// One-input operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    /// `-a` (f32).
+    Neg,
+    /// `|a|` (f32).
+    Abs,
+    /// Square root (f32).
+    Sqrt,
+    /// `e^a` (f32).
+    Exp,
+    /// Natural logarithm (f32).
+    Log,
+    /// Sine (f32).
+    Sin,
+    /// Cosine (f32).
+    Cos,
+    /// Hyperbolic tangent (f32).
+    Tanh,
+    /// Error function (f32).
+    Erf,
+    /// `a * a` (f32).
+    Square,
+    /// `1 / a` (f32).
+    Recip,
+    /// Logical not (bool).
+    Not,
+}
+
+impl UnaryOp {
+    /// Every unary op.
+    pub const ALL: [UnaryOp; 12] = [
+        UnaryOp::Neg,
+        UnaryOp::Abs,
+        UnaryOp::Sqrt,
+        UnaryOp::Exp,
+        UnaryOp::Log,
+        UnaryOp::Sin,
+        UnaryOp::Cos,
+        UnaryOp::Tanh,
+        UnaryOp::Erf,
+        UnaryOp::Square,
+        UnaryOp::Recip,
+        UnaryOp::Not,
+    ];
+
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            UnaryOp::Neg => "neg",
+            UnaryOp::Abs => "abs",
+            UnaryOp::Sqrt => "sqrt",
+            UnaryOp::Exp => "exp",
+            UnaryOp::Log => "log",
+            UnaryOp::Sin => "sin",
+            UnaryOp::Cos => "cos",
+            UnaryOp::Tanh => "tanh",
+            UnaryOp::Erf => "erf",
+            UnaryOp::Square => "square",
+            UnaryOp::Recip => "recip",
+            UnaryOp::Not => "not",
+        }
+    }
+
+    /// Whether the op is a transcendental function (weighted more in FLOP counts).
+    pub fn is_transcendental(self) -> bool {
+        matches!(
+            self,
+            UnaryOp::Exp
+                | UnaryOp::Log
+                | UnaryOp::Sin
+                | UnaryOp::Cos
+                | UnaryOp::Tanh
+                | UnaryOp::Erf
+                | UnaryOp::Sqrt
+        )
+    }
+}
+
+/// Two-input operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    /// `a + b` (f32 or u32, wrapping).
+    Add,
+    /// `a - b` (f32 or u32, wrapping).
+    Sub,
+    /// `a * b` (f32 or u32, wrapping).
+    Mul,
+    /// `a / b` (f32 or u32).
+    Div,
+    /// Minimum (f32 or u32).
+    Min,
+    /// Maximum (f32 or u32).
+    Max,
+    /// `a ^ b` (f32).
+    Pow,
+    /// Logical and (bool).
+    And,
+    /// Logical or (bool).
+    Or,
+}
+
+impl BinaryOp {
+    /// Every binary op.
+    pub const ALL: [BinaryOp; 9] = [
+        BinaryOp::Add,
+        BinaryOp::Sub,
+        BinaryOp::Mul,
+        BinaryOp::Div,
+        BinaryOp::Min,
+        BinaryOp::Max,
+        BinaryOp::Pow,
+        BinaryOp::And,
+        BinaryOp::Or,
+    ];
+
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "add",
+            BinaryOp::Sub => "sub",
+            BinaryOp::Mul => "mul",
+            BinaryOp::Div => "div",
+            BinaryOp::Min => "min",
+            BinaryOp::Max => "max",
+            BinaryOp::Pow => "pow",
+            BinaryOp::And => "and",
+            BinaryOp::Or => "or",
+        }
+    }
+}
+
+/// Comparisons; the result is a bool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CompareOp {
+    /// `a < b`.
+    Lt,
+    /// `a <= b`.
+    Le,
+    /// `a > b`.
+    Gt,
+    /// `a >= b`.
+    Ge,
+    /// `a == b`.
+    Eq,
+    /// `a != b`.
+    Ne,
+}
+
+impl CompareOp {
+    /// Every comparison.
+    pub const ALL: [CompareOp; 6] = [
+        CompareOp::Lt,
+        CompareOp::Le,
+        CompareOp::Gt,
+        CompareOp::Ge,
+        CompareOp::Eq,
+        CompareOp::Ne,
+    ];
+
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            CompareOp::Lt => "lt",
+            CompareOp::Le => "le",
+            CompareOp::Gt => "gt",
+            CompareOp::Ge => "ge",
+            CompareOp::Eq => "eq",
+            CompareOp::Ne => "ne",
+        }
+    }
+}
+
+/// Reductions over the last axis of `[rows, cols]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    /// Sum of the row.
+    Sum,
+    /// Mean of the row.
+    Mean,
+    /// Maximum of the row.
+    Max,
+}
+
+impl ReduceOp {
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Mean => "mean",
+            ReduceOp::Max => "max",
+        }
+    }
+}
+
+/// One node of a graph.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// A device array input of `n` elements (or `[n, k]` when packed).
+    Input {
+        /// Name the caller binds a buffer to.
+        name: String,
+    },
+    /// A runtime scalar: changing it never recompiles a kernel.
+    Param {
+        /// Name the caller binds a value to.
+        name: String,
+    },
+    /// A compile-time constant.
+    Constant(Constant),
+    /// The lane's own index `0..n` (u32).
+    LaneIndex,
+    /// `op(a)`.
+    Unary(UnaryOp, NodeId),
+    /// `op(a, b)`.
+    Binary(BinaryOp, NodeId, NodeId),
+    /// `a op b`, a bool.
+    Compare(CompareOp, NodeId, NodeId),
+    /// `cond ? on_true : on_false`.
+    Select {
+        /// Bool condition.
+        cond: NodeId,
+        /// Value where `cond` holds.
+        on_true: NodeId,
+        /// Value elsewhere.
+        on_false: NodeId,
+    },
+    /// Type conversion (bool -> 0/1, f32 -> u32 truncates).
+    Cast(NodeId, DType),
+    /// Counter-based uniform `f32` in `[-1, 1)`: word `word` (0 or 1) of
+    /// Threefry-2x32-20 of counter `(counter0, counter1)` under key `(key0, key1)`, mapped
+    /// by [`crate::rng::symmetric_uniform`] with half-width 1. All four inputs are u32.
+    RandomUniform {
+        /// Key word 0 (low 32 bits of the seed).
+        key0: NodeId,
+        /// Key word 1 (high 32 bits of the seed).
+        key1: NodeId,
+        /// Counter word 0 (typically the lane index).
+        counter0: NodeId,
+        /// Counter word 1 (typically a per-lane draw counter).
+        counter1: NodeId,
+        /// Which of the two output words.
+        word: u8,
+    },
+    /// `k` lane values packed into one `[n, k]` row-major f32 array.
+    Pack(Vec<NodeId>),
+    /// Column `index` of a packed `[n, k]` array.
+    Unpack(NodeId, u32),
+    /// Reduction of each row of `[n / cols, cols]`, broadcast back to every element.
+    RowReduce(ReduceOp, NodeId, u32),
+}
+
+impl Op {
+    /// The nodes this op reads, in order.
+    pub fn operands(&self) -> Vec<NodeId> {
+        match self {
+            Op::Input { .. } | Op::Param { .. } | Op::Constant(_) | Op::LaneIndex => vec![],
+            Op::Unary(_, a) | Op::Cast(a, _) | Op::Unpack(a, _) | Op::RowReduce(_, a, _) => {
+                vec![*a]
+            }
+            Op::Binary(_, a, b) | Op::Compare(_, a, b) => vec![*a, *b],
+            Op::Select {
+                cond,
+                on_true,
+                on_false,
+            } => vec![*cond, *on_true, *on_false],
+            Op::RandomUniform {
+                key0,
+                key1,
+                counter0,
+                counter1,
+                ..
+            } => vec![*key0, *key1, *counter0, *counter1],
+            Op::Pack(items) => items.clone(),
+        }
+    }
+
+    /// Whether the op computes something per element (and so needs a kernel of its own in
+    /// the eager plan). Inputs, params, constants and the lane index do not.
+    pub fn computes(&self) -> bool {
+        !matches!(
+            self,
+            Op::Input { .. } | Op::Param { .. } | Op::Constant(_) | Op::LaneIndex
+        )
+    }
+
+    /// Short name for kernel names and dumps.
+    pub fn name(&self) -> String {
+        match self {
+            Op::Input { name } => format!("input {name}"),
+            Op::Param { name } => format!("param {name}"),
+            Op::Constant(c) => format!("const {c}"),
+            Op::LaneIndex => "lane_index".into(),
+            Op::Unary(op, _) => op.name().into(),
+            Op::Binary(op, _, _) => op.name().into(),
+            Op::Compare(op, _, _) => op.name().into(),
+            Op::Select { .. } => "select".into(),
+            Op::Cast(_, to) => format!("cast_{to}"),
+            Op::RandomUniform { .. } => "random_uniform".into(),
+            Op::Pack(items) => format!("pack{}", items.len()),
+            Op::Unpack(_, index) => format!("unpack{index}"),
+            Op::RowReduce(op, _, _) => format!("row_{}", op.name()),
+        }
+    }
+}

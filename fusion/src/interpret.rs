@@ -1,0 +1,487 @@
+//! The host interpreter: runs any graph for one step, in `f32` or `f64`.
+//!
+//! It is the oracle every plan is checked against. `f32` arithmetic follows the device
+//! kernels operation by operation; `f64` is the high-precision reference. Booleans are
+//! `u32` 0/1, as in device buffers.
+
+use std::collections::HashMap;
+
+use crate::graph::{BinaryOp, CompareOp, Constant, DType, Graph, Op, ReduceOp, Shape, UnaryOp};
+use crate::rng;
+
+/// A host array bound to a graph input or read from an output.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HostArray {
+    /// `f32` elements.
+    F32(Vec<f32>),
+    /// `u32` elements (also booleans as 0/1).
+    U32(Vec<u32>),
+}
+
+impl HostArray {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        match self {
+            HostArray::F32(v) => v.len(),
+            HostArray::U32(v) => v.len(),
+        }
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The `f32` elements, if this is an `f32` array.
+    pub fn as_f32(&self) -> Option<&[f32]> {
+        match self {
+            HostArray::F32(v) => Some(v),
+            HostArray::U32(_) => None,
+        }
+    }
+
+    /// The `u32` elements, if this is a `u32` array.
+    pub fn as_u32(&self) -> Option<&[u32]> {
+        match self {
+            HostArray::U32(v) => Some(v),
+            HostArray::F32(_) => None,
+        }
+    }
+}
+
+/// A runtime scalar bound to a graph param.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scalar {
+    /// An `f32` value.
+    F32(f32),
+    /// A `u32` value.
+    U32(u32),
+}
+
+/// Why a graph could not run with the given bindings.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BindError {
+    /// No array bound to an input.
+    #[error("no array bound to input `{0}`")]
+    MissingInput(String),
+    /// No value bound to a param.
+    #[error("no value bound to param `{0}`")]
+    MissingParam(String),
+    /// A bound array has the wrong type or length.
+    #[error("input `{name}`: expected {expected}, got {found}")]
+    BadInput {
+        /// Input name.
+        name: String,
+        /// Expected type and length.
+        expected: String,
+        /// What was bound.
+        found: String,
+    },
+    /// A bound scalar has the wrong type.
+    #[error("param `{name}` must be {expected}")]
+    BadParam {
+        /// Param name.
+        name: String,
+        /// Expected type.
+        expected: DType,
+    },
+    /// A row reduction's columns do not divide the lane count.
+    #[error("row reduction over {cols} columns does not divide n = {n}")]
+    RowsDoNotDivide {
+        /// Columns per row.
+        cols: u32,
+        /// Lane count.
+        n: usize,
+    },
+    /// Zero lanes.
+    #[error("n must be at least 1")]
+    Empty,
+}
+
+/// Float arithmetic the interpreter is generic over (`f32` and `f64`).
+pub trait HostFloat: Copy + PartialOrd + std::fmt::Debug + 'static {
+    /// From `f32`.
+    fn from_f32(value: f32) -> Self;
+    /// To `f32` (rounding).
+    fn to_f32(self) -> f32;
+    /// From a `u32` (exact for `f64`, rounding for `f32`).
+    fn from_u32(value: u32) -> Self;
+    /// Truncating conversion to `u32` (saturating, NaN to 0).
+    fn to_u32(self) -> u32;
+    /// Applies a float unary op.
+    fn unary(op: UnaryOp, a: Self) -> Self;
+    /// Applies a float binary op.
+    fn binary(op: BinaryOp, a: Self, b: Self) -> Self;
+    /// Zero.
+    fn zero() -> Self;
+}
+
+macro_rules! host_float {
+    ($t:ty, $erf:path) => {
+        impl HostFloat for $t {
+            fn from_f32(value: f32) -> Self {
+                value as $t
+            }
+            fn to_f32(self) -> f32 {
+                self as f32
+            }
+            fn from_u32(value: u32) -> Self {
+                value as $t
+            }
+            fn to_u32(self) -> u32 {
+                self as u32
+            }
+            fn unary(op: UnaryOp, a: Self) -> Self {
+                match op {
+                    UnaryOp::Neg => -a,
+                    UnaryOp::Abs => a.abs(),
+                    UnaryOp::Sqrt => a.sqrt(),
+                    UnaryOp::Exp => a.exp(),
+                    UnaryOp::Log => a.ln(),
+                    UnaryOp::Sin => a.sin(),
+                    UnaryOp::Cos => a.cos(),
+                    UnaryOp::Tanh => a.tanh(),
+                    UnaryOp::Erf => $erf(a),
+                    UnaryOp::Square => a * a,
+                    UnaryOp::Recip => 1.0 / a,
+                    UnaryOp::Not => unreachable!("not is a bool op"),
+                }
+            }
+            fn binary(op: BinaryOp, a: Self, b: Self) -> Self {
+                match op {
+                    BinaryOp::Add => a + b,
+                    BinaryOp::Sub => a - b,
+                    BinaryOp::Mul => a * b,
+                    BinaryOp::Div => a / b,
+                    BinaryOp::Min => a.min(b),
+                    BinaryOp::Max => a.max(b),
+                    BinaryOp::Pow => a.powf(b),
+                    BinaryOp::And | BinaryOp::Or => unreachable!("bool ops"),
+                }
+            }
+            fn zero() -> Self {
+                0.0
+            }
+        }
+    };
+}
+
+host_float!(f32, libm::erff);
+host_float!(f64, libm::erf);
+
+/// A value during interpretation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Values<T> {
+    /// Float lanes (or packed rows, flattened).
+    Float(Vec<T>),
+    /// Integer or boolean lanes.
+    Int(Vec<u32>),
+}
+
+impl<T: HostFloat> Values<T> {
+    fn float(&self) -> &[T] {
+        match self {
+            Values::Float(v) => v,
+            Values::Int(_) => unreachable!("validated graph: float operand"),
+        }
+    }
+
+    fn int(&self) -> &[u32] {
+        match self {
+            Values::Int(v) => v,
+            Values::Float(_) => unreachable!("validated graph: integer operand"),
+        }
+    }
+
+    /// To a host array (floats rounded to `f32`).
+    pub fn to_host(&self) -> HostArray {
+        match self {
+            Values::Float(v) => HostArray::F32(v.iter().map(|x| x.to_f32()).collect()),
+            Values::Int(v) => HostArray::U32(v.clone()),
+        }
+    }
+}
+
+/// Checks that `inputs` and `params` bind every input and param of `graph` for `n` lanes.
+pub fn check_bindings(
+    graph: &Graph,
+    n: usize,
+    inputs: &HashMap<String, HostArray>,
+    params: &HashMap<String, Scalar>,
+) -> Result<(), BindError> {
+    if n == 0 {
+        return Err(BindError::Empty);
+    }
+    for (id, name) in graph.inputs() {
+        let node = graph.node(id);
+        let array = inputs
+            .get(name)
+            .ok_or_else(|| BindError::MissingInput(name.into()))?;
+        let width = match node.shape {
+            Shape::Lanes => 1,
+            Shape::Packed(k) => k as usize,
+        };
+        let type_ok = matches!(
+            (node.dtype, array),
+            (DType::F32, HostArray::F32(_)) | (DType::U32 | DType::Bool, HostArray::U32(_))
+        );
+        if !type_ok || array.len() != n * width {
+            return Err(BindError::BadInput {
+                name: name.into(),
+                expected: format!("{} x {}", n * width, node.dtype),
+                found: match array {
+                    HostArray::F32(v) => format!("{} x f32", v.len()),
+                    HostArray::U32(v) => format!("{} x u32", v.len()),
+                },
+            });
+        }
+    }
+    for (id, name) in graph.params() {
+        let dtype = graph.node(id).dtype;
+        match (dtype, params.get(name)) {
+            (_, None) => return Err(BindError::MissingParam(name.into())),
+            (DType::F32, Some(Scalar::F32(_))) | (DType::U32, Some(Scalar::U32(_))) => {}
+            _ => {
+                return Err(BindError::BadParam {
+                    name: name.into(),
+                    expected: dtype,
+                });
+            }
+        }
+    }
+    for node in graph.nodes() {
+        if let Op::RowReduce(_, _, cols) = node.op
+            && n % cols as usize != 0
+        {
+            return Err(BindError::RowsDoNotDivide { cols, n });
+        }
+    }
+    Ok(())
+}
+
+/// Runs one step of `graph` over `n` lanes and returns every output by name.
+pub fn interpret<T: HostFloat>(
+    graph: &Graph,
+    n: usize,
+    inputs: &HashMap<String, HostArray>,
+    params: &HashMap<String, Scalar>,
+) -> Result<HashMap<String, Values<T>>, BindError> {
+    check_bindings(graph, n, inputs, params)?;
+    let mut values: Vec<Values<T>> = Vec::with_capacity(graph.nodes().len());
+    for node in graph.nodes() {
+        let value = evaluate(&node.op, node.dtype, n, &values, inputs, params);
+        values.push(value);
+    }
+    Ok(graph
+        .outputs()
+        .iter()
+        .map(|o| (o.name.clone(), values[o.node.index()].clone()))
+        .chain(graph.carries().iter().map(|c| {
+            let name = carry_name(graph, c.input);
+            (name, values[c.next.index()].clone())
+        }))
+        .collect())
+}
+
+/// The name under which the next value of carried input `input` is returned: `next:<input>`.
+pub fn carry_name(graph: &Graph, input: crate::graph::NodeId) -> String {
+    match &graph.node(input).op {
+        Op::Input { name } => format!("next:{name}"),
+        _ => unreachable!("validated graph: carries start at inputs"),
+    }
+}
+
+fn evaluate<T: HostFloat>(
+    op: &Op,
+    dtype: DType,
+    n: usize,
+    values: &[Values<T>],
+    inputs: &HashMap<String, HostArray>,
+    params: &HashMap<String, Scalar>,
+) -> Values<T> {
+    let v = |id: &crate::graph::NodeId| &values[id.index()];
+    let bool_u32 = |b: bool| u32::from(b);
+    match op {
+        Op::Input { name } => match &inputs[name] {
+            HostArray::F32(a) => Values::Float(a.iter().map(|x| T::from_f32(*x)).collect()),
+            HostArray::U32(a) => Values::Int(a.clone()),
+        },
+        Op::Param { name } => match params[name] {
+            Scalar::F32(x) => Values::Float(vec![T::from_f32(x); n]),
+            Scalar::U32(x) => Values::Int(vec![x; n]),
+        },
+        Op::Constant(c) => match c {
+            Constant::F32(bits) => Values::Float(vec![T::from_f32(f32::from_bits(*bits)); n]),
+            Constant::U32(x) => Values::Int(vec![*x; n]),
+            Constant::Bool(b) => Values::Int(vec![bool_u32(*b); n]),
+        },
+        Op::LaneIndex => Values::Int((0..n as u32).collect()),
+        Op::Unary(UnaryOp::Not, a) => {
+            Values::Int(v(a).int().iter().map(|x| bool_u32(*x == 0)).collect())
+        }
+        Op::Unary(op, a) => Values::Float(v(a).float().iter().map(|x| T::unary(*op, *x)).collect()),
+        Op::Binary(op, a, b) => match (v(a), v(b)) {
+            (Values::Float(a), Values::Float(b)) => Values::Float(
+                a.iter()
+                    .zip(b)
+                    .map(|(x, y)| T::binary(*op, *x, *y))
+                    .collect(),
+            ),
+            (Values::Int(a), Values::Int(b)) => Values::Int(
+                a.iter()
+                    .zip(b)
+                    .map(|(x, y)| int_binary(*op, *x, *y))
+                    .collect(),
+            ),
+            _ => unreachable!("validated graph: operands share a type"),
+        },
+        Op::Compare(op, a, b) => Values::Int(match (v(a), v(b)) {
+            (Values::Float(a), Values::Float(b)) => a
+                .iter()
+                .zip(b)
+                .map(|(x, y)| bool_u32(compare(*op, x, y)))
+                .collect(),
+            (Values::Int(a), Values::Int(b)) => a
+                .iter()
+                .zip(b)
+                .map(|(x, y)| bool_u32(compare(*op, x, y)))
+                .collect(),
+            _ => unreachable!("validated graph: operands share a type"),
+        }),
+        Op::Select {
+            cond,
+            on_true,
+            on_false,
+        } => {
+            let cond = v(cond).int();
+            match (v(on_true), v(on_false)) {
+                (Values::Float(t), Values::Float(f)) => Values::Float(
+                    (0..n)
+                        .map(|i| if cond[i] != 0 { t[i] } else { f[i] })
+                        .collect(),
+                ),
+                (Values::Int(t), Values::Int(f)) => Values::Int(
+                    (0..n)
+                        .map(|i| if cond[i] != 0 { t[i] } else { f[i] })
+                        .collect(),
+                ),
+                _ => unreachable!("validated graph: branches share a type"),
+            }
+        }
+        Op::Cast(a, to) => cast(v(a), *to),
+        Op::RandomUniform {
+            key0,
+            key1,
+            counter0,
+            counter1,
+            word,
+        } => {
+            let (k0, k1, c0, c1) = (
+                v(key0).int(),
+                v(key1).int(),
+                v(counter0).int(),
+                v(counter1).int(),
+            );
+            Values::Float(
+                (0..n)
+                    .map(|i| {
+                        let bits =
+                            rng::threefry2x32([k0[i], k1[i]], [c0[i], c1[i]])[*word as usize];
+                        T::from_f32(rng::symmetric_uniform(bits, 1.0))
+                    })
+                    .collect(),
+            )
+        }
+        Op::Pack(items) => {
+            let columns: Vec<&[T]> = items.iter().map(|item| v(item).float()).collect();
+            Values::Float(
+                (0..n)
+                    .flat_map(|i| columns.iter().map(move |c| c[i]))
+                    .collect(),
+            )
+        }
+        Op::Unpack(a, index) => {
+            let packed = v(a).float();
+            let k = packed.len() / n;
+            Values::Float((0..n).map(|i| packed[i * k + *index as usize]).collect())
+        }
+        Op::RowReduce(op, a, cols) => {
+            let a = v(a).float();
+            let cols = *cols as usize;
+            let mut out = Vec::with_capacity(n);
+            for row in a.chunks_exact(cols) {
+                let reduced = reduce_row(*op, row);
+                out.extend(std::iter::repeat_n(reduced, cols));
+            }
+            Values::Float(out)
+        }
+    }
+    .checked(dtype)
+}
+
+/// Sequential row reduction, in the order the device kernels use.
+pub fn reduce_row<T: HostFloat>(op: ReduceOp, row: &[T]) -> T {
+    match op {
+        ReduceOp::Sum | ReduceOp::Mean => {
+            let mut acc = T::zero();
+            for x in row {
+                acc = T::binary(BinaryOp::Add, acc, *x);
+            }
+            if op == ReduceOp::Mean {
+                acc = T::binary(BinaryOp::Div, acc, T::from_u32(row.len() as u32));
+            }
+            acc
+        }
+        ReduceOp::Max => row
+            .iter()
+            .copied()
+            .fold(row[0], |m, x| T::binary(BinaryOp::Max, m, x)),
+    }
+}
+
+impl<T> Values<T> {
+    fn checked(self, dtype: DType) -> Self {
+        debug_assert_eq!(matches!(self, Values::Float(_)), dtype == DType::F32);
+        self
+    }
+}
+
+fn int_binary(op: BinaryOp, a: u32, b: u32) -> u32 {
+    match op {
+        BinaryOp::Add => a.wrapping_add(b),
+        BinaryOp::Sub => a.wrapping_sub(b),
+        BinaryOp::Mul => a.wrapping_mul(b),
+        BinaryOp::Div => a.checked_div(b).unwrap_or(u32::MAX),
+        BinaryOp::Min => a.min(b),
+        BinaryOp::Max => a.max(b),
+        BinaryOp::And => u32::from(a != 0 && b != 0),
+        BinaryOp::Or => u32::from(a != 0 || b != 0),
+        BinaryOp::Pow => unreachable!("pow is a float op"),
+    }
+}
+
+fn compare<V: PartialOrd>(op: CompareOp, a: &V, b: &V) -> bool {
+    match op {
+        CompareOp::Lt => a < b,
+        CompareOp::Le => a <= b,
+        CompareOp::Gt => a > b,
+        CompareOp::Ge => a >= b,
+        CompareOp::Eq => a == b,
+        CompareOp::Ne => a != b,
+    }
+}
+
+fn cast<T: HostFloat>(a: &Values<T>, to: DType) -> Values<T> {
+    match (a, to) {
+        (Values::Float(a), DType::F32) => Values::Float(a.clone()),
+        (Values::Float(a), DType::U32) => Values::Int(a.iter().map(|x| x.to_u32()).collect()),
+        (Values::Float(a), DType::Bool) => {
+            Values::Int(a.iter().map(|x| u32::from(x.to_f32() != 0.0)).collect())
+        }
+        (Values::Int(a), DType::F32) => Values::Float(a.iter().map(|x| T::from_u32(*x)).collect()),
+        (Values::Int(a), DType::U32) => Values::Int(a.clone()),
+        (Values::Int(a), DType::Bool) => {
+            Values::Int(a.iter().map(|x| u32::from(*x != 0)).collect())
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! From fusion groups to kernels: the buffers each binds, their order, and launches.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::partition::Group;
+use super::{PlanError, PlannedLaunch};
+use crate::graph::{Graph, NodeId, Op, Shape};
+
+/// A device buffer a kernel binds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Slot {
+    /// The buffer bound to a graph input.
+    Input(NodeId),
+    /// The buffer holding a node's value (outputs and materialized intermediates).
+    Value(NodeId),
+    /// The buffer receiving the next value of a carried input.
+    Next(NodeId),
+}
+
+/// One kernel of a plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedKernel {
+    /// Name, unique within the plan.
+    pub name: String,
+    /// Nodes computed here, topologically ordered (duplicated nodes appear in several kernels).
+    pub computes: Vec<NodeId>,
+    /// Buffers read.
+    pub reads: Vec<Slot>,
+    /// Buffers written, with the node whose value each receives.
+    pub writes: Vec<(Slot, NodeId)>,
+    /// `Some(cols)`: one thread per row of `cols` lanes (the kernel reduces rows).
+    pub rows_of: Option<u32>,
+    /// Why this is a kernel of its own.
+    pub why: Vec<String>,
+}
+
+/// Bytes per lane of one element of `node`'s value (`4 k` for packed values).
+pub fn slot_width_bytes(graph: &Graph, node: NodeId) -> u64 {
+    let node = graph.node(node);
+    let width = match node.shape {
+        Shape::Lanes => 1,
+        Shape::Packed(k) => u64::from(k),
+    };
+    width * node.dtype.size_bytes()
+}
+
+impl Slot {
+    /// The node whose type and shape the buffer has.
+    pub fn node(self) -> NodeId {
+        match self {
+            Slot::Input(n) | Slot::Value(n) | Slot::Next(n) => n,
+        }
+    }
+}
+
+impl PlannedKernel {
+    /// Buffers bound (reads plus writes).
+    pub fn bindings(&self) -> usize {
+        self.reads.len() + self.writes.len()
+    }
+
+    /// Whether a slot is read or written once per step of a `steps`-step launch (rather
+    /// than once per launch, as carried state is).
+    pub fn is_per_step(graph: &Graph, slot: Slot) -> bool {
+        match slot {
+            Slot::Input(input) => graph.carry_of(input).is_none(),
+            Slot::Value(_) => true,
+            Slot::Next(_) => false,
+        }
+    }
+
+    /// Compulsory bytes read and written per lane by one launch of `steps` steps.
+    pub fn bytes_per_lane(&self, graph: &Graph, steps: u32) -> (u64, u64) {
+        let bytes = |slot: Slot| {
+            let times = if Self::is_per_step(graph, slot) {
+                u64::from(steps)
+            } else {
+                1
+            };
+            times * slot_width_bytes(graph, slot.node())
+        };
+        (
+            self.reads.iter().map(|s| bytes(*s)).sum(),
+            self.writes.iter().map(|(s, _)| bytes(*s)).sum(),
+        )
+    }
+}
+
+/// Turns groups into kernels in dependency order.
+pub fn build_kernels(graph: &Graph, groups: Vec<Group>) -> Result<Vec<PlannedKernel>, PlanError> {
+    let mut owner: BTreeMap<NodeId, usize> = BTreeMap::new();
+    for (g, group) in groups.iter().enumerate() {
+        for node in &group.nodes {
+            owner.entry(*node).or_insert(g);
+        }
+    }
+    let mut reads: Vec<BTreeSet<Slot>> = vec![BTreeSet::new(); groups.len()];
+    for (g, group) in groups.iter().enumerate() {
+        for node in &group.nodes {
+            for operand in graph.node(*node).op.operands() {
+                if group.nodes.contains(&operand) {
+                    continue;
+                }
+                match graph.node(operand).op {
+                    Op::Input { .. } => reads[g].insert(Slot::Input(operand)),
+                    Op::Param { .. } | Op::Constant(_) | Op::LaneIndex => false,
+                    _ => reads[g].insert(Slot::Value(operand)),
+                };
+            }
+        }
+    }
+    let mut writes: Vec<BTreeSet<(Slot, NodeId)>> = vec![BTreeSet::new(); groups.len()];
+    for output in graph.outputs() {
+        writes[owner[&output.node]].insert((Slot::Value(output.node), output.node));
+    }
+    for carry in graph.carries() {
+        writes[owner[&carry.next]].insert((Slot::Next(carry.input), carry.next));
+    }
+    for group_reads in &reads {
+        for slot in group_reads {
+            if let Slot::Value(node) = slot {
+                writes[owner[node]].insert((*slot, *node));
+            }
+        }
+    }
+    // Order: a kernel runs after every kernel whose values it reads.
+    let writer_of: BTreeMap<Slot, usize> = writes
+        .iter()
+        .enumerate()
+        .flat_map(|(g, w)| w.iter().map(move |(slot, _)| (*slot, g)))
+        .collect();
+    let mut order = Vec::with_capacity(groups.len());
+    let mut placed = vec![false; groups.len()];
+    while order.len() < groups.len() {
+        let ready = (0..groups.len()).find(|g| {
+            !placed[*g]
+                && reads[*g]
+                    .iter()
+                    .all(|s| writer_of.get(s).is_none_or(|w| placed[*w] || *w == *g))
+        });
+        let g = ready.expect("fusion groups never read each other's values in a cycle");
+        placed[g] = true;
+        order.push(g);
+    }
+    Ok(order
+        .into_iter()
+        .enumerate()
+        .map(|(index, g)| {
+            let group = &groups[g];
+            let computes: Vec<NodeId> = group.nodes.iter().copied().collect();
+            let root = *computes.last().expect("groups are not empty");
+            let rows_of = computes.iter().find_map(|n| match graph.node(*n).op {
+                Op::RowReduce(_, _, cols) => Some(cols),
+                _ => None,
+            });
+            PlannedKernel {
+                name: format!("k{index}_{}", graph.node(root).op.name().replace(' ', "_")),
+                computes,
+                reads: reads[g].iter().copied().collect(),
+                writes: writes[g].iter().copied().collect(),
+                rows_of,
+                why: group.why.clone(),
+            }
+        })
+        .collect())
+}
+
+/// Horizontal fusion: kernels at the same dependency depth share one launch (rows kernels,
+/// whose thread counts differ, launch alone).
+pub fn horizontal_launches(kernels: &[PlannedKernel]) -> Vec<PlannedLaunch> {
+    let mut level = vec![0usize; kernels.len()];
+    for (k, kernel) in kernels.iter().enumerate() {
+        level[k] = kernel
+            .reads
+            .iter()
+            .filter_map(|slot| {
+                kernels[..k]
+                    .iter()
+                    .position(|other| other.writes.iter().any(|(s, _)| s == slot))
+            })
+            .map(|writer| level[writer] + 1)
+            .max()
+            .unwrap_or(0);
+    }
+    let depth = level.iter().max().map_or(0, |d| d + 1);
+    let mut launches = Vec::new();
+    for d in 0..depth {
+        let at_level: Vec<usize> = (0..kernels.len()).filter(|k| level[*k] == d).collect();
+        let lanes: Vec<usize> = at_level
+            .iter()
+            .copied()
+            .filter(|k| kernels[*k].rows_of.is_none())
+            .collect();
+        if !lanes.is_empty() {
+            launches.push(PlannedLaunch::Kernels(lanes));
+        }
+        for k in at_level
+            .into_iter()
+            .filter(|k| kernels[*k].rows_of.is_some())
+        {
+            launches.push(PlannedLaunch::Kernels(vec![k]));
+        }
+    }
+    launches
+}
