@@ -29,5 +29,5 @@ pub use cartfuse_fusion as fusion;
 
 pub use cartfuse_env::{
     AutoresetMode, CartPoleConfig, CartPoleParams, CartPoleState, CartPoleVecEnv, DeviceActions,
-    DeviceStep, EnvError, StepOutput,
+    DeviceStep, EnvError, StepOutput, StepPlan,
 };

@@ -11,6 +11,22 @@ use crate::util;
 /// every output, and re-synchronising the reference's physics to the device's `f32` state
 /// each step so rounding never compounds. Returns (episodes ended, reset steps seen).
 fn run_against_reference(config: CartPoleConfig, n: usize, steps: usize) -> (usize, usize) {
+    let baseline = CartPoleConfig {
+        plan: cartfuse::StepPlan::HandWritten,
+        ..config
+    };
+    let totals = run_plan_against_reference(baseline, n, steps);
+    for plan in util::single_step_plans() {
+        let counts = run_plan_against_reference(CartPoleConfig { plan, ..config }, n, steps);
+        assert_eq!(
+            counts, totals,
+            "{plan}: episode counts differ from the hand-written kernel's"
+        );
+    }
+    totals
+}
+
+fn run_plan_against_reference(config: CartPoleConfig, n: usize, steps: usize) -> (usize, usize) {
     let seed = 5;
     let mut env = util::env(n, config, seed);
     let mut reference = ReferenceVecEnv::new(n, config, seed);
@@ -21,7 +37,7 @@ fn run_against_reference(config: CartPoleConfig, n: usize, steps: usize) -> (usi
         let out = env.step(&actions).unwrap();
         let expected = reference.step(&actions);
         for (i, want) in expected.iter().enumerate() {
-            let ctx = format!("step {step} env {i}");
+            let ctx = format!("{} step {step} env {i}", config.plan);
             assert_eq!(out.reward[i], want.reward, "{ctx}");
             assert_eq!(out.terminated[i], want.terminated, "{ctx}");
             assert_eq!(out.truncated[i], want.truncated, "{ctx}");

@@ -36,8 +36,17 @@ fn action_outside_zero_one_is_an_error() {
 }
 
 #[test]
-fn device_resident_invalid_action_is_flagged_by_the_kernel() {
-    let mut env = util::env(4, CartPoleConfig::default(), 0);
+fn device_resident_invalid_action_is_reported_under_every_plan() {
+    for plan in util::single_step_plans() {
+        invalid_device_action_is_reported(CartPoleConfig {
+            plan,
+            ..Default::default()
+        });
+    }
+}
+
+fn invalid_device_action_is_reported(config: CartPoleConfig) {
+    let mut env = util::env(4, config, 0);
     let handle = upload(env.client(), &[0u32, 1, 7, 1]);
     let actions = DeviceActions::from_handle(handle, 4);
     let error = env.step_device(&actions).unwrap().to_host().unwrap_err();

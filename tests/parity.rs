@@ -1,7 +1,7 @@
 //! One-step parity of the hand-written kernel with the f64 reference.
 
 use cartfuse::env::reference::{self, CartPoleState};
-use cartfuse::{AutoresetMode, CartPoleConfig};
+use cartfuse::{AutoresetMode, CartPoleConfig, StepPlan};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -50,21 +50,22 @@ fn near_threshold(state: &CartPoleState, params: &cartfuse::CartPoleParams) -> b
     close(state.x, params.x_threshold) || close(state.theta, params.theta_threshold_radians)
 }
 
-#[test]
-fn kernel_matches_f64_reference_on_100k_states() {
-    let n = 100_000;
+/// One step of `plan` from `states`, checked against the f64 reference; returns the obs.
+fn check_plan_against_reference(
+    plan: StepPlan,
+    states: &[CartPoleState],
+    actions: &[u32],
+) -> Vec<[f32; 4]> {
+    let n = states.len();
     let config = CartPoleConfig {
         autoreset: AutoresetMode::Disabled,
+        plan,
         ..Default::default()
     };
     let params = config.params;
-    let states = parity_states(n);
-    let mut rng = StdRng::seed_from_u64(7);
-    let actions: Vec<u32> = (0..n).map(|_| rng.random_range(0..2)).collect();
-
     let mut env = util::env(n, config, 0);
-    env.set_state(&states).unwrap();
-    let out = env.step(&actions).unwrap();
+    env.set_state(states).unwrap();
+    let out = env.step(actions).unwrap();
 
     let mut flag_checks = 0;
     for i in 0..n {
@@ -72,7 +73,7 @@ fn kernel_matches_f64_reference_on_100k_states() {
         for (k, (got, want)) in out.obs[i].iter().zip(expected.to_array()).enumerate() {
             assert!(
                 (f64::from(*got) - want).abs() <= 1e-5,
-                "env {i} component {k}: kernel {got} vs reference {want} from {:?} action {}",
+                "{plan} env {i} component {k}: device {got} vs reference {want} from {:?} action {}",
                 states[i],
                 actions[i]
             );
@@ -84,7 +85,7 @@ fn kernel_matches_f64_reference_on_100k_states() {
             assert_eq!(
                 out.terminated[i],
                 reference::is_terminated(&expected, &params),
-                "env {i}: termination differs at {expected:?}"
+                "{plan} env {i}: termination differs at {expected:?}"
             );
         }
     }
@@ -92,4 +93,27 @@ fn kernel_matches_f64_reference_on_100k_states() {
         flag_checks > n - 100,
         "only {flag_checks} termination flags compared"
     );
+    out.obs
+}
+
+#[test]
+fn every_plan_matches_f64_reference_on_100k_states_and_all_plans_agree() {
+    let n = 100_000;
+    let states = parity_states(n);
+    let mut rng = StdRng::seed_from_u64(7);
+    let actions: Vec<u32> = (0..n).map(|_| rng.random_range(0..2)).collect();
+    let baseline = check_plan_against_reference(StepPlan::HandWritten, &states, &actions);
+    for plan in util::single_step_plans() {
+        let obs = check_plan_against_reference(plan, &states, &actions);
+        for (i, (a, b)) in obs.iter().zip(&baseline).enumerate() {
+            for k in 0..4 {
+                assert!(
+                    (a[k] - b[k]).abs() <= 1e-6 * b[k].abs().max(1.0),
+                    "{plan} vs hand-written, env {i} component {k}: {} vs {}",
+                    a[k],
+                    b[k]
+                );
+            }
+        }
+    }
 }

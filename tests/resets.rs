@@ -8,7 +8,16 @@ use crate::util;
 #[test]
 fn reset_observations_are_in_bounds_and_equal_the_host_generator_bitwise() {
     let n = 10_000;
-    let config = CartPoleConfig::default();
+    for plan in util::single_step_plans() {
+        let config = CartPoleConfig {
+            plan,
+            ..Default::default()
+        };
+        reset_matches_host(n, config);
+    }
+}
+
+fn reset_matches_host(n: usize, config: CartPoleConfig) {
     let mut env = util::env(n, config, 0);
     for seed in [0u64, 1, 0xdead_beef_cafe_f00d] {
         let obs = env.reset(Some(seed)).unwrap();
@@ -45,7 +54,15 @@ fn same_seed_same_output_different_seed_different_output() {
 
 #[test]
 fn reset_without_seed_continues_the_stream() {
-    let config = CartPoleConfig::default();
+    for plan in util::single_step_plans() {
+        reset_continues_stream(CartPoleConfig {
+            plan,
+            ..Default::default()
+        });
+    }
+}
+
+fn reset_continues_stream(config: CartPoleConfig) {
     let mut env = util::env(8, config, 99);
     let next = env.reset(None).unwrap();
     for (i, row) in next.iter().enumerate() {

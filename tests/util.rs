@@ -3,7 +3,8 @@
 use cartfuse::fusion::cubecl::prelude::ComputeClient;
 use cartfuse::fusion::cubecl::wgpu::WgpuRuntime;
 use cartfuse::fusion::device::wgpu_client;
-use cartfuse::{CartPoleConfig, CartPoleVecEnv};
+use cartfuse::fusion::plan::Strategy;
+use cartfuse::{CartPoleConfig, CartPoleVecEnv, StepPlan};
 
 /// The runtime every device test runs on.
 pub type TestRuntime = WgpuRuntime;
@@ -21,4 +22,12 @@ pub fn env(num_envs: usize, config: CartPoleConfig, seed: u64) -> CartPoleVecEnv
     let mut env = CartPoleVecEnv::with_client(client(), num_envs, config).expect("valid env");
     env.reset(Some(seed)).expect("reset");
     env
+}
+
+/// Every plan whose `step` advances one step (all but `fused-xK`).
+pub fn single_step_plans() -> Vec<StepPlan> {
+    StepPlan::ALL
+        .into_iter()
+        .filter(|plan| !matches!(plan, StepPlan::Graph(Strategy::FusedSteps(_))))
+        .collect()
 }

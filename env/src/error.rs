@@ -2,6 +2,8 @@
 
 use cartfuse_fusion::buffers::ReadError;
 use cartfuse_fusion::device::DeviceError;
+use cartfuse_fusion::exec::ExecError;
+use cartfuse_fusion::plan::PlanError;
 
 /// Everything that can go wrong creating or stepping a CartPole vector env.
 #[derive(Debug, thiserror::Error)]
@@ -67,6 +69,12 @@ pub enum EnvError {
     /// `step` was called before the first `reset` or `set_state`.
     #[error("the env must be reset (or given a state) before it is stepped")]
     NotReset,
+    /// The step plan could not be built.
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    /// The step plan could not run.
+    #[error(transparent)]
+    Exec(#[from] ExecError),
     /// The device could not be opened.
     #[error(transparent)]
     Device(#[from] DeviceError),

@@ -8,14 +8,16 @@
 //! - [`vec_env`]: the vectorized env API, host and device-resident.
 //! - [`spaces`]: observation and action space descriptions.
 
+pub mod engine;
 pub mod error;
+pub mod graph;
 pub mod kernel;
-mod launch;
 pub mod params;
 pub mod reference;
 pub mod spaces;
 pub mod vec_env;
 
+pub use engine::StepPlan;
 pub use error::EnvError;
 pub use params::{AutoresetMode, CartPoleConfig, CartPoleParams};
 pub use reference::CartPoleState;

@@ -1,5 +1,6 @@
 //! CartPole-v1 physical parameters and the environment configuration.
 
+use crate::engine::StepPlan;
 use crate::error::EnvError;
 
 /// Physical constants of CartPole-v1, with gymnasium's defaults.
@@ -116,6 +117,8 @@ pub struct CartPoleConfig {
     pub autoreset: AutoresetMode,
     /// An episode is truncated when it has run this many steps (gymnasium: 500).
     pub max_episode_steps: u32,
+    /// Which implementation runs the step.
+    pub plan: StepPlan,
 }
 
 impl Default for CartPoleConfig {
@@ -124,6 +127,7 @@ impl Default for CartPoleConfig {
             params: CartPoleParams::default(),
             autoreset: AutoresetMode::NextStep,
             max_episode_steps: 500,
+            plan: StepPlan::default(),
         }
     }
 }

@@ -14,14 +14,16 @@ use cartfuse_fusion::launch::LaunchLedger;
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 
-use crate::error::EnvError;
-use crate::launch::{
-    DEVICE_BYTES_PER_ENV, EnvLaunch, LARGEST_BUFFER_BYTES_PER_ENV, OutputBuffers, StateBuffers,
-    launch_reset, launch_step,
+use crate::engine::{
+    DEVICE_BYTES_PER_ENV, Engine, EnvLaunch, LARGEST_BUFFER_BYTES_PER_ENV, StepPlan,
 };
+use crate::error::EnvError;
+use crate::kernel::check_actions_array;
 use crate::params::{AutoresetMode, CartPoleConfig};
 use crate::reference::CartPoleState;
 use crate::spaces::{self, BoxSpace, DiscreteSpace};
+use cartfuse_fusion::launch::{KernelLaunch, elementwise_launch_shape};
+use cartfuse_fusion::plan::Strategy;
 
 /// One observation: `[x, x_dot, theta, theta_dot]`.
 pub type Observation = [f32; 4];
@@ -84,29 +86,32 @@ pub struct DeviceStep<'a, R: Runtime> {
 impl<R: Runtime> DeviceStep<'_, R> {
     /// `[num_envs, 4]` row-major `f32` observations.
     pub fn obs(&self) -> &Handle {
-        &self.env.outputs.obs
+        self.env.engine.obs()
     }
 
     /// `[num_envs]` `f32` rewards.
     pub fn reward(&self) -> &Handle {
-        &self.env.outputs.reward
+        self.env.engine.reward()
     }
 
     /// `[num_envs]` `u32` flags (0 or 1).
     pub fn terminated(&self) -> &Handle {
-        &self.env.outputs.terminated
+        self.env.engine.terminated()
     }
 
     /// `[num_envs]` `u32` flags (0 or 1).
     pub fn truncated(&self) -> &Handle {
-        &self.env.outputs.truncated
+        self.env.engine.truncated()
     }
 
     /// `SameStep` only: `[num_envs, 4]` final observations (rows of envs that did not end
     /// hold their current observation).
     pub fn final_obs(&self) -> Option<&Handle> {
-        (self.env.config.autoreset == AutoresetMode::SameStep)
-            .then_some(&self.env.outputs.final_obs)
+        if self.env.config.autoreset == AutoresetMode::SameStep {
+            self.env.engine.final_obs()
+        } else {
+            None
+        }
     }
 
     /// Copies the outputs to the host, first checking the kernel's invalid-action flag.
@@ -123,8 +128,8 @@ pub struct CartPoleVecEnv<R: Runtime> {
     config: CartPoleConfig,
     num_envs: usize,
     seed: Option<u64>,
-    state: StateBuffers,
-    outputs: OutputBuffers,
+    engine: Engine<R>,
+    last_actions: Option<Handle>,
 }
 
 impl<R: Runtime> CartPoleVecEnv<R> {
@@ -148,7 +153,12 @@ impl<R: Runtime> CartPoleVecEnv<R> {
         if num_envs == 0 {
             return Err(EnvError::ZeroEnvs);
         }
+        let steps = match config.plan {
+            StepPlan::Graph(Strategy::FusedSteps(k)) => k as usize,
+            _ => 1,
+        };
         let (max, limit) = Self::max_envs(&client);
+        let max = max / steps;
         if num_envs > max {
             return Err(EnvError::TooManyEnvs {
                 requested: num_envs,
@@ -156,24 +166,31 @@ impl<R: Runtime> CartPoleVecEnv<R> {
                 limit,
             });
         }
-        let state = StateBuffers::zeroed(&client, num_envs);
-        let outputs = OutputBuffers::new(&client, num_envs, config.autoreset);
+        let ledger = Arc::new(LaunchLedger::new());
+        let engine = Engine::new(&client, num_envs, &config, ledger.clone())?;
         tracing::debug!(num_envs, ?config, "created CartPole vector env");
         Ok(Self {
             client,
-            ledger: Arc::new(LaunchLedger::new()),
+            ledger,
             config,
             num_envs,
             seed: None,
-            state,
-            outputs,
+            engine,
+            last_actions: None,
         })
     }
 
     /// Records launches in `ledger` (shared with other envs or a harness) from now on.
     pub fn with_ledger(mut self, ledger: Arc<LaunchLedger>) -> Self {
+        self.engine.set_ledger(ledger.clone());
         self.ledger = ledger;
         self
+    }
+
+    /// Steps one `step` call performs (`K` under `fused-xK`, else 1). Actions and outputs
+    /// then hold `K * num_envs` entries, step-major.
+    pub fn steps_per_call(&self) -> usize {
+        self.engine.steps_per_call() as usize
     }
 
     /// The most envs `client`'s device can hold, and the limit that binds.
@@ -249,20 +266,27 @@ impl<R: Runtime> CartPoleVecEnv<R> {
     /// same observations); `None` continues the current stream, or seeds from the OS on the
     /// first reset.
     pub fn reset(&mut self, seed: Option<u64>) -> Result<Vec<Observation>, EnvError> {
-        self.reset_device(seed);
-        Ok(rows(download::<R, f32>(&self.client, &self.outputs.obs)?))
+        let obs = self.reset_device(seed)?.clone();
+        Ok(rows(download::<R, f32>(&self.client, &obs)?))
     }
 
     /// [`Self::reset`] leaving the `[num_envs, 4]` observations on the device.
-    pub fn reset_device(&mut self, seed: Option<u64>) -> &Handle {
+    pub fn reset_device(&mut self, seed: Option<u64>) -> Result<&Handle, EnvError> {
         let restart = seed.is_some() || self.seed.is_none();
         let seed = seed.or(self.seed).unwrap_or_else(rand::random);
         self.seed = Some(seed);
-        launch_reset(self.launch_context(seed), restart, &self.outputs.obs);
-        &self.outputs.obs
+        let launch = EnvLaunch {
+            client: &self.client,
+            ledger: &self.ledger,
+            config: &self.config,
+            num_envs: self.num_envs,
+            seed,
+        };
+        self.engine.reset(launch, restart)?;
+        Ok(self.engine.obs())
     }
 
-    /// Validates `actions` (one per env, each 0 or 1) and uploads them.
+    /// Validates `actions` (one per env and step of a call, each 0 or 1) and uploads them.
     pub fn upload_actions(&self, actions: &[u32]) -> Result<DeviceActions, EnvError> {
         self.check_count("actions", actions.len())?;
         if let Some((env, &value)) = actions.iter().enumerate().find(|(_, a)| **a > 1) {
@@ -287,23 +311,70 @@ impl<R: Runtime> CartPoleVecEnv<R> {
     pub fn step_device(&mut self, actions: &DeviceActions) -> Result<DeviceStep<'_, R>, EnvError> {
         self.check_count("actions", actions.len())?;
         let seed = self.seed.ok_or(EnvError::NotReset)?;
-        launch_step(self.launch_context(seed), actions.handle(), &self.outputs);
+        let launch = EnvLaunch {
+            client: &self.client,
+            ledger: &self.ledger,
+            config: &self.config,
+            num_envs: self.num_envs,
+            seed,
+        };
+        self.engine.step(launch, actions.handle())?;
+        self.last_actions = Some(actions.handle().clone());
         Ok(DeviceStep { env: self })
     }
 
     /// Reads and clears the kernel's invalid-action flag: an error if any device-resident
     /// action outside {0, 1} was stepped since the last check.
+    ///
+    /// The hand-written kernel raises the flag while stepping; planned engines run a small
+    /// check kernel over the last actions here, so their steps carry no extra traffic.
     pub fn check_device_actions(&mut self) -> Result<(), EnvError> {
-        let flag = download::<R, u32>(&self.client, &self.outputs.invalid_action)?;
-        if flag[0] != 0 {
-            self.outputs.invalid_action = upload(&self.client, &[0u32]);
+        let client = self.client.clone();
+        let flag = match self.engine.invalid_action_flag() {
+            Some(flag) => {
+                let raised = download::<R, u32>(&client, flag)?[0] != 0;
+                if raised {
+                    *flag = upload(&client, &[0u32]);
+                }
+                raised
+            }
+            None => match &self.last_actions {
+                Some(actions) => self.check_actions_on_device(actions)?,
+                None => false,
+            },
+        };
+        if flag {
             return Err(EnvError::InvalidDeviceAction);
         }
         Ok(())
     }
 
+    fn check_actions_on_device(&self, actions: &Handle) -> Result<bool, EnvError> {
+        let len = self.num_envs * self.steps_per_call();
+        let flag = upload(&self.client, &[0u32]);
+        let (cube_count, cube_dim) = elementwise_launch_shape(&self.client, len);
+        let record = KernelLaunch {
+            kernel: "check_actions",
+            elements: len as u64,
+            bytes_read: 4 * len as u64,
+            bytes_written: 0,
+        };
+        self.ledger.launch(record, || unsafe {
+            // SAFETY: `actions` holds `len` u32 (checked by `step_device`), `flag` one.
+            check_actions_array::launch_unchecked::<R>(
+                &self.client,
+                cube_count,
+                cube_dim,
+                ArrayArg::from_raw_parts(actions.clone(), len),
+                ArrayArg::from_raw_parts(flag.clone(), 1),
+            )
+        });
+        Ok(download::<R, u32>(&self.client, &flag)?[0] != 0)
+    }
+
     /// Overwrites every env's physical state (stored as `f32` on the device). Episode step
-    /// counters restart at 0 and no reset is pending; the reset stream is kept.
+    /// counters restart at 0 and no reset is pending; the reset stream is kept (an env never
+    /// reset is reset from a fresh seed first).
     pub fn set_state(&mut self, states: &[CartPoleState]) -> Result<(), EnvError> {
         self.check_count("states", states.len())?;
         if let Some((env, state)) = states
@@ -316,29 +387,17 @@ impl<R: Runtime> CartPoleVecEnv<R> {
                 state: state.to_array(),
             });
         }
-        let component = |pick: fn(&CartPoleState) -> f64| -> Vec<f32> {
-            states.iter().map(|s| pick(s) as f32).collect()
-        };
-        let zeros = vec![0u32; self.num_envs];
-        self.state.x = upload(&self.client, &component(|s| s.x));
-        self.state.x_dot = upload(&self.client, &component(|s| s.x_dot));
-        self.state.theta = upload(&self.client, &component(|s| s.theta));
-        self.state.theta_dot = upload(&self.client, &component(|s| s.theta_dot));
-        self.state.elapsed = upload(&self.client, &zeros);
-        self.state.needs_reset = upload(&self.client, &zeros);
+        let columns = [0, 1, 2, 3].map(|k| states.iter().map(|s| s.to_array()[k] as f32).collect());
         if self.seed.is_none() {
-            self.seed = Some(rand::random());
+            // Never reset: seed a reset stream first, so later autoresets have one.
+            self.reset_device(None)?;
         }
-        Ok(())
+        self.engine.set_state(&self.client, columns)
     }
 
     /// Every env's physical state, widened from the device's `f32`.
     pub fn state(&self) -> Result<Vec<CartPoleState>, EnvError> {
-        let s = &self.state;
-        let [x, x_dot, theta, theta_dot]: [Vec<f32>; 4] =
-            download_many::<R, f32>(&self.client, &[&s.x, &s.x_dot, &s.theta, &s.theta_dot])?
-                .try_into()
-                .expect("four buffers were read");
+        let [x, x_dot, theta, theta_dot] = self.engine.state_columns(&self.client)?;
         Ok((0..self.num_envs)
             .map(|i| CartPoleState {
                 x: x[i].into(),
@@ -351,7 +410,7 @@ impl<R: Runtime> CartPoleVecEnv<R> {
 
     /// Steps taken in each env's current episode.
     pub fn elapsed_steps(&self) -> Result<Vec<u32>, EnvError> {
-        Ok(download::<R, u32>(&self.client, &self.state.elapsed)?)
+        self.engine.elapsed(&self.client)
     }
 
     /// Waits until every enqueued kernel has finished.
@@ -360,22 +419,15 @@ impl<R: Runtime> CartPoleVecEnv<R> {
             .map_err(|error| cartfuse_fusion::buffers::ReadError(format!("{error:?}")).into())
     }
 
-    fn launch_context(&self, seed: u64) -> EnvLaunch<'_, R> {
-        EnvLaunch {
-            client: &self.client,
-            ledger: &self.ledger,
-            config: &self.config,
-            num_envs: self.num_envs,
-            seed,
-            state: &self.state,
-        }
-    }
-
     fn check_count(&self, what: &'static str, found: usize) -> Result<(), EnvError> {
-        if found != self.num_envs {
+        let expected = match what {
+            "actions" => self.num_envs * self.steps_per_call(),
+            _ => self.num_envs,
+        };
+        if found != expected {
             return Err(EnvError::WrongCount {
                 what,
-                expected: self.num_envs,
+                expected,
                 found,
             });
         }
@@ -383,16 +435,24 @@ impl<R: Runtime> CartPoleVecEnv<R> {
     }
 
     fn outputs_to_host(&self) -> Result<StepOutput, EnvError> {
-        let o = &self.outputs;
-        let mut floats = download_many::<R, f32>(&self.client, &[&o.obs, &o.reward, &o.final_obs])?;
-        let mut flags = download_many::<R, u32>(&self.client, &[&o.terminated, &o.truncated])?;
+        let e = &self.engine;
+        let same_step = self.config.autoreset == AutoresetMode::SameStep;
+        let mut float_handles = vec![e.obs(), e.reward()];
+        if same_step {
+            float_handles.push(
+                e.final_obs()
+                    .expect("SameStep engines write final observations"),
+            );
+        }
+        let mut floats = download_many::<R, f32>(&self.client, &float_handles)?;
+        let mut flags = download_many::<R, u32>(&self.client, &[e.terminated(), e.truncated()])?;
         let truncated: Vec<bool> = flags.pop().expect("two").iter().map(|f| *f != 0).collect();
         let terminated: Vec<bool> = flags.pop().expect("two").iter().map(|f| *f != 0).collect();
-        let final_rows = rows(floats.pop().expect("three"));
-        let reward = floats.pop().expect("three");
-        let obs = rows(floats.pop().expect("three"));
-        let final_obs = (self.config.autoreset == AutoresetMode::SameStep).then(|| {
-            (0..self.num_envs)
+        let final_rows = same_step.then(|| rows(floats.pop().expect("three")));
+        let reward = floats.pop().expect("two");
+        let obs = rows(floats.pop().expect("two"));
+        let final_obs = final_rows.map(|final_rows| {
+            (0..terminated.len())
                 .map(|i| (terminated[i] || truncated[i]).then_some(final_rows[i]))
                 .collect()
         });

@@ -15,7 +15,7 @@ use cubecl::server::Handle;
 use crate::buffers::{ReadError, download, upload};
 use crate::codegen::kernel::{copy_array, fused_array};
 use crate::codegen::lower::{LoweredLaunch, ParamLayout, lower_plan};
-use crate::graph::{DType, Graph, NodeId, Op, Shape};
+use crate::graph::{DType, Graph, NodeId, Shape};
 use crate::interpret::{BindError, HostArray, Scalar};
 use crate::launch::{ELEMENTWISE_CUBE_DIM, KernelLaunch, LaunchLedger, elementwise_launch_shape};
 use crate::plan::{Plan, PlannedKernel, PlannedLaunch, Slot};
@@ -83,13 +83,7 @@ impl<R: Runtime> PlanExecutor<R> {
         if n == 0 {
             return Err(BindError::Empty.into());
         }
-        for node in graph.nodes() {
-            if let Op::RowReduce(_, _, cols) = node.op
-                && n % cols as usize != 0
-            {
-                return Err(BindError::RowsDoNotDivide { cols, n }.into());
-            }
-        }
+        crate::interpret::check_rows(&graph, n)?;
         let max = client.properties().memory.max_page_size;
         let steps = plan.steps_per_launch as usize;
         let largest = graph
@@ -127,6 +121,11 @@ impl<R: Runtime> PlanExecutor<R> {
     pub fn with_ledger(mut self, ledger: Arc<LaunchLedger>) -> Self {
         self.ledger = ledger;
         self
+    }
+
+    /// Records launches in `ledger` from now on.
+    pub fn set_ledger(&mut self, ledger: Arc<LaunchLedger>) {
+        self.ledger = ledger;
     }
 
     /// The ledger launches are recorded in.

@@ -249,9 +249,14 @@ pub fn check_bindings(
             }
         }
     }
+    check_rows(graph, n)
+}
+
+/// Checks that every row reduction's width divides the lane count `n`.
+pub fn check_rows(graph: &Graph, n: usize) -> Result<(), BindError> {
     for node in graph.nodes() {
         if let Op::RowReduce(_, _, cols) = node.op
-            && n % cols as usize != 0
+            && !n.is_multiple_of(cols as usize)
         {
             return Err(BindError::RowsDoNotDivide { cols, n });
         }

@@ -307,19 +307,30 @@ impl<'a> Lowerer<'a> {
         if self.alias.contains_key(&node) {
             return None;
         }
-        if !self.computes.contains(&node) {
-            return match op {
-                Op::Param { .. } => Some(match self.params.index(node) {
+        // Params, constants and the lane index are produced in place, whether they are
+        // operands or roots written by this kernel.
+        match op {
+            Op::Param { .. } => {
+                return Some(match self.params.index(node) {
                     (true, index) => Instr::ParamF { dst, index },
                     (false, index) => Instr::ParamU { dst, index },
-                }),
-                Op::Constant(Constant::F32(bits)) => Some(Instr::ConstF { dst, bits: *bits }),
-                Op::Constant(Constant::U32(value)) => Some(Instr::ConstU { dst, value: *value }),
-                Op::Constant(Constant::Bool(value)) => Some(Instr::ConstU {
+                });
+            }
+            Op::Constant(Constant::F32(bits)) => return Some(Instr::ConstF { dst, bits: *bits }),
+            Op::Constant(Constant::U32(value)) => {
+                return Some(Instr::ConstU { dst, value: *value });
+            }
+            Op::Constant(Constant::Bool(value)) => {
+                return Some(Instr::ConstU {
                     dst,
                     value: u32::from(*value),
-                }),
-                Op::LaneIndex => Some(Instr::Lane { dst }),
+                });
+            }
+            Op::LaneIndex => return Some(Instr::Lane { dst }),
+            _ => {}
+        }
+        if !self.computes.contains(&node) {
+            return match op {
                 _ if graph.node(node).shape != Shape::Lanes => None,
                 Op::Input { .. } => Some(self.load(Slot::Input(node), dst)),
                 _ => Some(self.load(Slot::Value(node), dst)),
@@ -416,7 +427,9 @@ impl<'a> Lowerer<'a> {
                     at,
                 }
             }
-            Op::Input { .. } | Op::Param { .. } | Op::Constant(_) | Op::LaneIndex => unreachable!(),
+            Op::Input { .. } | Op::Param { .. } | Op::Constant(_) | Op::LaneIndex => {
+                unreachable!("leaf {node} {op:?} in computes {:?}", self.kernel.name)
+            }
         })
     }
 

@@ -15,7 +15,7 @@
 //! Type errors do not panic: the first one is kept and returned by [`GraphBuilder::build`].
 
 use std::cell::RefCell;
-use std::ops::{Add, Div, Mul, Neg, Sub};
+use std::ops::{Add, Div, Mul, Neg, Not, Sub};
 
 use super::op::{BinaryOp, CompareOp, Constant, DType, NodeId, Op, ReduceOp, Shape, UnaryOp};
 use super::validate::infer_type;
@@ -105,10 +105,6 @@ impl<'g> Var<'g> {
     pub fn recip(self) -> Var<'g> {
         self.unary(UnaryOp::Recip)
     }
-    /// Logical not.
-    pub fn not(self) -> Var<'g> {
-        self.unary(UnaryOp::Not)
-    }
     /// Minimum.
     pub fn min(self, rhs: Var<'g>) -> Var<'g> {
         self.binary(BinaryOp::Min, rhs)
@@ -196,6 +192,14 @@ arithmetic!(Add, add, BinaryOp::Add);
 arithmetic!(Sub, sub, BinaryOp::Sub);
 arithmetic!(Mul, mul, BinaryOp::Mul);
 arithmetic!(Div, div, BinaryOp::Div);
+
+impl<'g> Not for Var<'g> {
+    type Output = Var<'g>;
+    /// Logical not.
+    fn not(self) -> Var<'g> {
+        self.unary(UnaryOp::Not)
+    }
+}
 
 impl<'g> Neg for Var<'g> {
     type Output = Var<'g>;

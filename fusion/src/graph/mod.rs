@@ -100,8 +100,8 @@ pub enum GraphError {
         /// What is wrong.
         detail: String,
     },
-    /// An output that computes nothing.
-    #[error("output `{0}` is an input, param or constant: outputs must be computed by an op")]
+    /// An output that is an input (already in memory).
+    #[error("output `{0}` is an input: outputs must be computed (the input is already in memory)")]
     NotComputed(String),
     /// A graph with nothing to compute.
     #[error("the graph has no outputs")]
@@ -214,5 +214,11 @@ impl Graph {
     /// Number of nodes that compute something.
     pub fn computing_ops(&self) -> usize {
         self.nodes.iter().filter(|n| n.op.computes()).count()
+    }
+
+    /// Whether a kernel must produce `id`: it computes, or it is a root (a constant, param
+    /// or lane index written as an output or carried value).
+    pub fn is_placed(&self, id: NodeId) -> bool {
+        self.node(id).op.computes() || self.is_root(id)
     }
 }

@@ -122,7 +122,7 @@ impl<'a> Partitioner<'a> {
         let computing: Vec<NodeId> = self
             .graph
             .ids()
-            .filter(|id| self.graph.node(*id).op.computes())
+            .filter(|id| self.graph.is_placed(*id))
             .collect();
         for &node in computing.iter().rev() {
             self.place(node);
@@ -152,7 +152,7 @@ impl<'a> Partitioner<'a> {
             nodes: self
                 .graph
                 .ids()
-                .filter(|id| self.graph.node(*id).op.computes())
+                .filter(|id| self.graph.is_placed(*id))
                 .collect(),
             why: vec![
                 "fused: every op of the graph in one kernel (vertical + sibling fusion)".into(),

@@ -1,13 +1,16 @@
-//! Host side of the hand-written kernels: device buffers, scalar packing and the launches,
-//! each declared to the [`LaunchLedger`] with the bytes it moves.
+//! The hand-written engine: the `#[cube]` step and reset kernels of [`crate::kernel`], their
+//! device buffers, scalar packing and launches, each declared to the [`LaunchLedger`] with
+//! the bytes it moves.
 
 use cartfuse_fusion::launch::{KernelLaunch, LaunchLedger, elementwise_launch_shape};
 use cartfuse_fusion::rng;
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 
+use crate::error::EnvError;
 use crate::kernel::{PhysicsScalarsLaunch, cartpole_reset_array, cartpole_step_array};
 use crate::params::{AutoresetMode, CartPoleConfig};
+use cartfuse_fusion::buffers::{download, download_many, upload};
 
 /// Kernel name of the hand-written step in the launch ledger.
 pub const STEP_KERNEL: &str = "cartpole_step_array";
@@ -120,12 +123,12 @@ pub(crate) struct EnvLaunch<'a, R: Runtime> {
     pub config: &'a CartPoleConfig,
     pub num_envs: usize,
     pub seed: u64,
-    pub state: &'a StateBuffers,
 }
 
 /// Enqueues one hand-written step for all envs.
 pub(crate) fn launch_step<R: Runtime>(
     launch: EnvLaunch<'_, R>,
+    state: &StateBuffers,
     actions: &Handle,
     outputs: &OutputBuffers,
 ) {
@@ -135,7 +138,6 @@ pub(crate) fn launch_step<R: Runtime>(
         config,
         num_envs: n,
         seed,
-        state,
     } = launch;
     let (read, written) = step_bytes_per_env(config.autoreset);
     let (cube_count, cube_dim) = elementwise_launch_shape(client, n);
@@ -183,14 +185,18 @@ pub(crate) fn launch_step<R: Runtime>(
 }
 
 /// Enqueues the reset kernel for all envs; `restart` rewinds the draw counters (new seed).
-pub(crate) fn launch_reset<R: Runtime>(launch: EnvLaunch<'_, R>, restart: bool, obs: &Handle) {
+pub(crate) fn launch_reset<R: Runtime>(
+    launch: EnvLaunch<'_, R>,
+    state: &StateBuffers,
+    restart: bool,
+    obs: &Handle,
+) {
     let EnvLaunch {
         client,
         ledger,
         config,
         num_envs: n,
         seed,
-        state,
     } = launch;
     let (read, written) = reset_bytes_per_env();
     let (cube_count, cube_dim) = elementwise_launch_shape(client, n);
@@ -221,4 +227,52 @@ pub(crate) fn launch_reset<R: Runtime>(launch: EnvLaunch<'_, R>, restart: bool, 
             rng::symmetric_uniform_scale(config.params.reset_bound as f32),
         )
     })
+}
+
+/// The hand-written engine's buffers.
+pub(crate) struct HandWrittenEngine {
+    pub state: StateBuffers,
+    pub outputs: OutputBuffers,
+}
+
+impl HandWrittenEngine {
+    pub fn new<R: Runtime>(client: &ComputeClient<R>, n: usize, config: &CartPoleConfig) -> Self {
+        Self {
+            state: StateBuffers::zeroed(client, n),
+            outputs: OutputBuffers::new(client, n, config.autoreset),
+        }
+    }
+
+    pub fn reset<R: Runtime>(&mut self, launch: EnvLaunch<'_, R>, restart: bool) {
+        launch_reset(launch, &self.state, restart, &self.outputs.obs);
+    }
+
+    pub fn step<R: Runtime>(&mut self, launch: EnvLaunch<'_, R>, actions: &Handle) {
+        launch_step(launch, &self.state, actions, &self.outputs);
+    }
+
+    /// Uploads `[x, x_dot, theta, theta_dot]` columns; episode counters restart at 0.
+    pub fn set_state<R: Runtime>(&mut self, client: &ComputeClient<R>, columns: [Vec<f32>; 4]) {
+        let n = columns[0].len();
+        let [x, x_dot, theta, theta_dot] = columns;
+        self.state.x = upload(client, &x);
+        self.state.x_dot = upload(client, &x_dot);
+        self.state.theta = upload(client, &theta);
+        self.state.theta_dot = upload(client, &theta_dot);
+        self.state.elapsed = upload(client, &vec![0u32; n]);
+        self.state.needs_reset = upload(client, &vec![0u32; n]);
+    }
+
+    pub fn state_columns<R: Runtime>(
+        &self,
+        client: &ComputeClient<R>,
+    ) -> Result<[Vec<f32>; 4], EnvError> {
+        let s = &self.state;
+        let columns = download_many::<R, f32>(client, &[&s.x, &s.x_dot, &s.theta, &s.theta_dot])?;
+        Ok(columns.try_into().expect("four buffers were read"))
+    }
+
+    pub fn elapsed<R: Runtime>(&self, client: &ComputeClient<R>) -> Result<Vec<u32>, EnvError> {
+        Ok(download::<R, u32>(client, &self.state.elapsed)?)
+    }
 }
