@@ -22,7 +22,7 @@ fn wrong_action_count_is_an_error() {
         ),
         "{error}"
     );
-    assert_eq!(error.to_string(), "expected 4 actions (one per env), got 3");
+    assert_eq!(error.to_string(), "expected 4 actions (1 per env), got 3");
 }
 
 #[test]

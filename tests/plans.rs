@@ -17,7 +17,8 @@ pub fn run_on_device(
     inputs: &HashMap<String, HostArray>,
     params: &HashMap<String, Scalar>,
 ) -> HashMap<String, HostArray> {
-    let plan = Plan::build(graph, strategy, &PlanOptions::default()).expect("plan");
+    let plan =
+        Plan::build(graph, strategy, &PlanOptions::for_device(&util::client())).expect("plan");
     let mut exec = PlanExecutor::new(util::client(), graph.clone(), plan, n).expect("executor");
     exec.allocate_outputs(true);
     for (name, values) in inputs {

@@ -5,6 +5,8 @@
 
 mod util;
 
+/// Exact launch and byte counts.
+mod accounting;
 /// The binary end to end.
 mod cli;
 /// Autoreset modes, truncation and step counters, step by step against the reference.
@@ -15,5 +17,9 @@ mod errors;
 mod parity;
 /// Every plan of a graph against the interpreter.
 mod plans;
+/// Random graphs under every strategy against the interpreter.
+mod random_graphs;
 /// Reset bounds, seeding and host/device RNG identity.
 mod resets;
+/// `fused-xK` against single fused steps.
+mod steps;

@@ -35,10 +35,12 @@ pub enum EnvError {
         limit: String,
     },
     /// An input holds a different number of entries than there are envs.
-    #[error("expected {expected} {what} (one per env), got {found}")]
+    #[error("expected {expected} {what} ({per_env} per env), got {found}")]
     WrongCount {
         /// What was counted (actions, states, ...).
         what: &'static str,
+        /// How many per env (`K` actions per env for a `fused-xK` call).
+        per_env: usize,
         /// `num_envs`.
         expected: usize,
         /// What was passed.

@@ -420,13 +420,15 @@ impl<R: Runtime> CartPoleVecEnv<R> {
     }
 
     fn check_count(&self, what: &'static str, found: usize) -> Result<(), EnvError> {
-        let expected = match what {
-            "actions" => self.num_envs * self.steps_per_call(),
-            _ => self.num_envs,
+        let per_env = match what {
+            "actions" => self.steps_per_call(),
+            _ => 1,
         };
+        let expected = self.num_envs * per_env;
         if found != expected {
             return Err(EnvError::WrongCount {
                 what,
+                per_env,
                 expected,
                 found,
             });

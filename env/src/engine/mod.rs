@@ -89,12 +89,11 @@ impl<R: Runtime> Engine<R> {
         ledger: Arc<LaunchLedger>,
     ) -> Result<Self, EnvError> {
         Ok(match config.plan {
-            StepPlan::HandWritten => Engine::HandWritten(Box::new(HandWrittenEngine::new(client, n, config))),
+            StepPlan::HandWritten => {
+                Engine::HandWritten(Box::new(HandWrittenEngine::new(client, n, config)))
+            }
             StepPlan::Graph(strategy) => {
-                let options = PlanOptions {
-                    max_bindings: client.properties().hardware.max_bindings as usize,
-                    ..PlanOptions::default()
-                };
+                let options = PlanOptions::for_device(client);
                 Engine::Planned(Box::new(PlannedEngine::new(
                     client.clone(),
                     n,

@@ -222,3 +222,6 @@ impl Graph {
         self.node(id).op.computes() || self.is_root(id)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -105,3 +105,6 @@ impl Plan {
         per_launch as f64 / self.steps_per_launch as f64
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -82,6 +82,21 @@ pub struct PlanOptions {
     pub max_bindings: usize,
 }
 
+impl PlanOptions {
+    /// Buffers a generated kernel binds besides its plan slots: the two params buffers.
+    pub const RESERVED_BINDINGS: usize = 2;
+
+    /// Default options with the binding limit of `client`'s device.
+    pub fn for_device<R: cubecl::Runtime>(client: &cubecl::prelude::ComputeClient<R>) -> Self {
+        // cubecl's `max_bindings` already leaves room for the runtime's own metadata buffer.
+        let device_limit = client.properties().hardware.max_bindings as usize;
+        Self {
+            max_bindings: device_limit.saturating_sub(Self::RESERVED_BINDINGS),
+            ..Self::default()
+        }
+    }
+}
+
 impl Default for PlanOptions {
     fn default() -> Self {
         Self {
@@ -103,7 +118,25 @@ pub(super) fn build(
         Strategy::XlaDefault => PartitionRules::xla_default(options),
     };
     let groups = Partitioner::new(graph, rules).partition();
-    let kernels = build_kernels(graph, groups)?;
+    let mut kernels = build_kernels(graph, groups)?;
+    let too_wide = |kernels: &[super::PlannedKernel]| {
+        kernels.iter().any(|k| k.bindings() > options.max_bindings)
+    };
+    if matches!(strategy, Strategy::Fused | Strategy::FusedSteps(_)) && too_wide(&kernels) {
+        // One kernel would bind more buffers than the device allows: fall back to
+        // producer-consumer fusion, which gives each output its own kernel.
+        let bindings = kernels.iter().map(|k| k.bindings()).max().unwrap_or(0);
+        kernels = build_kernels(
+            graph,
+            Partitioner::new(graph, PartitionRules::vertical(options)).partition(),
+        )?;
+        for kernel in &mut kernels {
+            kernel.why.push(format!(
+                "fused would bind {bindings} buffers in one kernel; the device allows {}",
+                options.max_bindings
+            ));
+        }
+    }
     for kernel in &kernels {
         let bindings = kernel.bindings();
         if bindings > options.max_bindings {

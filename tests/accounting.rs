@@ -1,0 +1,122 @@
+//! Launch and byte counts are exact, and agree with what the IR says they must be.
+
+use std::collections::BTreeSet;
+
+use cartfuse::env::engine::step_bytes_per_env;
+use cartfuse::env::graph::{StateLayout, cartpole_step_graph};
+use cartfuse::fusion::graph::{Graph, Op, Shape};
+use cartfuse::fusion::plan::{Plan, PlanOptions, Strategy};
+use cartfuse::{AutoresetMode, CartPoleConfig, StepPlan};
+
+use crate::util;
+
+/// Bytes per lane of one node's buffer.
+fn width(graph: &Graph, id: cartfuse::fusion::graph::NodeId) -> u64 {
+    match graph.node(id).shape {
+        Shape::Lanes => 4,
+        Shape::Packed(k) => 4 * u64::from(k),
+    }
+}
+
+/// Eager bytes derived from the IR alone: every computing op reads each distinct array
+/// operand and writes its value once per buffer it lands in (its own value when outputs or
+/// other ops need it, and the next-state buffer of each carry it feeds).
+fn eager_bytes_per_lane(graph: &Graph) -> u64 {
+    let users = graph.users();
+    let mut bytes = 0;
+    for id in graph.ids().filter(|id| graph.node(*id).op.computes()) {
+        let operands: BTreeSet<_> = graph.node(id).op.operands().into_iter().collect();
+        for operand in operands {
+            if matches!(graph.node(operand).op, Op::Input { .. })
+                || graph.node(operand).op.computes()
+            {
+                bytes += width(graph, operand);
+            }
+        }
+        let is_output = graph.outputs().iter().any(|o| o.node == id);
+        if is_output || !users[id.index()].is_empty() {
+            bytes += width(graph, id);
+        }
+        bytes += graph.carries().iter().filter(|c| c.next == id).count() as u64 * width(graph, id);
+    }
+    bytes
+}
+
+/// Runs `plan` for one call over `n` envs and returns (launches, bytes moved) recorded.
+fn measure(plan: StepPlan, n: usize) -> (u64, u64) {
+    let config = CartPoleConfig {
+        plan,
+        ..Default::default()
+    };
+    let mut env = util::env(n, config, 1);
+    let before = env.ledger().totals();
+    let actions = vec![1u32; n * env.steps_per_call()];
+    env.step(&actions).unwrap();
+    let delta = env.ledger().totals().since(&before);
+    (delta.launches, delta.bytes_moved())
+}
+
+#[test]
+fn launch_and_byte_counts_are_exact_for_every_plan() {
+    let n = 1000u64;
+    let graph = cartpole_step_graph(AutoresetMode::NextStep, StateLayout::StructOfArrays);
+    let packed = cartpole_step_graph(AutoresetMode::NextStep, StateLayout::Packed);
+    let options = PlanOptions::for_device(&util::client());
+    let launches_of =
+        |graph: &Graph, s| Plan::build(graph, s, &options).unwrap().launches.len() as u64;
+
+    // Hand-written and fused move the same compulsory bytes: 32 read + 56 written per env.
+    let (read, written) = step_bytes_per_env(AutoresetMode::NextStep);
+    assert_eq!((read, written), (32, 56));
+    assert_eq!(measure(StepPlan::HandWritten, n as usize), (1, 88 * n));
+    assert_eq!(
+        measure(StepPlan::Graph(Strategy::Fused), n as usize),
+        (1, 88 * n)
+    );
+    // fused-x10: actions and per-step outputs 10 times, state once: one launch.
+    let per_step_bytes = 4 + 16 + 4 + 4 + 4; // action, obs, reward, terminated, truncated
+    let state_bytes = 2 * (16 + 4 + 4 + 4); // state, elapsed, resets, needs_reset in and out
+    assert_eq!(
+        measure(StepPlan::Graph(Strategy::FusedSteps(10)), n as usize),
+        (1, (10 * per_step_bytes + state_bytes) * n)
+    );
+
+    // Eager: one launch per computing op, bytes as the IR dictates.
+    let eager = measure(StepPlan::Graph(Strategy::Eager), n as usize);
+    assert_eq!(eager.0, graph.computing_ops() as u64);
+    assert_eq!(eager.1, eager_bytes_per_lane(&graph) * n);
+
+    // Vertical, horizontal: same bytes, fewer launches for horizontal.
+    let vertical = measure(StepPlan::Graph(Strategy::Vertical), n as usize);
+    let horizontal = measure(StepPlan::Graph(Strategy::Horizontal), n as usize);
+    assert_eq!(vertical.0, launches_of(&graph, Strategy::Vertical));
+    assert_eq!(horizontal.0, launches_of(&graph, Strategy::Horizontal));
+    assert!(horizontal.0 < vertical.0, "{horizontal:?} vs {vertical:?}");
+    assert_eq!(horizontal.1, vertical.1);
+    assert!(vertical.1 > 88 * n && vertical.1 < eager.1);
+
+    // xla-default: at least five launches, and one state copy per carried buffer.
+    let xla = measure(StepPlan::Graph(Strategy::XlaDefault), n as usize);
+    assert_eq!(xla.0, launches_of(&packed, Strategy::XlaDefault));
+    assert!(xla.0 >= 5);
+    let plan = Plan::build(&packed, Strategy::XlaDefault, &options).unwrap();
+    assert_eq!(xla.0 as usize, plan.kernels.len() + packed.carries().len());
+    assert_eq!(xla.1 as f64, plan.bytes_per_lane_step(&packed) * n as f64);
+
+    // Every plan's ledger agrees with the plan's own analytic count.
+    for strategy in [
+        Strategy::Eager,
+        Strategy::Vertical,
+        Strategy::Horizontal,
+        Strategy::Fused,
+    ] {
+        let plan = Plan::build(&graph, strategy, &options).unwrap();
+        let (launches, bytes) = measure(StepPlan::Graph(strategy), n as usize);
+        assert_eq!(launches as usize, plan.launches.len(), "{strategy}");
+        assert_eq!(
+            bytes as f64,
+            plan.bytes_per_lane_step(&graph) * n as f64,
+            "{strategy}"
+        );
+    }
+}
