@@ -26,6 +26,7 @@ pub mod rollout;
 
 pub use cartfuse_env as env;
 pub use cartfuse_fusion as fusion;
+pub use cartfuse_harness as harness;
 
 pub use cartfuse_env::{
     AutoresetMode, CartPoleConfig, CartPoleParams, CartPoleState, CartPoleVecEnv, DeviceActions,

@@ -3,11 +3,15 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
+use cartfuse::env::engine::layout_for;
+use cartfuse::env::graph::{StateLayout, cartpole_step_graph};
 use cartfuse::fusion::device::RuntimeKind;
 use cartfuse::fusion::dispatch_runtime;
+use cartfuse::fusion::plan::{Plan, PlanOptions, Strategy};
+use cartfuse::harness::profile::{ProfileSettings, profile_cartpole};
 use cartfuse::replay::{parse_replay_input, replay};
 use cartfuse::rollout::random_rollout;
-use cartfuse::{AutoresetMode, CartPoleConfig, CartPoleVecEnv};
+use cartfuse::{AutoresetMode, CartPoleConfig, CartPoleVecEnv, StepPlan};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -59,8 +63,71 @@ impl From<AutoresetArg> for AutoresetMode {
     }
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum GraphArg {
+    /// The CartPole-v1 step, in the state layout the strategy runs on.
+    Cartpole,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum LayoutArg {
+    /// One buffer per state component.
+    Soa,
+    /// One packed [n, 4] state array (the study's baseline).
+    Packed,
+}
+
+fn parse_plan(name: &str) -> Result<StepPlan, String> {
+    name.parse()
+        .map_err(|error: cartfuse::fusion::plan::PlanError| error.to_string())
+}
+
+fn parse_strategy(name: &str) -> Result<Strategy, String> {
+    name.parse()
+        .map_err(|error: cartfuse::fusion::plan::PlanError| error.to_string())
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Print how a strategy partitions a graph: kernels, ops, buffers, bytes, boundaries.
+    Plan {
+        /// The graph to plan.
+        #[arg(long, value_enum, default_value_t = GraphArg::Cartpole)]
+        graph: GraphArg,
+        /// eager, vertical, horizontal, fused, fused-x<K> or xla-default.
+        #[arg(long, value_parser = parse_strategy)]
+        strategy: Strategy,
+        /// Autoreset mode of the CartPole graph.
+        #[arg(long, value_enum, default_value_t = AutoresetArg::NextStep)]
+        autoreset: AutoresetArg,
+        /// State layout (default: packed for xla-default, soa otherwise).
+        #[arg(long, value_enum)]
+        layout: Option<LayoutArg>,
+        /// Print the graph in Graphviz DOT instead.
+        #[arg(long)]
+        dot: bool,
+    },
+    /// Measure one plan: env-steps/s (median of repeats), launches and bytes per step, JIT time.
+    Bench {
+        /// eager, vertical, horizontal, fused, fused-x<K>, xla-default or hand-written.
+        #[arg(long, value_parser = parse_plan)]
+        plan: StepPlan,
+        /// Number of envs stepped in parallel.
+        #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..))]
+        envs: u64,
+        /// Env steps per timed repeat (default: enough for 0.5 s).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        steps: Option<u64>,
+        /// Timed repeats (the median is reported).
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..1000))]
+        repeats: u64,
+        /// Autoreset mode.
+        #[arg(long, value_enum, default_value_t = AutoresetArg::NextStep)]
+        autoreset: AutoresetArg,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// Step N envs S times under a uniformly random policy and report throughput.
     Rollout {
         /// Number of envs stepped in parallel.
@@ -125,6 +192,88 @@ fn init_tracing(verbose: u8) {
 fn run(cli: Cli) -> anyhow::Result<()> {
     let kind = RuntimeKind::from(cli.device);
     match cli.command {
+        Command::Plan {
+            graph: GraphArg::Cartpole,
+            strategy,
+            autoreset,
+            layout,
+            dot,
+        } => {
+            let layout = match layout {
+                Some(LayoutArg::Soa) => StateLayout::StructOfArrays,
+                Some(LayoutArg::Packed) => StateLayout::Packed,
+                None => layout_for(strategy),
+            };
+            let graph = cartpole_step_graph(autoreset.into(), layout);
+            if dot {
+                print!("{}", graph.to_dot());
+            } else {
+                let plan = Plan::build(&graph, strategy, &PlanOptions::default())?;
+                println!(
+                    "graph: CartPole-v1 step ({:?} autoreset, {layout:?} state), {} nodes, {} ops",
+                    AutoresetMode::from(autoreset),
+                    graph.nodes().len(),
+                    graph.computing_ops()
+                );
+                print!("{}", plan.explain(&graph));
+            }
+            Ok(())
+        }
+        Command::Bench {
+            plan,
+            envs,
+            steps,
+            repeats,
+            autoreset,
+            json,
+        } => {
+            let envs = usize::try_from(envs).context("--envs does not fit this machine")?;
+            let config = CartPoleConfig {
+                autoreset: autoreset.into(),
+                plan,
+                ..Default::default()
+            };
+            let k = match plan {
+                StepPlan::Graph(Strategy::FusedSteps(k)) => u64::from(k),
+                _ => 1,
+            };
+            let settings = ProfileSettings {
+                repeats: repeats as usize,
+                calls_per_repeat: steps.map(|s| s.div_ceil(k)),
+                ..ProfileSettings::default()
+            };
+            dispatch_runtime!(kind, |opened: R| {
+                let bar = progress_bar(settings.repeats as u64, "bench");
+                let profile =
+                    profile_cartpole::<R>(opened.client, config, envs, &settings, |done, _| {
+                        bar.set_position(done as u64)
+                    })?;
+                bar.finish_and_clear();
+                if json {
+                    println!("{}", serde_json::to_string(&profile)?);
+                } else {
+                    println!(
+                        "plan:               {} on {} ({})",
+                        profile.plan, kind, opened.description
+                    );
+                    println!("envs:               {}", profile.num_envs);
+                    println!(
+                        "env-steps/s:        {:.4e} (median of {} repeats of {} calls)",
+                        profile.env_steps_per_s, settings.repeats, profile.calls_per_repeat
+                    );
+                    println!(
+                        "time per step:      {:.3} us (min {:.3}, max {:.3})",
+                        profile.step_s_median * 1e6,
+                        profile.step_s_min * 1e6,
+                        profile.step_s_max * 1e6
+                    );
+                    println!("launches per step:  {}", profile.launches_per_step);
+                    println!("bytes per env-step: {}", profile.bytes_per_env_step);
+                    println!("JIT compile:        {:.1} ms", profile.compile_s * 1e3);
+                }
+                anyhow::Ok(())
+            })
+        }
         Command::Rollout {
             envs,
             steps,
@@ -197,7 +346,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 fn progress_bar(len: u64, label: &'static str) -> ProgressBar {
     let bar = ProgressBar::new(len);
     bar.set_style(
-        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} steps ({per_sec}, eta {eta})")
+        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} ({per_sec}, eta {eta})")
             .expect("valid template")
             .progress_chars("=> "),
     );

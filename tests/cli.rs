@@ -130,3 +130,84 @@ fn too_many_envs_is_a_clear_error() {
         stderr(&run)
     );
 }
+
+/// Our ledger's launch count equals the CubeCL runtime's own record: with
+/// `[profiling] logger.level = "minimal"` (read from `cubecl.toml` in the working
+/// directory) cubecl logs one `Executing ...` line per kernel it runs.
+#[test]
+fn ledger_launches_equal_the_cubecl_runtime_record() {
+    let dir = std::env::temp_dir().join(format!("cartfuse-cubecl-log-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("cubecl.toml"),
+        "[profiling]\nlogger = { level = \"minimal\", file = \"launches.log\", append = false }\n",
+    )
+    .unwrap();
+    for plan in [
+        "hand-written",
+        "vertical",
+        "horizontal",
+        "xla-default",
+        "fused-x10",
+    ] {
+        let log = dir.join("launches.log");
+        std::fs::remove_file(&log).ok();
+        let run = Command::new(env!("CARGO_BIN_EXE_cartfuse"))
+            .args([
+                "bench",
+                "--plan",
+                plan,
+                "--envs",
+                "64",
+                "--steps",
+                "20",
+                "--repeats",
+                "2",
+                "--json",
+            ])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "{plan}: {}", stderr(&run));
+        let report: serde_json::Value = serde_json::from_str(stdout(&run).trim()).unwrap();
+        let ledger = report["launches_total"].as_u64().unwrap();
+        let runtime = std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|line| line.starts_with("Executing "))
+            .count() as u64;
+        assert_eq!(ledger, runtime, "{plan}: ledger vs cubecl's execution log");
+        assert!(ledger >= 8, "{plan}: {ledger}");
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn plan_command_explains_every_boundary() {
+    let run = cartfuse(&["plan", "--graph", "cartpole", "--strategy", "xla-default"]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let text = stdout(&run);
+    assert!(text.contains("plan xla-default:"), "{text}");
+    assert!(
+        text.contains("is opaque: random numbers are not fused"),
+        "{text}"
+    );
+    assert!(
+        text.contains("is a pack with 4 users: not fused into them"),
+        "{text}"
+    );
+    assert!(text.contains("XLA copies loop-carried state"), "{text}");
+    let kernels = text.matches("  kernel ").count();
+    assert_eq!(
+        text.matches("boundary: ").count(),
+        kernels,
+        "one reason per kernel"
+    );
+    let run = cartfuse(&["plan", "--strategy", "fused-x0"]);
+    assert!(!run.status.success());
+    assert!(
+        stderr(&run).contains("unknown plan `fused-x0`"),
+        "{}",
+        stderr(&run)
+    );
+}

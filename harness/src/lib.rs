@@ -1,1 +1,6 @@
-//! placeholder
+//! Brief overview: cartfuse-harness measures what fusion does. The principal function is
+//! [`profile::profile_cartpole`], which times a CartPole plan the way the report does:
+//! JIT compile timed on its own, repeats of at least half a second, a device sync before
+//! every clock stop, median, min and max.
+
+pub mod profile;

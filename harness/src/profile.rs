@@ -1,0 +1,131 @@
+//! The step profiler: warm-up with the JIT compile timed on its own, repeats of at least a
+//! minimum duration, a device sync before every clock stop, and median/min/max.
+
+use std::time::{Duration, Instant};
+
+use cartfuse_env::{CartPoleConfig, CartPoleVecEnv, EnvError};
+use cubecl::prelude::*;
+
+use cartfuse_fusion::cubecl;
+
+/// How long and how often to measure.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ProfileSettings {
+    /// Each repeat runs at least this long (unless `calls_per_repeat` is set).
+    pub min_seconds_per_repeat: f64,
+    /// Number of timed repeats (the median is reported).
+    pub repeats: usize,
+    /// Run exactly this many step calls per repeat instead of timing-based sizing.
+    pub calls_per_repeat: Option<u64>,
+}
+
+impl Default for ProfileSettings {
+    fn default() -> Self {
+        Self {
+            min_seconds_per_repeat: 0.5,
+            repeats: 5,
+            calls_per_repeat: None,
+        }
+    }
+}
+
+/// What profiling one plan at one size measured.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct StepProfile {
+    /// The plan's name.
+    pub plan: String,
+    /// Envs stepped in parallel.
+    pub num_envs: usize,
+    /// Env steps per call (`K` of `fused-xK`).
+    pub steps_per_call: usize,
+    /// Step calls per timed repeat.
+    pub calls_per_repeat: u64,
+    /// Median time of one env-batch step (seconds): repeat time / (calls * K).
+    pub step_s_median: f64,
+    /// Fastest repeat's time per batch step.
+    pub step_s_min: f64,
+    /// Slowest repeat's time per batch step.
+    pub step_s_max: f64,
+    /// `num_envs / step_s_median`.
+    pub env_steps_per_s: f64,
+    /// Kernel launches per batch step (ledger).
+    pub launches_per_step: f64,
+    /// Compulsory bytes moved per env-step (ledger).
+    pub bytes_per_env_step: f64,
+    /// First call (JIT compile of every kernel of the plan) minus a steady-state call.
+    pub compile_s: f64,
+    /// Every launch this profile made, warm-up and reset included (ledger).
+    pub launches_total: u64,
+}
+
+fn sync<R: Runtime>(env: &CartPoleVecEnv<R>) -> Result<(), EnvError> {
+    env.sync()
+}
+
+/// Profiles the CartPole step of `config.plan` over `num_envs` envs on `client`, calling
+/// `progress(done, total)` after each repeat.
+pub fn profile_cartpole<R: Runtime>(
+    client: ComputeClient<R>,
+    config: CartPoleConfig,
+    num_envs: usize,
+    settings: &ProfileSettings,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<StepProfile, EnvError> {
+    let mut env = CartPoleVecEnv::with_client(client, num_envs, config)?;
+    env.reset(Some(0))?;
+    let k = env.steps_per_call();
+    let pattern: Vec<u32> = (0..num_envs * k)
+        .map(|i| ((i * 7 + i / 3) % 2) as u32)
+        .collect();
+    let actions = env.upload_actions(&pattern)?;
+    sync(&env)?;
+
+    // The first call compiles every kernel of the plan; a second one is steady state.
+    let timed_call = |env: &mut CartPoleVecEnv<R>| -> Result<Duration, EnvError> {
+        let start = Instant::now();
+        env.step_device(&actions)?;
+        sync(env)?;
+        Ok(start.elapsed())
+    };
+    let first = timed_call(&mut env)?;
+    let mut warm = Duration::MAX;
+    for _ in 0..3 {
+        warm = warm.min(timed_call(&mut env)?);
+    }
+    let compile_s = (first.as_secs_f64() - warm.as_secs_f64()).max(0.0);
+
+    let calls = settings.calls_per_repeat.unwrap_or_else(|| {
+        let per_call = warm.as_secs_f64().max(1e-7);
+        ((settings.min_seconds_per_repeat / per_call).ceil() as u64).clamp(1, 1_000_000)
+    });
+    let before = env.ledger().totals();
+    let mut step_times = Vec::with_capacity(settings.repeats);
+    for repeat in 0..settings.repeats {
+        sync(&env)?;
+        let start = Instant::now();
+        for _ in 0..calls {
+            env.step_device(&actions)?;
+        }
+        sync(&env)?;
+        step_times.push(start.elapsed().as_secs_f64() / (calls as f64 * k as f64));
+        progress(repeat + 1, settings.repeats);
+    }
+    let totals = env.ledger().totals().since(&before);
+    let batch_steps = (calls * settings.repeats as u64 * k as u64) as f64;
+    step_times.sort_by(f64::total_cmp);
+    let median = step_times[step_times.len() / 2];
+    Ok(StepProfile {
+        plan: config.plan.to_string(),
+        num_envs,
+        steps_per_call: k,
+        calls_per_repeat: calls,
+        step_s_median: median,
+        step_s_min: step_times[0],
+        step_s_max: *step_times.last().expect("at least one repeat"),
+        env_steps_per_s: num_envs as f64 / median,
+        launches_per_step: totals.launches as f64 / batch_steps,
+        bytes_per_env_step: totals.bytes_moved() as f64 / (batch_steps * num_envs as f64),
+        compile_s,
+        launches_total: env.ledger().totals().launches,
+    })
+}
