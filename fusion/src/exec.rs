@@ -15,6 +15,7 @@ use cubecl::server::Handle;
 use crate::buffers::{ReadError, download, upload};
 use crate::codegen::kernel::{copy_array, fused_array};
 use crate::codegen::lower::{LoweredLaunch, ParamLayout, lower_plan};
+use crate::codegen::vector::{VECTOR_WIDTH, fused_vector_array};
 use crate::graph::{DType, Graph, NodeId, Shape};
 use crate::interpret::{BindError, HostArray, Scalar};
 use crate::launch::{ELEMENTWISE_CUBE_DIM, KernelLaunch, LaunchLedger, elementwise_launch_shape};
@@ -63,6 +64,7 @@ pub struct PlanExecutor<R: Runtime> {
     param_u: Vec<u32>,
     params_f_handle: Handle,
     params_u_handle: Handle,
+    vectorize: bool,
 }
 
 fn width(graph: &Graph, node: NodeId) -> usize {
@@ -105,6 +107,7 @@ impl<R: Runtime> PlanExecutor<R> {
             param_f: vec![0.0; params.f32_params.len()],
             param_u: vec![0; params.u32_params.len()],
             params,
+            vectorize: true,
             ledger: Arc::new(LaunchLedger::new()),
             buffers: HashMap::new(),
             client,
@@ -121,6 +124,21 @@ impl<R: Runtime> PlanExecutor<R> {
     pub fn with_ledger(mut self, ledger: Arc<LaunchLedger>) -> Self {
         self.ledger = ledger;
         self
+    }
+
+    /// Allows (the default) or forbids vectorised launches.
+    pub fn set_vectorize(&mut self, vectorize: bool) {
+        self.vectorize = vectorize;
+    }
+
+    /// Lanes per thread of lowered launch `index` under the current settings and size.
+    pub fn vector_width(&self, index: usize) -> usize {
+        let launch = &self.lowered[index];
+        if self.vectorize && launch.vectorizable && self.n.is_multiple_of(VECTOR_WIDTH) {
+            VECTOR_WIDTH
+        } else {
+            1
+        }
     }
 
     /// Records launches in `ledger` from now on.
@@ -357,9 +375,10 @@ impl<R: Runtime> PlanExecutor<R> {
             .iter()
             .map(|k| self.plan.kernels[*k].bytes_per_lane(&self.graph, steps))
             .fold((0, 0), |(r, w), (kr, kw)| (r + kr, w + kw));
+        let width = self.vector_width(index);
         let threads = match launch.rows_of {
             Some(cols) => self.n / cols as usize,
-            None => self.n,
+            None => self.n / width,
         };
         let cubes_per_part = threads.div_ceil(ELEMENTWISE_CUBE_DIM as usize);
         let parts = launch.program.parts.len();
@@ -373,6 +392,27 @@ impl<R: Runtime> PlanExecutor<R> {
             bytes_read: read * self.n as u64,
             bytes_written: written * self.n as u64,
         };
+        if width > 1 {
+            self.ledger.launch(record, || unsafe {
+                // SAFETY: as below; every buffer holds a multiple of `width` lanes.
+                fused_vector_array::launch_unchecked::<R>(
+                    &self.client,
+                    cube_count,
+                    cube_dim,
+                    width,
+                    self.arrays(&launch.bindings.in_f),
+                    self.arrays(&launch.bindings.out_f),
+                    ArrayArg::from_raw_parts(
+                        self.params_f_handle.clone(),
+                        self.param_f.len().max(1),
+                    ),
+                    threads,
+                    cubes_per_part,
+                    launch.program.clone(),
+                )
+            });
+            return;
+        }
         self.ledger.launch(record, || unsafe {
             // SAFETY: see `arrays`; parts guard `local < threads`.
             fused_array::launch_unchecked::<R>(

@@ -36,6 +36,8 @@ pub struct LoweredLaunch {
     pub rows_of: Option<u32>,
     /// Kernel indices (into the plan) it runs.
     pub kernels: Vec<usize>,
+    /// Whether every part can run with vector loads and stores (see [`super::vector`]).
+    pub vectorizable: bool,
 }
 
 /// Index of every param in its type's params buffer.
@@ -120,7 +122,7 @@ fn lower_launch(
             }
         }
     }
-    let programs = parts
+    let programs: Vec<KernelProgram> = parts
         .iter()
         .map(|k| {
             Lowerer::new(
@@ -137,7 +139,11 @@ fn lower_launch(
         .iter()
         .map(|k| plan.kernels[*k].name.as_str())
         .collect();
+    let vectorizable = bindings.in_u.is_empty()
+        && bindings.out_u.is_empty()
+        && programs.iter().all(super::vector::vectorizable);
     LoweredLaunch {
+        vectorizable,
         program: LaunchProgram { parts: programs },
         name: if names.len() == 1 {
             names[0].to_string()

@@ -3,3 +3,4 @@
 pub mod kernel;
 pub mod lower;
 pub mod program;
+pub mod vector;
