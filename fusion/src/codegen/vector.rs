@@ -30,13 +30,13 @@ pub fn vectorizable(program: &KernelProgram) -> bool {
 }
 
 /// Entry kernel of vectorised launches; arguments as [`fused_array`](super::kernel::fused_array),
-/// with `n` counting vectors.
+/// with `vectors` (lanes / `N`) in place of `n`.
 #[cube(launch_unchecked)]
 pub fn fused_vector_array<N: Size>(
     in_f: &Sequence<Array<Vector<f32, N>>>,
     out_f: &mut Sequence<Array<Vector<f32, N>>>,
     params_f: &Array<f32>,
-    n: usize,
+    vectors: usize,
     cubes_per_part: usize,
     #[comptime] launch: LaunchProgram,
 ) {
@@ -46,7 +46,7 @@ pub fn fused_vector_array<N: Size>(
         let program = comptime!(launch.parts[p].clone());
         if part == p {
             let local = ABSOLUTE_POS - p * cubes_per_part * CUBE_DIM as usize;
-            if local < n {
+            if local < vectors {
                 let mut regs = Registry::<Reg, Vector<f32, N>>::new();
                 #[unroll]
                 for step in 0..program.steps {
@@ -59,7 +59,7 @@ pub fn fused_vector_array<N: Size>(
                             params_f,
                             &mut regs,
                             local,
-                            n,
+                            vectors,
                             step,
                             program.steps,
                             instr,
