@@ -211,3 +211,31 @@ fn vectorised_launches_match_scalar_launches_and_the_interpreter() {
     let exec = PlanExecutor::new(util::client(), graph, plan, 1001).unwrap();
     assert_eq!(exec.vector_width(0), 1);
 }
+
+/// Above 65535 cubes a launch spreads over two dispatch dimensions; every element is
+/// still computed exactly once (outputs start as NaN).
+#[test]
+fn launches_beyond_65535_cubes_cover_every_element() {
+    let g = GraphBuilder::new();
+    let x = g.input("x", DType::F32);
+    g.output("y", x * 0.5 + 1.0);
+    let graph = g.build().unwrap();
+    let n = 65_535 * 256 + 3 * 256 + 17;
+    let plan = Plan::build(&graph, Strategy::Fused, &PlanOptions::default()).unwrap();
+    let mut exec = PlanExecutor::new(util::client(), graph, plan, n).unwrap();
+    exec.set_vectorize(false);
+    exec.allocate_outputs(true);
+    exec.set_input(
+        "x",
+        &HostArray::F32((0..n).map(|i| (i % 1000) as f32).collect()),
+    )
+    .unwrap();
+    exec.run().unwrap();
+    let HostArray::F32(y) = exec.read_output("y").unwrap() else {
+        panic!("f32 output")
+    };
+    assert_eq!(y.len(), n);
+    for (i, value) in y.iter().enumerate() {
+        assert_eq!(*value, (i % 1000) as f32 * 0.5 + 1.0, "element {i}");
+    }
+}

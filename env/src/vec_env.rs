@@ -157,8 +157,11 @@ impl<R: Runtime> CartPoleVecEnv<R> {
             StepPlan::Graph(Strategy::FusedSteps(k)) => k as usize,
             _ => 1,
         };
-        let (max, limit) = Self::max_envs(&client);
+        let (max, mut limit) = Self::max_envs(&client);
         let max = max / steps;
+        if steps > 1 {
+            limit.push_str(&format!(", {steps} steps of them per {} call", config.plan));
+        }
         if num_envs > max {
             return Err(EnvError::TooManyEnvs {
                 requested: num_envs,
