@@ -233,10 +233,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 plan,
                 ..Default::default()
             };
-            let k = match plan {
-                StepPlan::Graph(Strategy::FusedSteps(k)) => u64::from(k),
-                _ => 1,
-            };
+            let k = u64::from(plan.steps_per_call());
             let settings = ProfileSettings {
                 repeats: repeats as usize,
                 calls_per_repeat: steps.map(|s| s.div_ceil(k)),

@@ -14,16 +14,13 @@ use cartfuse_fusion::launch::LaunchLedger;
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 
-use crate::engine::{
-    DEVICE_BYTES_PER_ENV, Engine, EnvLaunch, LARGEST_BUFFER_BYTES_PER_ENV, StepPlan,
-};
+use crate::engine::{DEVICE_BYTES_PER_ENV, Engine, EnvLaunch, LARGEST_BUFFER_BYTES_PER_ENV};
 use crate::error::EnvError;
 use crate::kernel::check_actions_array;
 use crate::params::{AutoresetMode, CartPoleConfig};
 use crate::reference::CartPoleState;
 use crate::spaces::{self, BoxSpace, DiscreteSpace};
 use cartfuse_fusion::launch::{KernelLaunch, elementwise_launch_shape};
-use cartfuse_fusion::plan::Strategy;
 
 /// One observation: `[x, x_dot, theta, theta_dot]`.
 pub type Observation = [f32; 4];
@@ -153,10 +150,7 @@ impl<R: Runtime> CartPoleVecEnv<R> {
         if num_envs == 0 {
             return Err(EnvError::ZeroEnvs);
         }
-        let steps = match config.plan {
-            StepPlan::Graph(Strategy::FusedSteps(k)) => k as usize,
-            _ => 1,
-        };
+        let steps = config.plan.steps_per_call() as usize;
         let (max, mut limit) = Self::max_envs(&client);
         let max = max / steps;
         if steps > 1 {

@@ -20,6 +20,7 @@ pub(crate) use planned::PlannedEngine;
 pub use planned::layout_for;
 
 use crate::error::EnvError;
+use crate::graph::StateLayout;
 use crate::params::CartPoleConfig;
 
 /// Which implementation of the step a [`CartPoleVecEnv`](crate::CartPoleVecEnv) runs.
@@ -29,6 +30,16 @@ pub enum StepPlan {
     HandWritten,
     /// The CartPole graph of [`crate::graph`] under a fusion strategy.
     Graph(Strategy),
+    /// A strategy on a chosen state layout, with or without XLA's opaque random op: the
+    /// intermediate rows of the study's ablation.
+    Custom {
+        /// The strategy.
+        strategy: Strategy,
+        /// How the state is carried.
+        layout: StateLayout,
+        /// `xla-default` only: keep random ops opaque.
+        opaque_random: bool,
+    },
 }
 
 impl StepPlan {
@@ -52,11 +63,41 @@ impl Default for StepPlan {
     }
 }
 
+impl StepPlan {
+    /// Env steps one call performs (`K` of `fused-xK`).
+    pub fn steps_per_call(self) -> u32 {
+        match self {
+            StepPlan::Graph(Strategy::FusedSteps(k))
+            | StepPlan::Custom {
+                strategy: Strategy::FusedSteps(k),
+                ..
+            } => k,
+            _ => 1,
+        }
+    }
+}
+
 impl fmt::Display for StepPlan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StepPlan::HandWritten => f.write_str("hand-written"),
             StepPlan::Graph(strategy) => strategy.fmt(f),
+            StepPlan::Custom {
+                strategy,
+                layout,
+                opaque_random,
+            } => {
+                let layout = match layout {
+                    StateLayout::Packed => "packed state",
+                    StateLayout::StructOfArrays => "struct-of-arrays state",
+                };
+                let random = if *opaque_random {
+                    "opaque random"
+                } else {
+                    "fused random"
+                };
+                write!(f, "{strategy} ({layout}, {random})")
+            }
         }
     }
 }
@@ -94,12 +135,29 @@ impl<R: Runtime> Engine<R> {
             }
             StepPlan::Graph(strategy) => {
                 let options = PlanOptions::for_device(client);
+                let layout = layout_for(strategy);
                 Engine::Planned(Box::new(PlannedEngine::new(
                     client.clone(),
                     n,
                     config,
-                    strategy,
-                    &options,
+                    (strategy, layout, &options),
+                    ledger,
+                )?))
+            }
+            StepPlan::Custom {
+                strategy,
+                layout,
+                opaque_random,
+            } => {
+                let options = PlanOptions {
+                    opaque_random,
+                    ..PlanOptions::for_device(client)
+                };
+                Engine::Planned(Box::new(PlannedEngine::new(
+                    client.clone(),
+                    n,
+                    config,
+                    (strategy, layout, &options),
                     ledger,
                 )?))
             }

@@ -43,11 +43,9 @@ impl<R: Runtime> PlannedEngine<R> {
         client: ComputeClient<R>,
         n: usize,
         config: &CartPoleConfig,
-        strategy: Strategy,
-        options: &PlanOptions,
+        (strategy, layout, options): (Strategy, StateLayout, &PlanOptions),
         ledger: Arc<LaunchLedger>,
     ) -> Result<Self, EnvError> {
-        let layout = layout_for(strategy);
         let graph = cartpole_step_graph(config.autoreset, layout);
         let plan = Plan::build(&graph, strategy, options)?;
         let mut exec = PlanExecutor::new(client, graph, plan, n)?.with_ledger(ledger);

@@ -214,6 +214,16 @@ impl GraphBuilder {
         Self::default()
     }
 
+    /// Nodes created so far (the id the next node gets).
+    pub fn len(&self) -> u32 {
+        self.state.borrow().nodes.len() as u32
+    }
+
+    /// Whether no node was created yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     fn push_typed(&self, op: Op, own: (DType, Shape)) -> Var<'_> {
         let mut state = self.state.borrow_mut();
         let id = NodeId(state.nodes.len() as u32);

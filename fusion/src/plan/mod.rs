@@ -32,6 +32,9 @@ pub enum PlanError {
         /// Why.
         reason: String,
     },
+    /// A given partition leaves a node uncomputed.
+    #[error("the partition computes {0} in no kernel")]
+    IncompletePartition(NodeId),
     /// A kernel would bind more buffers than the device allows.
     #[error("kernel `{kernel}` binds {bindings} buffers; the device allows {max}")]
     TooManyBindings {
@@ -78,6 +81,46 @@ impl Plan {
         options: &PlanOptions,
     ) -> Result<Plan, PlanError> {
         strategy::build(graph, strategy, options)
+    }
+
+    /// A plan whose kernels are given: each named group of nodes becomes one kernel, in
+    /// dependency order. Every placed node must be in at least one group (nodes in several
+    /// groups are recomputed by each).
+    pub fn from_partition(
+        graph: &Graph,
+        groups: &[(String, Vec<NodeId>)],
+    ) -> Result<Plan, PlanError> {
+        let covered: std::collections::BTreeSet<NodeId> = groups
+            .iter()
+            .flat_map(|(_, nodes)| nodes.iter().copied())
+            .collect();
+        if let Some(missing) = graph
+            .ids()
+            .find(|id| graph.is_placed(*id) && !covered.contains(id))
+        {
+            return Err(PlanError::IncompletePartition(missing));
+        }
+        let groups = groups
+            .iter()
+            .map(|(name, nodes)| {
+                let nodes = nodes
+                    .iter()
+                    .copied()
+                    .filter(|id| graph.is_placed(*id))
+                    .collect();
+                partition::Group::explicit(nodes, format!("given kernel `{name}`"))
+            })
+            .collect();
+        let kernels = kernels::build_kernels(graph, groups)?;
+        let launches = (0..kernels.len())
+            .map(|k| PlannedLaunch::Kernels(vec![k]))
+            .collect();
+        Ok(Plan {
+            strategy: Strategy::Partition,
+            kernels,
+            launches,
+            steps_per_launch: 1,
+        })
     }
 
     /// Launches per graph step.

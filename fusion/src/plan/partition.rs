@@ -23,6 +23,17 @@ pub struct Group {
     mergeable: bool,
 }
 
+impl Group {
+    /// A group given by the caller.
+    pub fn explicit(nodes: BTreeSet<NodeId>, why: String) -> Self {
+        Self {
+            nodes,
+            why: vec![why],
+            mergeable: false,
+        }
+    }
+}
+
 /// Which fusion decisions a strategy allows.
 #[derive(Debug, Clone)]
 pub struct PartitionRules {
@@ -72,7 +83,7 @@ impl PartitionRules {
     pub fn xla_default(options: &PlanOptions) -> Self {
         Self {
             name: "xla-default",
-            random_opaque: true,
+            random_opaque: options.opaque_random,
             ..Self::vertical(options)
         }
     }

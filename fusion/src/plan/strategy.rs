@@ -24,6 +24,8 @@ pub enum Strategy {
     /// The boundaries the XLA study found in its baseline: opaque random ops, a multi-user
     /// pack not fused into its users, and loop-carried state copied between steps.
     XlaDefault,
+    /// Kernels given explicitly by the caller ([`Plan::from_partition`]).
+    Partition,
 }
 
 impl Strategy {
@@ -47,6 +49,7 @@ impl fmt::Display for Strategy {
             Strategy::Fused => f.write_str("fused"),
             Strategy::FusedSteps(k) => write!(f, "fused-x{k}"),
             Strategy::XlaDefault => f.write_str("xla-default"),
+            Strategy::Partition => f.write_str("partition"),
         }
     }
 }
@@ -80,6 +83,9 @@ pub struct PlanOptions {
     /// The most buffers one kernel may bind (the device's storage-buffer limit, minus the
     /// two params buffers).
     pub max_bindings: usize,
+    /// `xla-default` only: random ops are opaque (XLA's baseline). Off replays the study's
+    /// "random numbers fused" step of the ablation.
+    pub opaque_random: bool,
 }
 
 impl PlanOptions {
@@ -102,6 +108,7 @@ impl Default for PlanOptions {
         Self {
             duplication_budget: 16,
             max_bindings: 64,
+            opaque_random: true,
         }
     }
 }
@@ -116,6 +123,11 @@ pub(super) fn build(
         Strategy::Vertical | Strategy::Horizontal => PartitionRules::vertical(options),
         Strategy::Fused | Strategy::FusedSteps(_) => PartitionRules::fused(options),
         Strategy::XlaDefault => PartitionRules::xla_default(options),
+        Strategy::Partition => {
+            return Err(PlanError::UnknownStrategy(
+                "partition` needs explicit kernels: use `Plan::from_partition".into(),
+            ));
+        }
     };
     let groups = Partitioner::new(graph, rules).partition();
     let mut kernels = build_kernels(graph, groups)?;
