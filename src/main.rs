@@ -8,7 +8,10 @@ use cartfuse::env::graph::{StateLayout, cartpole_step_graph};
 use cartfuse::fusion::device::RuntimeKind;
 use cartfuse::fusion::dispatch_runtime;
 use cartfuse::fusion::plan::{Plan, PlanOptions, Strategy};
+use cartfuse::harness::plot::write_plots;
 use cartfuse::harness::profile::{ProfileSettings, profile_cartpole};
+use cartfuse::harness::report::write_report;
+use cartfuse::harness::reproduce::{ReproduceSettings, reproduce};
 use cartfuse::replay::{parse_replay_input, replay};
 use cartfuse::rollout::random_rollout;
 use cartfuse::{AutoresetMode, CartPoleConfig, CartPoleVecEnv, StepPlan};
@@ -89,6 +92,19 @@ fn parse_strategy(name: &str) -> Result<Strategy, String> {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// The main job: replay the XLA fusion study's CartPole ablation, the roofline
+    /// workloads, the dispatch tax and the compile break-even, and write the report.
+    Reproduce {
+        /// Small sizes and short timings (under 2 minutes on a 2-core lavapipe machine).
+        #[arg(long)]
+        quick: bool,
+        /// Directory for report.md, report.json, the CSVs and the plots.
+        #[arg(long, default_value = "cartfuse-report")]
+        out: PathBuf,
+        /// Rounds of the heavy workload's per-element loop.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+        heavy_loops: Option<u32>,
+    },
     /// Print how a strategy partitions a graph: kernels, ops, buffers, bytes, boundaries.
     Plan {
         /// The graph to plan.
@@ -192,6 +208,44 @@ fn init_tracing(verbose: u8) {
 fn run(cli: Cli) -> anyhow::Result<()> {
     let kind = RuntimeKind::from(cli.device);
     match cli.command {
+        Command::Reproduce {
+            quick,
+            out,
+            heavy_loops,
+        } => {
+            let mut settings = if quick {
+                ReproduceSettings::quick()
+            } else {
+                ReproduceSettings::full()
+            };
+            if let Some(loops) = heavy_loops {
+                settings.heavy_loops = loops;
+            }
+            std::fs::create_dir_all(&out)
+                .with_context(|| format!("cannot create {}", out.display()))?;
+            let report = dispatch_runtime!(kind, |opened: R| {
+                eprintln!("device: {} ({kind})", opened.description);
+                let bar = progress_bar(settings.tasks() as u64, "reproduce");
+                let report = reproduce::<R>(
+                    opened.client,
+                    opened.description.clone(),
+                    &settings,
+                    quick,
+                    |message| {
+                        tracing::info!("measuring {message}");
+                        bar.set_message(message.to_string());
+                        bar.inc(1);
+                    },
+                )?;
+                bar.finish_and_clear();
+                anyhow::Ok(report)
+            })?;
+            let plots = write_plots(&report, &out)
+                .map_err(|error| anyhow::anyhow!("drawing the plots failed: {error}"))?;
+            write_report(&report, &out, &plots)?;
+            println!("wrote {}", out.join("report.md").display());
+            Ok(())
+        }
         Command::Plan {
             graph: GraphArg::Cartpole,
             strategy,
@@ -343,7 +397,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 fn progress_bar(len: u64, label: &'static str) -> ProgressBar {
     let bar = ProgressBar::new(len);
     bar.set_style(
-        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} ({per_sec}, eta {eta})")
+        ProgressStyle::with_template("[{bar:40}] {pos}/{len} {elapsed}/{eta} {msg}")
             .expect("valid template")
             .progress_chars("=> "),
     );

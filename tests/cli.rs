@@ -211,3 +211,70 @@ fn plan_command_explains_every_boundary() {
         stderr(&run)
     );
 }
+
+/// The main job in quick mode writes every artefact, and every number in it is measured
+/// (or a cell says why it could not be).
+#[test]
+fn reproduce_quick_writes_the_whole_report() {
+    let dir = std::env::temp_dir().join(format!("cartfuse-reproduce-{}", std::process::id()));
+    std::fs::remove_dir_all(&dir).ok();
+    let run = cartfuse(&["reproduce", "--quick", "--out", dir.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    for file in [
+        "report.md",
+        "report.json",
+        "ablation.csv",
+        "workloads.csv",
+        "transformer_tail.csv",
+        "busy_fraction.csv",
+        "break_even.csv",
+        "device.csv",
+        "roofline.png",
+        "roofline.svg",
+        "env_steps.png",
+        "ablation.png",
+        "workloads.png",
+    ] {
+        let bytes = std::fs::metadata(dir.join(file))
+            .map(|m| m.len())
+            .unwrap_or(0);
+        assert!(bytes > 200, "{file} is missing or empty");
+    }
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    assert!(report["roofline"]["copy_gbps"].as_f64().unwrap() > 0.0);
+    assert!(report["dispatch"]["empty_launch_s"].as_f64().unwrap() > 0.0);
+    let cells = report["ablation"].as_array().unwrap();
+    assert_eq!(cells.len(), 7 * 3, "7 rows x 3 sizes");
+    for cell in cells {
+        let profile = &cell["profile"];
+        assert!(
+            profile.get("Ok").is_some() || profile.get("Err").is_some(),
+            "{cell}"
+        );
+        if let Some(ok) = profile.get("Ok") {
+            assert!(ok["env_steps_per_s"].as_f64().unwrap() > 0.0);
+        }
+    }
+    // Launch counts in the report are the plans' own.
+    let launches = |row: &str| {
+        cells.iter().find(|c| c["row"] == row).unwrap()["profile"]["Ok"]["launches_per_step"]
+            .as_f64()
+            .unwrap()
+    };
+    assert_eq!(launches("fused"), 1.0);
+    assert_eq!(launches("hand-written"), 1.0);
+    assert_eq!(launches("fused-x10"), 0.1);
+    assert!(launches("xla-default") >= 5.0);
+    // The transformer tail's model saving equals what the ledger measured.
+    for row in report["tail"].as_array().unwrap() {
+        assert_eq!(
+            row["measured_saving_bytes"], row["analytic_saving_bytes"],
+            "{row}"
+        );
+    }
+    let markdown = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(markdown.contains("## The study's CartPole ablation, replayed"));
+    assert!(markdown.contains("![Roofline"));
+    std::fs::remove_dir_all(dir).ok();
+}

@@ -3,4 +3,12 @@
 //! JIT compile timed on its own, repeats of at least half a second, a device sync before
 //! every clock stop, median, min and max.
 
+pub mod ablation;
+pub mod dispatch;
+pub mod plot;
 pub mod profile;
+pub mod report;
+pub mod reproduce;
+pub mod roofline;
+pub mod work;
+pub mod workloads;

@@ -47,6 +47,9 @@ pub enum PlanError {
     },
 }
 
+/// Kernels given by name and nodes, for [`Plan::from_partition`].
+pub type Partition = Vec<(String, Vec<NodeId>)>;
+
 /// One launch: one kernel, or several kernels on disjoint cube ranges (horizontal fusion),
 /// or a copy of loop-carried state (the `xla-default` while-loop copy).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,0 +1,471 @@
+//! Plots of a [`Report`], each written as SVG and PNG (text rendered with the embedded
+//! `DejaVu Sans` font, so PNGs need no system fonts).
+
+use std::path::Path;
+use std::sync::Once;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::FontStyle;
+
+use crate::ablation::ladder;
+use crate::reproduce::Report;
+use crate::work::flops_per_lane;
+
+type DrawResult = Result<(), Box<dyn std::error::Error>>;
+/// `(arithmetic intensity, GFLOP/s)` of one roofline point.
+type Point = (f64, f64);
+
+const SIZE: (u32, u32) = (1100, 720);
+const FONT: &str = "sans-serif";
+
+fn register_font() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // The font is valid TrueType shipped by the `dejavu` crate.
+        let _ = plotters::style::register_font(FONT, FontStyle::Normal, dejavu::sans::regular());
+    });
+}
+
+fn palette(index: usize) -> RGBColor {
+    const COLORS: [RGBColor; 8] = [
+        RGBColor(0x1f, 0x77, 0xb4),
+        RGBColor(0xd6, 0x27, 0x28),
+        RGBColor(0x2c, 0xa0, 0x2c),
+        RGBColor(0xff, 0x7f, 0x0e),
+        RGBColor(0x94, 0x67, 0xbd),
+        RGBColor(0x8c, 0x56, 0x4b),
+        RGBColor(0x17, 0xbe, 0xcf),
+        RGBColor(0x7f, 0x7f, 0x7f),
+    ];
+    COLORS[index % COLORS.len()]
+}
+
+/// Draws figure `$draw` of `$report` into `$dir/$stem.svg` and `$dir/$stem.png`; evaluates
+/// to the PNG's file name.
+macro_rules! both {
+    ($dir:expr, $stem:expr, $report:expr, $draw:ident) => {{
+        let svg = format!("{}.svg", $stem);
+        let png = format!("{}.png", $stem);
+        $draw(
+            $report,
+            SVGBackend::new(&$dir.join(&svg), SIZE).into_drawing_area(),
+        )?;
+        $draw(
+            $report,
+            BitMapBackend::new(&$dir.join(&png), SIZE).into_drawing_area(),
+        )?;
+        png
+    }};
+}
+
+fn range_log(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
+    let (lo, hi) = values
+        .filter(|v| *v > 0.0)
+        .fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    if lo > hi {
+        return 1.0..10.0;
+    }
+    lo / 2.0..hi * 2.0
+}
+
+/// Writes every plot of the report into `dir` and returns `(title, PNG file)` pairs.
+pub fn write_plots(
+    report: &Report,
+    dir: &Path,
+) -> Result<Vec<(String, String)>, Box<dyn std::error::Error>> {
+    register_font();
+    let written = vec![
+        (
+            "Roofline: every workload and plan, eager joined to fused".to_string(),
+            both!(dir, "roofline", report, roofline),
+        ),
+        (
+            "CartPole env-steps/s against n, every plan".to_string(),
+            both!(dir, "env_steps", report, env_steps),
+        ),
+        (
+            "The ablation ladder: speedup over xla-default".to_string(),
+            both!(dir, "ablation", report, ablation),
+        ),
+        (
+            "Elementwise workloads: GB/s against size".to_string(),
+            both!(dir, "workloads", report, workloads),
+        ),
+    ];
+    Ok(written)
+}
+
+fn roofline<DB: DrawingBackend>(report: &Report, area: DrawingArea<DB, Shift>) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    area.fill(&WHITE)?;
+    let r = &report.roofline;
+    // Points: (label, eager (AI, GFLOP/s), fused (AI, GFLOP/s)).
+    let mut pairs: Vec<(String, Point, Point)> = Vec::new();
+    let largest = report
+        .workloads
+        .iter()
+        .map(|w| w.size_bytes)
+        .max()
+        .unwrap_or(0);
+    for name in report
+        .workloads
+        .iter()
+        .map(|w| w.workload.clone())
+        .collect::<std::collections::BTreeSet<_>>()
+    {
+        let point = |plan: &str| {
+            report
+                .workloads
+                .iter()
+                .find(|w| w.workload == name && w.size_bytes == largest && w.profile.plan == plan)
+                .map(|w| {
+                    (
+                        w.profile.flops_per_step / w.profile.bytes_per_step,
+                        w.profile.gflops,
+                    )
+                })
+        };
+        if let (Some(e), Some(f)) = (point("eager"), point("fused")) {
+            pairs.push((name, e, f));
+        }
+    }
+    if let (Some(first), Some(last)) = (report.tail.first(), report.tail.last()) {
+        let p = |t: &crate::reproduce::TailRow| {
+            (
+                t.profile.flops_per_step / t.profile.bytes_per_step,
+                t.profile.gflops,
+            )
+        };
+        pairs.push((
+            "transformer tail (4 -> 1 kernels)".into(),
+            p(first),
+            p(last),
+        ));
+    }
+    let cartpole_flops = flops_per_lane(&cartfuse_env::graph::cartpole_step_graph(
+        cartfuse_env::AutoresetMode::NextStep,
+        cartfuse_env::graph::StateLayout::StructOfArrays,
+    ));
+    let n = report.eager.last().map_or(0, |c| c.num_envs);
+    let cart = |cell: Option<&crate::reproduce::AblationCell>| {
+        cell.and_then(|c| c.profile.as_ref().ok()).map(|p| {
+            (
+                cartpole_flops / p.bytes_per_env_step,
+                cartpole_flops * p.env_steps_per_s / 1e9,
+            )
+        })
+    };
+    let fused = report
+        .ablation
+        .iter()
+        .find(|c| c.row == "fused" && c.num_envs == n);
+    if let (Some(e), Some(f)) = (cart(report.eager.last()), cart(fused)) {
+        pairs.push((format!("CartPole n = {n} (eager -> fused)"), e, f));
+    }
+    let xs = range_log(
+        pairs
+            .iter()
+            .flat_map(|(_, a, b)| [a.0, b.0])
+            .chain([r.ridge_flops_per_byte]),
+    );
+    let ys = range_log(
+        pairs
+            .iter()
+            .flat_map(|(_, a, b)| [a.1, b.1])
+            .chain([r.gflops]),
+    );
+    let mut chart = ChartBuilder::on(&area)
+        .caption(
+            format!("Roofline on {} (measured)", report.device),
+            (FONT, 24),
+        )
+        .margin(20)
+        .x_label_area_size(55)
+        .y_label_area_size(75)
+        .build_cartesian_2d(xs.clone().log_scale(), ys.clone().log_scale())?;
+    chart
+        .configure_mesh()
+        .x_desc("arithmetic intensity (FLOP/byte)")
+        .y_desc("achieved GFLOP/s")
+        .label_style((FONT, 16))
+        .axis_desc_style((FONT, 18))
+        .draw()?;
+    let roof: Vec<(f64, f64)> = (0..=200)
+        .map(|i| {
+            let x = xs.start * (xs.end / xs.start).powf(i as f64 / 200.0);
+            (x, (x * r.copy_gbps).min(r.gflops))
+        })
+        .collect();
+    chart
+        .draw_series(LineSeries::new(roof, BLACK.stroke_width(2)))?
+        .label(format!(
+            "roof: {:.1} GB/s, {:.1} GFLOP/s",
+            r.copy_gbps, r.gflops
+        ))
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
+    for (i, (label, eager, fused)) in pairs.iter().enumerate() {
+        let color = palette(i);
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![*eager, *fused],
+                color.stroke_width(2),
+            )))?
+            .label(label.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+        chart.draw_series(std::iter::once(Circle::new(
+            *eager,
+            5,
+            color.stroke_width(2),
+        )))?;
+        chart.draw_series(std::iter::once(TriangleMarker::new(
+            *fused,
+            8,
+            color.filled(),
+        )))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font((FONT, 15))
+        .draw()?;
+    area.draw(&Text::new(
+        "open circle: eager, triangle: fused (arrow from eager to fused)",
+        (80, SIZE.1 as i32 - 22),
+        (FONT, 14),
+    ))?;
+    area.present()?;
+    Ok(())
+}
+
+fn env_steps<DB: DrawingBackend>(report: &Report, area: DrawingArea<DB, Shift>) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    area.fill(&WHITE)?;
+    let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    let points = |cells: Vec<&crate::reproduce::AblationCell>| -> Vec<(f64, f64)> {
+        cells
+            .into_iter()
+            .filter_map(|c| {
+                c.profile
+                    .as_ref()
+                    .ok()
+                    .map(|p| (c.num_envs as f64, p.env_steps_per_s))
+            })
+            .collect()
+    };
+    series.push(("eager".into(), points(report.eager.iter().collect())));
+    for row in ladder() {
+        series.push((
+            row.label.into(),
+            points(
+                report
+                    .ablation
+                    .iter()
+                    .filter(|c| c.row == row.label)
+                    .collect(),
+            ),
+        ));
+    }
+    let xs = range_log(series.iter().flat_map(|(_, p)| p.iter().map(|p| p.0)));
+    let ys = range_log(series.iter().flat_map(|(_, p)| p.iter().map(|p| p.1)));
+    let mut chart = ChartBuilder::on(&area)
+        .caption(
+            "CartPole-v1 throughput by plan (NextStep autoreset)",
+            (FONT, 24),
+        )
+        .margin(20)
+        .x_label_area_size(55)
+        .y_label_area_size(85)
+        .build_cartesian_2d(xs.log_scale(), ys.log_scale())?;
+    chart
+        .configure_mesh()
+        .x_desc("parallel envs n")
+        .y_desc("env-steps per second")
+        .y_label_formatter(&|v| format!("{v:.0e}"))
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .label_style((FONT, 16))
+        .axis_desc_style((FONT, 18))
+        .draw()?;
+    for (i, (label, points)) in series.into_iter().enumerate() {
+        let color = palette(i);
+        chart
+            .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?
+            .label(label)
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+        chart.draw_series(
+            points
+                .into_iter()
+                .map(|p| Circle::new(p, 4, color.filled())),
+        )?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font((FONT, 15))
+        .draw()?;
+    area.present()?;
+    Ok(())
+}
+
+fn ablation<DB: DrawingBackend>(report: &Report, area: DrawingArea<DB, Shift>) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    area.fill(&WHITE)?;
+    let rows = ladder();
+    let sizes: Vec<usize> = report.eager.iter().map(|c| c.num_envs).collect();
+    let value = |row: &str, n: usize| {
+        report
+            .ablation
+            .iter()
+            .find(|c| c.row == row && c.num_envs == n)
+            .and_then(|c| c.speedup_over_xla_default)
+    };
+    let top = rows
+        .iter()
+        .flat_map(|r| sizes.iter().filter_map(|n| value(r.label, *n)))
+        .fold(1.0f64, f64::max);
+    let groups = sizes.len() as f64;
+    let mut chart = ChartBuilder::on(&area)
+        .caption(
+            "Ablation: time-per-step speedup over xla-default (log scale)",
+            (FONT, 24),
+        )
+        .margin(20)
+        .x_label_area_size(55)
+        .y_label_area_size(75)
+        .build_cartesian_2d(0.0..groups, (0.1f64..top * 10.0).log_scale())?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(0)
+        .x_desc("parallel envs")
+        .y_desc("speedup over xla-default (x)")
+        .label_style((FONT, 16))
+        .axis_desc_style((FONT, 18))
+        .draw()?;
+    for (g, n) in sizes.iter().enumerate() {
+        let (x, y) = chart.backend_coord(&(g as f64 + 0.5, 0.1));
+        area.draw(&Text::new(format!("n = {n}"), (x - 30, y + 8), (FONT, 16)))?;
+    }
+    let width = 0.8 / rows.len() as f64;
+    for (r, row) in rows.iter().enumerate() {
+        let color = palette(r);
+        let bars: Vec<Rectangle<(f64, f64)>> = sizes
+            .iter()
+            .enumerate()
+            .filter_map(|(g, n)| {
+                value(row.label, *n).map(|v| {
+                    let x0 = g as f64 + 0.1 + r as f64 * width;
+                    Rectangle::new([(x0, 0.1), (x0 + width * 0.9, v)], color.filled())
+                })
+            })
+            .collect();
+        chart
+            .draw_series(bars)?
+            .label(row.label)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], color.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font((FONT, 15))
+        .draw()?;
+    area.present()?;
+    Ok(())
+}
+
+fn workloads<DB: DrawingBackend>(report: &Report, area: DrawingArea<DB, Shift>) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    area.fill(&WHITE)?;
+    let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    let names: Vec<String> = report.workloads.iter().fold(Vec::new(), |mut names, w| {
+        if !names.contains(&w.workload) {
+            names.push(w.workload.clone());
+        }
+        names
+    });
+    for name in &names {
+        for plan in ["eager", "fused"] {
+            let points = report
+                .workloads
+                .iter()
+                .filter(|w| &w.workload == name && w.profile.plan == plan)
+                .map(|w| (w.size_bytes as f64 / (1 << 20) as f64, w.profile.gbps))
+                .collect();
+            series.push((format!("{name} {plan}"), points));
+        }
+    }
+    let xs = range_log(series.iter().flat_map(|(_, p)| p.iter().map(|p| p.0)));
+    let ys = range_log(
+        series
+            .iter()
+            .flat_map(|(_, p)| p.iter().map(|p| p.1))
+            .chain([report.roofline.copy_gbps]),
+    );
+    let mut chart = ChartBuilder::on(&area)
+        .caption("Elementwise workloads: achieved bandwidth", (FONT, 24))
+        .margin(20)
+        .x_label_area_size(55)
+        .y_label_area_size(75)
+        .build_cartesian_2d(xs.clone().log_scale(), ys.log_scale())?;
+    chart
+        .configure_mesh()
+        .x_desc("working set of the fused kernel (MB)")
+        .y_labels(12)
+        .y_desc("achieved GB/s (compulsory bytes / time)")
+        .label_style((FONT, 16))
+        .axis_desc_style((FONT, 18))
+        .draw()?;
+    let copy = report.roofline.copy_gbps;
+    chart
+        .draw_series(LineSeries::new(
+            vec![(xs.start, copy), (xs.end, copy)],
+            BLACK.stroke_width(2),
+        ))?
+        .label(format!("copy bandwidth {copy:.1} GB/s"))
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
+    for (i, (label, points)) in series.into_iter().enumerate() {
+        let color = palette(i / 2);
+        let dashed = label.ends_with("eager");
+        let style = if dashed {
+            color.stroke_width(1)
+        } else {
+            color.stroke_width(3)
+        };
+        chart
+            .draw_series(LineSeries::new(points.clone(), style))?
+            .label(label)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+        chart.draw_series(
+            points
+                .into_iter()
+                .map(|p| Circle::new(p, 4, color.filled())),
+        )?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font((FONT, 15))
+        .draw()?;
+    area.present()?;
+    Ok(())
+}

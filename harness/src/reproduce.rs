@@ -1,0 +1,420 @@
+//! `cartfuse reproduce`: every measurement of the report, in one run, on one device.
+
+use cartfuse_env::{AutoresetMode, CartPoleConfig, EnvError, StepPlan};
+use cartfuse_fusion::exec::ExecError;
+use cartfuse_fusion::launch::LaunchLedger;
+use cartfuse_fusion::plan::{Plan, PlanError, PlanOptions, Strategy};
+use cubecl::prelude::*;
+
+use cartfuse_fusion::cubecl;
+
+use crate::ablation::ladder;
+use crate::dispatch::{DispatchTax, break_even_steps, busy_fraction, measure_dispatch_tax};
+use crate::profile::{PlanProfile, ProfileSettings, StepProfile, profile_cartpole, profile_plan};
+use crate::roofline::{DeviceRoofline, measure_roofline};
+use crate::workloads::{Elementwise, TransformerTail, elementwise_inputs};
+
+/// What a reproduction measures, and how hard.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReproduceSettings {
+    /// Env counts of the ablation.
+    pub ablation_sizes: Vec<usize>,
+    /// Working-set sizes (input + output bytes of the fused kernel) of the elementwise sweep.
+    pub workload_bytes: Vec<u64>,
+    /// Rounds of the heavy workload's loop.
+    pub heavy_loops: u32,
+    /// `(rows, cols)` of the transformer tail.
+    pub tail_shape: (usize, u32),
+    /// Timing of every profile.
+    pub profile: ProfileSettings,
+    /// Bytes moved by the roofline copy.
+    pub roofline_copy_bytes: u64,
+    /// Launches per batch of the dispatch-tax measurement.
+    pub dispatch_launches: usize,
+}
+
+impl ReproduceSettings {
+    /// The full run: the study's sizes and working sets up to 256 MB (about 5-10 minutes
+    /// on a 2-core lavapipe machine).
+    pub fn full() -> Self {
+        Self {
+            ablation_sizes: vec![1, 64, 1024, 16_384, 262_144, 1 << 20],
+            workload_bytes: vec![1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20],
+            heavy_loops: 8,
+            tail_shape: (8 * 512, 4096),
+            profile: ProfileSettings::default(),
+            roofline_copy_bytes: 256 << 20,
+            dispatch_launches: 500,
+        }
+    }
+
+    /// A quick run with the same structure and small sizes (well under 2 minutes here).
+    pub fn quick() -> Self {
+        Self {
+            ablation_sizes: vec![1, 1024, 16_384],
+            workload_bytes: vec![1 << 20, 4 << 20],
+            heavy_loops: 4,
+            tail_shape: (2 * 128, 1024),
+            profile: ProfileSettings {
+                min_seconds_per_repeat: 0.05,
+                repeats: 3,
+                calls_per_repeat: None,
+            },
+            roofline_copy_bytes: 64 << 20,
+            dispatch_launches: 100,
+        }
+    }
+
+    /// Number of measurements, for progress reporting.
+    pub fn tasks(&self) -> usize {
+        2 + (ladder().len() + 1) * self.ablation_sizes.len() + 6 * self.workload_bytes.len() + 3
+    }
+}
+
+/// A measurement that could not be taken, with the reason (e.g. it does not fit).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Skipped {
+    /// Why.
+    pub reason: String,
+}
+
+/// One ablation cell: a row of the ladder at one size.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct AblationCell {
+    /// Row label.
+    pub row: String,
+    /// Env count.
+    pub num_envs: usize,
+    /// The profile, or why there is none.
+    pub profile: Result<StepProfile, Skipped>,
+    /// Time-per-step ratio: previous measured row / this row.
+    pub speedup_over_previous: Option<f64>,
+    /// Time-per-step ratio: xla-default / this row.
+    pub speedup_over_xla_default: Option<f64>,
+    /// Time-per-step ratio: eager / this row.
+    pub speedup_over_eager: Option<f64>,
+}
+
+/// One point of the elementwise sweep.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct WorkloadPoint {
+    /// Workload name.
+    pub workload: String,
+    /// Working set of the fused kernel (input + output bytes).
+    pub size_bytes: u64,
+    /// The profile.
+    pub profile: PlanProfile,
+}
+
+/// One partition of the transformer tail.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TailRow {
+    /// "4 kernels", "2 kernels", "1 kernel".
+    pub partition: String,
+    /// The profile.
+    pub profile: PlanProfile,
+    /// Time ratio: 4 kernels / this partition.
+    pub speedup: f64,
+    /// Measured bytes saved against 4 kernels.
+    pub measured_saving_bytes: f64,
+    /// Model: the sum over eliminated intermediates of 2 x their size.
+    pub analytic_saving_bytes: f64,
+}
+
+/// Launch-tax accounting of one plan at one size.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct BusyRow {
+    /// Plan.
+    pub plan: String,
+    /// Env count.
+    pub num_envs: usize,
+    /// Launches per step.
+    pub launches_per_step: f64,
+    /// Measured time per step.
+    pub step_s: f64,
+    /// Busy fraction (model fed with measured values, see [`busy_fraction`]).
+    pub busy_fraction: f64,
+}
+
+/// Compile time of a plan and the steps it takes to pay for itself against a slower plan.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct BreakEven {
+    /// The faster plan.
+    pub plan: String,
+    /// The plan it is compared with.
+    pub against: String,
+    /// Env count.
+    pub num_envs: usize,
+    /// Measured JIT compile time of `plan`.
+    pub compile_s: f64,
+    /// `compile_s / (t_against - t_plan)`; `None` if `plan` is not faster.
+    pub steps: Option<f64>,
+}
+
+/// Everything `cartfuse reproduce` measured.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Report {
+    /// Device description.
+    pub device: String,
+    /// Runtime name.
+    pub runtime: String,
+    /// Crate versions.
+    pub versions: Vec<(String, String)>,
+    /// Whether this was a `--quick` run.
+    pub quick: bool,
+    /// The device roofline.
+    pub roofline: DeviceRoofline,
+    /// Launch costs.
+    pub dispatch: DispatchTax,
+    /// The ablation, row-major.
+    pub ablation: Vec<AblationCell>,
+    /// Eager CartPole per size (the reference of "every plan against eager").
+    pub eager: Vec<AblationCell>,
+    /// Elementwise workloads, eager and fused, over sizes.
+    pub workloads: Vec<WorkloadPoint>,
+    /// The transformer tail as 4, 2 and 1 kernels.
+    pub tail: Vec<TailRow>,
+    /// `(rows, cols)` of the tail.
+    pub tail_shape: (usize, u32),
+    /// Busy fractions of eager and fused CartPole.
+    pub busy: Vec<BusyRow>,
+    /// Compile break-even of every plan against eager.
+    pub break_even: Vec<BreakEven>,
+}
+
+/// Why a reproduction stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ReproduceError {
+    /// The env failed.
+    #[error(transparent)]
+    Env(#[from] EnvError),
+    /// A workload failed.
+    #[error(transparent)]
+    Exec(#[from] ExecError),
+    /// A plan could not be built.
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+}
+
+fn cartpole_cell<R: Runtime>(
+    client: &ComputeClient<R>,
+    plan: StepPlan,
+    label: &str,
+    n: usize,
+    settings: &ProfileSettings,
+) -> Result<AblationCell, ReproduceError> {
+    let config = CartPoleConfig {
+        autoreset: AutoresetMode::NextStep,
+        plan,
+        ..CartPoleConfig::default()
+    };
+    let profile = match profile_cartpole(client.clone(), config, n, settings, |_, _| {}) {
+        Ok(profile) => Ok(profile),
+        Err(EnvError::TooManyEnvs {
+            requested,
+            max,
+            limit,
+        }) => Err(Skipped {
+            reason: format!("does not fit: {requested} envs, at most {max} ({limit})"),
+        }),
+        Err(other) => return Err(other.into()),
+    };
+    Ok(AblationCell {
+        row: label.into(),
+        num_envs: n,
+        profile,
+        speedup_over_previous: None,
+        speedup_over_xla_default: None,
+        speedup_over_eager: None,
+    })
+}
+
+fn step_time(cell: &AblationCell) -> Option<f64> {
+    cell.profile.as_ref().ok().map(|p| p.step_s_median)
+}
+
+/// Runs every measurement of the report. `progress(message)` is called before each one.
+pub fn reproduce<R: Runtime>(
+    client: ComputeClient<R>,
+    device: String,
+    settings: &ReproduceSettings,
+    quick: bool,
+    mut progress: impl FnMut(&str),
+) -> Result<Report, ReproduceError> {
+    let ledger = LaunchLedger::new();
+    progress("device roofline");
+    let roofline = measure_roofline(
+        &client,
+        &ledger,
+        settings.roofline_copy_bytes,
+        1 << 18,
+        settings.profile.repeats.max(3),
+    );
+    progress("dispatch tax");
+    let dispatch = measure_dispatch_tax(&client, &ledger, settings.dispatch_launches, 5);
+
+    let mut eager = Vec::new();
+    for &n in &settings.ablation_sizes {
+        progress(&format!("CartPole eager, n = {n}"));
+        eager.push(cartpole_cell(
+            &client,
+            StepPlan::Graph(Strategy::Eager),
+            "eager",
+            n,
+            &settings.profile,
+        )?);
+    }
+    let mut ablation = Vec::new();
+    for row in ladder() {
+        for (i, &n) in settings.ablation_sizes.iter().enumerate() {
+            progress(&format!("ablation: {}, n = {n}", row.label));
+            let mut cell = cartpole_cell(&client, row.plan, row.label, n, &settings.profile)?;
+            if let Some(t) = step_time(&cell) {
+                let previous = ablation
+                    .iter()
+                    .rev()
+                    .filter(|c: &&AblationCell| c.num_envs == n)
+                    .find_map(step_time);
+                let baseline = ablation
+                    .iter()
+                    .find(|c: &&AblationCell| c.num_envs == n)
+                    .and_then(step_time);
+                cell.speedup_over_previous = previous.map(|p| p / t);
+                cell.speedup_over_xla_default = baseline.or(Some(t)).map(|b| b / t);
+                cell.speedup_over_eager = step_time(&eager[i]).map(|e| e / t);
+            }
+            ablation.push(cell);
+        }
+    }
+
+    let mut workloads = Vec::new();
+    for kind in [
+        Elementwise::Light,
+        Elementwise::Medium,
+        Elementwise::Heavy {
+            loops: settings.heavy_loops,
+        },
+    ] {
+        let graph = kind.graph();
+        for &bytes in &settings.workload_bytes {
+            let lanes = (bytes / 8) as usize;
+            let inputs = elementwise_inputs(lanes);
+            for strategy in [Strategy::Eager, Strategy::Fused] {
+                progress(&format!("{} {strategy}, {} MB", kind.name(), bytes >> 20));
+                let plan = Plan::build(&graph, strategy, &PlanOptions::for_device(&client))?;
+                let profile = profile_plan(
+                    client.clone(),
+                    &graph,
+                    plan,
+                    lanes,
+                    (&inputs, &Default::default()),
+                    true,
+                    &settings.profile,
+                )?;
+                workloads.push(WorkloadPoint {
+                    workload: kind.name(),
+                    size_bytes: bytes,
+                    profile,
+                });
+            }
+        }
+    }
+
+    let (rows, cols) = settings.tail_shape;
+    let tail_graph = TransformerTail::new(cols);
+    let lanes = rows * cols as usize;
+    let (inputs, params) = TransformerTail::bindings(lanes);
+    let mut tail: Vec<TailRow> = Vec::new();
+    for (index, (label, groups)) in tail_graph.partitions().into_iter().enumerate() {
+        progress(&format!("transformer tail, {label}"));
+        let plan = Plan::from_partition(&tail_graph.graph, &groups)?;
+        let profile = profile_plan(
+            client.clone(),
+            &tail_graph.graph,
+            plan,
+            lanes,
+            (&inputs, &params),
+            true,
+            &settings.profile,
+        )?;
+        let eliminated = [0.0, 2.0, 3.0][index];
+        let (speedup, measured_saving_bytes) = match tail.first() {
+            Some(first) => (
+                first.profile.step_s_median / profile.step_s_median,
+                first.profile.bytes_per_step - profile.bytes_per_step,
+            ),
+            None => (1.0, 0.0),
+        };
+        tail.push(TailRow {
+            partition: label,
+            analytic_saving_bytes: eliminated * 2.0 * TransformerTail::tensor_bytes(lanes) as f64,
+            measured_saving_bytes,
+            speedup,
+            profile,
+        });
+    }
+
+    let mut busy = Vec::new();
+    let mut break_even = Vec::new();
+    for (i, &n) in settings.ablation_sizes.iter().enumerate() {
+        let fused = ablation
+            .iter()
+            .find(|c| c.row == "fused" && c.num_envs == n);
+        for cell in [Some(&eager[i]), fused].into_iter().flatten() {
+            if let Ok(p) = &cell.profile {
+                busy.push(BusyRow {
+                    plan: cell.row.clone(),
+                    num_envs: n,
+                    launches_per_step: p.launches_per_step,
+                    step_s: p.step_s_median,
+                    busy_fraction: busy_fraction(
+                        p.step_s_median,
+                        p.launches_per_step,
+                        dispatch.empty_launch_s,
+                    ),
+                });
+            }
+        }
+        let Some(eager_step) = step_time(&eager[i]) else {
+            continue;
+        };
+        for cell in ablation.iter().filter(|c| c.num_envs == n) {
+            if let Ok(p) = &cell.profile {
+                // Compiled kernels are cached per program: the first size measured paid the
+                // compile; later sizes hit the cache. Break-even uses the compile that was paid.
+                let compile_s = ablation
+                    .iter()
+                    .filter(|c| c.row == cell.row)
+                    .filter_map(|c| c.profile.as_ref().ok())
+                    .map(|p| p.compile_s)
+                    .fold(0.0, f64::max);
+                break_even.push(BreakEven {
+                    plan: cell.row.clone(),
+                    against: "eager".into(),
+                    num_envs: n,
+                    compile_s,
+                    steps: break_even_steps(compile_s, eager_step, p.step_s_median),
+                });
+            }
+        }
+    }
+    Ok(Report {
+        device,
+        runtime: R::name(&client).to_string(),
+        versions: vec![
+            ("cartfuse".into(), env!("CARGO_PKG_VERSION").into()),
+            ("cubecl".into(), "0.10".into()),
+            ("burn (pinned)".into(), "0.21.0".into()),
+        ],
+        quick,
+        roofline,
+        dispatch,
+        ablation,
+        eager,
+        workloads,
+        tail,
+        tail_shape: settings.tail_shape,
+        busy,
+        break_even,
+    })
+}
