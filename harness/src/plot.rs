@@ -10,7 +10,6 @@ use plotters::style::FontStyle;
 
 use crate::ablation::ladder;
 use crate::reproduce::Report;
-use crate::work::flops_per_lane;
 
 type DrawResult = Result<(), Box<dyn std::error::Error>>;
 /// `(arithmetic intensity, GFLOP/s)` of one roofline point.
@@ -145,18 +144,10 @@ where
             p(last),
         ));
     }
-    let cartpole_flops = flops_per_lane(&cartfuse_env::graph::cartpole_step_graph(
-        cartfuse_env::AutoresetMode::NextStep,
-        cartfuse_env::graph::StateLayout::StructOfArrays,
-    ));
     let n = report.eager.last().map_or(0, |c| c.num_envs);
     let cart = |cell: Option<&crate::reproduce::AblationCell>| {
-        cell.and_then(|c| c.profile.as_ref().ok()).map(|p| {
-            (
-                cartpole_flops / p.bytes_per_env_step,
-                cartpole_flops * p.env_steps_per_s / 1e9,
-            )
-        })
+        cell.and_then(|c| c.profile.as_ref().ok())
+            .map(|p| (p.gflops / p.gbps, p.gflops))
     };
     let fused = report
         .ablation

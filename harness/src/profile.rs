@@ -59,10 +59,23 @@ pub struct StepProfile {
     pub launches_per_step: f64,
     /// Compulsory bytes moved per env-step (ledger).
     pub bytes_per_env_step: f64,
+    /// Achieved bandwidth: bytes per env-step x env-steps/s (GB/s).
+    pub gbps: f64,
+    /// Achieved arithmetic: FLOPs of the CartPole graph per env-step x env-steps/s
+    /// (GFLOP/s; the same count for every plan, the hand-written kernel included).
+    pub gflops: f64,
     /// First call (JIT compile of every kernel of the plan) minus a steady-state call.
     pub compile_s: f64,
     /// Every launch this profile made, warm-up and reset included (ledger).
     pub launches_total: u64,
+}
+
+/// FLOPs of one CartPole env-step, counted on its graph (see [`crate::work`]).
+pub fn cartpole_flops_per_env_step(autoreset: cartfuse_env::AutoresetMode) -> f64 {
+    flops_per_lane(&cartfuse_env::graph::cartpole_step_graph(
+        autoreset,
+        cartfuse_env::graph::StateLayout::StructOfArrays,
+    ))
 }
 
 fn sync<R: Runtime>(env: &CartPoleVecEnv<R>) -> Result<(), EnvError> {
@@ -119,6 +132,7 @@ pub fn profile_cartpole<R: Runtime>(
     }
     let totals = env.ledger().totals().since(&before);
     let batch_steps = (calls * settings.repeats as u64 * k as u64) as f64;
+    let bytes_per_env_step = totals.bytes_moved() as f64 / (batch_steps * num_envs as f64);
     step_times.sort_by(f64::total_cmp);
     let median = step_times[step_times.len() / 2];
     Ok(StepProfile {
@@ -131,7 +145,9 @@ pub fn profile_cartpole<R: Runtime>(
         step_s_max: *step_times.last().expect("at least one repeat"),
         env_steps_per_s: num_envs as f64 / median,
         launches_per_step: totals.launches as f64 / batch_steps,
-        bytes_per_env_step: totals.bytes_moved() as f64 / (batch_steps * num_envs as f64),
+        bytes_per_env_step,
+        gbps: bytes_per_env_step * num_envs as f64 / median / 1e9,
+        gflops: cartpole_flops_per_env_step(config.autoreset) * num_envs as f64 / median / 1e9,
         compile_s,
         launches_total: env.ledger().totals().launches,
     })
