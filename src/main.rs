@@ -8,6 +8,7 @@ use cartfuse::env::graph::{StateLayout, cartpole_step_graph};
 use cartfuse::fusion::device::RuntimeKind;
 use cartfuse::fusion::dispatch_runtime;
 use cartfuse::fusion::plan::{Plan, PlanOptions, Strategy};
+use cartfuse::harness::burn_bench::{BurnBackend, launches_per_step_from_log};
 use cartfuse::harness::plot::write_plots;
 use cartfuse::harness::profile::{ProfileSettings, profile_cartpole};
 use cartfuse::harness::report::write_report;
@@ -90,8 +91,33 @@ fn parse_strategy(name: &str) -> Result<Strategy, String> {
         .map_err(|error: cartfuse::fusion::plan::PlanError| error.to_string())
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum BurnBackendArg {
+    /// burn's wgpu backend with fusion.
+    WgpuFusion,
+    /// burn's CubeCL wgpu backend without fusion.
+    WgpuUnfused,
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Count the kernel launches per step of a burn backend from CubeCL's execution log
+    /// (used by `reproduce`; needs a `cubecl.toml` that logs executions to `--log`).
+    #[command(hide = true)]
+    BurnProbe {
+        /// The backend.
+        #[arg(long, value_enum)]
+        backend: BurnBackendArg,
+        /// Envs.
+        #[arg(long, default_value_t = 1024)]
+        envs: usize,
+        /// Steps counted after warm-up.
+        #[arg(long, default_value_t = 20)]
+        steps: usize,
+        /// The execution log cubecl writes.
+        #[arg(long)]
+        log: PathBuf,
+    },
     /// The main job: replay the XLA fusion study's CartPole ablation, the roofline
     /// workloads, the dispatch tax and the compile break-even, and write the report.
     Reproduce {
@@ -208,6 +234,19 @@ fn init_tracing(verbose: u8) {
 fn run(cli: Cli) -> anyhow::Result<()> {
     let kind = RuntimeKind::from(cli.device);
     match cli.command {
+        Command::BurnProbe {
+            backend,
+            envs,
+            steps,
+            log,
+        } => {
+            let backend = match backend {
+                BurnBackendArg::WgpuFusion => BurnBackend::WgpuFusion,
+                BurnBackendArg::WgpuUnfused => BurnBackend::WgpuUnfused,
+            };
+            println!("{}", launches_per_step_from_log(backend, envs, steps, &log));
+            Ok(())
+        }
         Command::Reproduce {
             quick,
             out,
@@ -240,6 +279,23 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 bar.finish_and_clear();
                 anyhow::Ok(report)
             })?;
+            let mut report = report;
+            for (backend, arg) in [
+                (BurnBackend::WgpuFusion, "wgpu-fusion"),
+                (BurnBackend::WgpuUnfused, "wgpu-unfused"),
+            ] {
+                let launches = probe_burn_launches(arg);
+                if let Err(reason) = &launches {
+                    tracing::warn!("could not count {} launches: {reason}", backend.name());
+                }
+                for profile in report
+                    .burn
+                    .iter_mut()
+                    .filter(|p| p.backend == backend.name())
+                {
+                    profile.launches_per_step = launches.as_ref().ok().copied();
+                }
+            }
             let plots = write_plots(&report, &out)
                 .map_err(|error| anyhow::anyhow!("drawing the plots failed: {error}"))?;
             write_report(&report, &out, &plots)?;
@@ -392,6 +448,41 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// Runs `cartfuse burn-probe` in a scratch directory whose `cubecl.toml` logs every kernel
+/// execution, and returns the launches per step it counted (at n = 1024).
+fn probe_burn_launches(backend: &str) -> Result<f64, String> {
+    let dir = std::env::temp_dir().join(format!(
+        "cartfuse-burn-probe-{}-{backend}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    std::fs::write(
+        dir.join("cubecl.toml"),
+        "[profiling]\nlogger = { level = \"minimal\", file = \"executions.log\", append = false }\n",
+    )
+    .map_err(|e| e.to_string())?;
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let output = std::process::Command::new(exe)
+        .args([
+            "burn-probe",
+            "--backend",
+            backend,
+            "--log",
+            "executions.log",
+        ])
+        .current_dir(&dir)
+        .output()
+        .map_err(|e| e.to_string())?;
+    std::fs::remove_dir_all(&dir).ok();
+    if !output.status.success() {
+        return Err(String::from_utf8_lossy(&output.stderr).into_owned());
+    }
+    String::from_utf8_lossy(&output.stdout)
+        .trim()
+        .parse()
+        .map_err(|e| format!("{e}"))
 }
 
 fn progress_bar(len: u64, label: &'static str) -> ProgressBar {

@@ -7,6 +7,8 @@ mod util;
 
 /// Exact launch and byte counts.
 mod accounting;
+/// The burn-tensor step against the reference.
+mod burn;
 /// The binary end to end.
 mod cli;
 /// Autoreset modes, truncation and step counters, step by step against the reference.

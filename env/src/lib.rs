@@ -8,6 +8,7 @@
 //! - [`vec_env`]: the vectorized env API, host and device-resident.
 //! - [`spaces`]: observation and action space descriptions.
 
+pub mod burn_step;
 pub mod engine;
 pub mod error;
 pub mod graph;

@@ -4,6 +4,7 @@
 //! every clock stop, median, min and max.
 
 pub mod ablation;
+pub mod burn_bench;
 pub mod dispatch;
 pub mod plot;
 pub mod profile;

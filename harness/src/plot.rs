@@ -27,7 +27,7 @@ fn register_font() {
 }
 
 fn palette(index: usize) -> RGBColor {
-    const COLORS: [RGBColor; 8] = [
+    const COLORS: [RGBColor; 12] = [
         RGBColor(0x1f, 0x77, 0xb4),
         RGBColor(0xd6, 0x27, 0x28),
         RGBColor(0x2c, 0xa0, 0x2c),
@@ -36,6 +36,10 @@ fn palette(index: usize) -> RGBColor {
         RGBColor(0x8c, 0x56, 0x4b),
         RGBColor(0x17, 0xbe, 0xcf),
         RGBColor(0x7f, 0x7f, 0x7f),
+        RGBColor(0xbc, 0xbd, 0x22),
+        RGBColor(0xe3, 0x77, 0xc2),
+        RGBColor(0x00, 0x00, 0x00),
+        RGBColor(0x39, 0x3b, 0x79),
     ];
     COLORS[index % COLORS.len()]
 }
@@ -264,6 +268,17 @@ where
                     .collect(),
             ),
         ));
+    }
+    for backend in crate::burn_bench::BurnBackend::ALL {
+        let burn: Vec<(f64, f64)> = report
+            .burn
+            .iter()
+            .filter(|b| b.backend == backend.name())
+            .map(|b| (b.num_envs as f64, b.env_steps_per_s))
+            .collect();
+        if !burn.is_empty() {
+            series.push((backend.name().into(), burn));
+        }
     }
     let xs = range_log(series.iter().flat_map(|(_, p)| p.iter().map(|p| p.0)));
     let ys = range_log(series.iter().flat_map(|(_, p)| p.iter().map(|p| p.1)));

@@ -246,6 +246,7 @@ fn markdown(report: &Report, plots: &[(String, String)]) -> String {
     w(workload_section(report));
     w(tail_section(report));
     w(dispatch_section(report));
+    w(burn_section(report));
     if !plots.is_empty() {
         w("## Plots\n\n".into());
         for (title, file) in plots {
@@ -486,6 +487,134 @@ fn dispatch_section(report: &Report) -> String {
             b.compile_s * 1e3,
             b.steps
                 .map_or("never (not faster)".into(), |s| format!("{s:.1}"))
+        ));
+    }
+    md.push('\n');
+    md
+}
+
+fn burn_section(report: &Report) -> String {
+    let mut md = String::from(
+        "## burn's fusion backend on the same step\n\nThe CartPole step written with burn tensor ops \
+         (`env/src/burn_step.rs`: float masks instead of bool and/or, no slice, cat or random op inside \
+         the step, resets from a precomputed pool), on burn 0.21's backends. Warm-up runs until burn's \
+         execution plans repeat from one chunk of 10 steps to the next (its fusion search has settled: \
+         it replays the plans it found); fused blocks and unfused ops come from burn-fusion's \
+         `FusionInspector`, launches from the CubeCL runtime's own execution log (in a separate process).\n\n\
+         | backend | n | time/step | env-steps/s | launches/step (CubeCL log, n = 1024) | fused kernels/step | ops fused/step | ops unfused/step | first step | warm-up |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let opt = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.1}"));
+    for b in &report.burn {
+        md.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} steps, {}{} |\n",
+            b.backend,
+            b.num_envs,
+            seconds(b.step_s_median),
+            si(b.env_steps_per_s),
+            opt(b.launches_per_step),
+            opt(b.fused_blocks_per_step),
+            opt(b.fused_ops_per_step),
+            opt(b.unfused_ops_per_step),
+            seconds(b.first_step_s),
+            b.warmup_steps,
+            seconds(b.warmup_s),
+            if b.settled { "" } else { " (not settled)" }
+        ));
+    }
+    md.push_str("\nAgainst cartfuse at the same n (time-per-step ratio: burn / cartfuse; above 1, cartfuse is faster):\n\n| n | burn wgpu fusion | cartfuse fused | ratio | cartfuse hand-written | ratio | burn unfused / cartfuse eager |\n|---:|---:|---:|---:|---:|---:|---:|\n");
+    for eager in &report.eager {
+        let n = eager.num_envs;
+        let burn_time = |name: &str| {
+            report
+                .burn
+                .iter()
+                .find(|b| b.backend == name && b.num_envs == n)
+                .map(|b| b.step_s_median)
+        };
+        let (fusion, unfused) = (
+            burn_time("burn wgpu fusion"),
+            burn_time("burn wgpu unfused"),
+        );
+        let (fused, hand) = (
+            time(find(report, "fused", n)),
+            time(find(report, "hand-written", n)),
+        );
+        let div = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| a / b);
+        md.push_str(&format!(
+            "| {n} | {} | {} | {} | {} | {} | {} |\n",
+            fusion.map_or("-".into(), seconds),
+            fused.map_or("-".into(), seconds),
+            ratio(div(fusion, fused)),
+            hand.map_or("-".into(), seconds),
+            ratio(div(fusion, hand)),
+            ratio(div(unfused, time(Some(eager))))
+        ));
+    }
+    md.push_str(&burn_commentary(report));
+    md
+}
+
+fn burn_commentary(report: &Report) -> String {
+    let sizes: Vec<usize> = report.eager.iter().map(|c| c.num_envs).collect();
+    let (Some(&small), Some(&large)) = (sizes.first(), sizes.last()) else {
+        return String::new();
+    };
+    let burn = |name: &str, n: usize| {
+        report
+            .burn
+            .iter()
+            .find(|b| b.backend == name && b.num_envs == n)
+    };
+    let launch = report.dispatch.empty_launch_s;
+    let mut md = String::from("\nWhat the numbers show:\n\n");
+    if let Some(fusion) = burn("burn wgpu fusion", small) {
+        let launches = fusion.launches_per_step.unwrap_or(f64::NAN);
+        let launch_time = launches * launch;
+        md.push_str(&format!(
+            "- **What burn fused.** Once settled, burn runs {:.1} fused kernels per step holding {:.1} ops, \
+             and {:.1} ops unfused ({}); the CubeCL log counts {launches:.1} launches per step (cartfuse \
+             `fused`: 1). The unfused ops are where burn's fusers closed.\n",
+            fusion.fused_blocks_per_step.unwrap_or(f64::NAN),
+            fusion.fused_ops_per_step.unwrap_or(f64::NAN),
+            fusion.unfused_ops_per_step.unwrap_or(f64::NAN),
+            if fusion.unfused_ops.is_empty() { "none".to_string() } else { fusion.unfused_ops.join(", ") },
+        ));
+        md.push_str(&format!(
+            "- **Where burn's time goes.** At n = {small} a fused burn step takes {}; its launches account for \
+             about {} (*model*: launches x measured empty launch). The remaining {} is host work per step: \
+             recording every tensor op into burn's lazy stream, matching it against the fusion plans, and \
+             building the launches. cartfuse plans and compiles once, so a step is one launch call.\n",
+            seconds(fusion.step_s_median),
+            seconds(launch_time),
+            seconds((fusion.step_s_median - launch_time).max(0.0)),
+        ));
+    }
+    if let (Some(unfused), Some(eager)) = (
+        burn("burn wgpu unfused", large),
+        report.eager.last().and_then(|c| c.profile.as_ref().ok()),
+    ) {
+        md.push_str(&format!(
+            "- **Unfused.** burn's CubeCL backend without fusion launches {} kernels per step (cartfuse eager: \
+             {:.0}) and takes {} per step at n = {large} against cartfuse eager's {}.\n",
+            unfused.launches_per_step.map_or("-".into(), |l| format!("{l:.1}")),
+            eager.launches_per_step,
+            seconds(unfused.step_s_median),
+            seconds(eager.step_s_median),
+        ));
+    }
+    if let (Some(ndarray), Some(fused)) = (
+        burn("burn ndarray", large),
+        time(find(report, "fused", large)),
+    ) {
+        md.push_str(&format!(
+            "- **NdArray.** burn's CPU backend runs natively on the host: no launch tax and the host's memory \
+             bandwidth instead of lavapipe's ({:.1} GB/s measured above). At n = {large} it takes {} per step, \
+             {:.2}x the time of cartfuse `fused` on lavapipe: on a machine without a GPU, a native CPU \
+             backend is the fast path for CartPole, which is why DESIGN.md plans a native CPU executor.\n",
+            report.roofline.copy_gbps,
+            seconds(ndarray.step_s_median),
+            ndarray.step_s_median / fused,
         ));
     }
     md.push('\n');

@@ -9,6 +9,7 @@ use cubecl::prelude::*;
 use cartfuse_fusion::cubecl;
 
 use crate::ablation::ladder;
+use crate::burn_bench::{BurnBackend, BurnProfile, bench_backend};
 use crate::dispatch::{DispatchTax, break_even_steps, busy_fraction, measure_dispatch_tax};
 use crate::profile::{PlanProfile, ProfileSettings, StepProfile, profile_cartpole, profile_plan};
 use crate::roofline::{DeviceRoofline, measure_roofline};
@@ -67,7 +68,9 @@ impl ReproduceSettings {
 
     /// Number of measurements, for progress reporting.
     pub fn tasks(&self) -> usize {
-        2 + (ladder().len() + 1) * self.ablation_sizes.len() + 6 * self.workload_bytes.len() + 3
+        2 + (ladder().len() + 1 + BurnBackend::ALL.len()) * self.ablation_sizes.len()
+            + 6 * self.workload_bytes.len()
+            + 3
     }
 }
 
@@ -180,6 +183,8 @@ pub struct Report {
     pub busy: Vec<BusyRow>,
     /// Compile break-even of every plan against eager.
     pub break_even: Vec<BreakEven>,
+    /// burn's backends on the same step.
+    pub burn: Vec<BurnProfile>,
 }
 
 /// Why a reproduction stopped.
@@ -284,6 +289,14 @@ pub fn reproduce<R: Runtime>(
                 cell.speedup_over_eager = step_time(&eager[i]).map(|e| e / t);
             }
             ablation.push(cell);
+        }
+    }
+
+    let mut burn = Vec::new();
+    for &n in &settings.ablation_sizes {
+        for backend in BurnBackend::ALL {
+            progress(&format!("{}, n = {n}", backend.name()));
+            burn.push(bench_backend(backend, n, &settings.profile));
         }
     }
 
@@ -416,5 +429,6 @@ pub fn reproduce<R: Runtime>(
         tail_shape: settings.tail_shape,
         busy,
         break_even,
+        burn,
     })
 }
