@@ -125,6 +125,19 @@ pub(crate) struct EnvLaunch<'a, R: Runtime> {
     pub seed: u64,
 }
 
+impl<R: Runtime> EnvLaunch<'_, R> {
+    /// The ledger record of `kernel` moving `(read, written)` bytes per env over all envs.
+    fn record(&self, kernel: &'static str, (read, written): (u64, u64)) -> KernelLaunch<'static> {
+        let n = self.num_envs as u64;
+        KernelLaunch {
+            kernel,
+            elements: n,
+            bytes_read: read * n,
+            bytes_written: written * n,
+        }
+    }
+}
+
 /// Enqueues one hand-written step for all envs.
 pub(crate) fn launch_step<R: Runtime>(
     launch: EnvLaunch<'_, R>,
@@ -132,6 +145,7 @@ pub(crate) fn launch_step<R: Runtime>(
     actions: &Handle,
     outputs: &OutputBuffers,
 ) {
+    let record = launch.record(STEP_KERNEL, step_bytes_per_env(launch.config.autoreset));
     let EnvLaunch {
         client,
         ledger,
@@ -139,7 +153,6 @@ pub(crate) fn launch_step<R: Runtime>(
         num_envs: n,
         seed,
     } = launch;
-    let (read, written) = step_bytes_per_env(config.autoreset);
     let (cube_count, cube_dim) = elementwise_launch_shape(client, n);
     let [key0, key1] = rng::seed_key(seed);
     let final_obs_len = if config.autoreset == AutoresetMode::SameStep {
@@ -147,12 +160,7 @@ pub(crate) fn launch_step<R: Runtime>(
     } else {
         4
     };
-    let record = KernelLaunch {
-        kernel: STEP_KERNEL,
-        elements: n as u64,
-        bytes_read: read * n as u64,
-        bytes_written: written * n as u64,
-    };
+
     ledger.launch(record, || unsafe {
         // SAFETY: every array is bound with its true element count and the kernel guards
         // `env < x.len()`; all per-env arrays hold `n` elements, rows `4 n`.
@@ -191,6 +199,7 @@ pub(crate) fn launch_reset<R: Runtime>(
     restart: bool,
     obs: &Handle,
 ) {
+    let record = launch.record(RESET_KERNEL, reset_bytes_per_env());
     let EnvLaunch {
         client,
         ledger,
@@ -198,15 +207,8 @@ pub(crate) fn launch_reset<R: Runtime>(
         num_envs: n,
         seed,
     } = launch;
-    let (read, written) = reset_bytes_per_env();
     let (cube_count, cube_dim) = elementwise_launch_shape(client, n);
     let [key0, key1] = rng::seed_key(seed);
-    let record = KernelLaunch {
-        kernel: RESET_KERNEL,
-        elements: n as u64,
-        bytes_read: read * n as u64,
-        bytes_written: written * n as u64,
-    };
     ledger.launch(record, || unsafe {
         // SAFETY: as in `launch_step`.
         cartpole_reset_array::launch_unchecked::<R>(

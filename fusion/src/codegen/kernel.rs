@@ -276,12 +276,12 @@ fn exec(
         Instr::CompareF { op, dst, a, b } => {
             let x = regs_f.find(a);
             let y = regs_f.find(b);
-            regs_u.insert(dst, u32::cast_from(compare_f(x, y, op)));
+            regs_u.insert(dst, u32::cast_from(compare::<f32>(x, y, op)));
         }
         Instr::CompareU { op, dst, a, b } => {
             let x = regs_u.find(a);
             let y = regs_u.find(b);
-            regs_u.insert(dst, u32::cast_from(compare_u(x, y, op)));
+            regs_u.insert(dst, u32::cast_from(compare::<u32>(x, y, op)));
         }
         Instr::SelectF { dst, cond, a, b } => {
             let c = regs_u.find(cond);
@@ -425,20 +425,9 @@ fn binary_u(x: u32, y: u32, #[comptime] op: BinaryOp) -> u32 {
     }
 }
 
+/// `x op y` for `f32` and `u32` registers alike.
 #[cube]
-fn compare_f(x: f32, y: f32, #[comptime] op: CompareOp) -> bool {
-    match op {
-        CompareOp::Lt => x < y,
-        CompareOp::Le => x <= y,
-        CompareOp::Gt => x > y,
-        CompareOp::Ge => x >= y,
-        CompareOp::Eq => x == y,
-        CompareOp::Ne => x != y,
-    }
-}
-
-#[cube]
-fn compare_u(x: u32, y: u32, #[comptime] op: CompareOp) -> bool {
+fn compare<T: Numeric>(x: T, y: T, #[comptime] op: CompareOp) -> bool {
     match op {
         CompareOp::Lt => x < y,
         CompareOp::Le => x <= y,
