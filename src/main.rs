@@ -169,6 +169,11 @@ enum Command {
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
+        /// Count the launches in this CubeCL execution log (written when `cubecl.toml` sets
+        /// `[profiling] logger = { level = "minimal", file = ... }`) and report them as
+        /// `runtime_launches`, after waiting for CubeCL's asynchronous logger to catch up.
+        #[arg(long, hide = true)]
+        cubecl_log: Option<PathBuf>,
     },
     /// Step N envs S times under a uniformly random policy and report throughput.
     Rollout {
@@ -336,6 +341,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             repeats,
             autoreset,
             json,
+            cubecl_log,
         } => {
             let envs = usize::try_from(envs).context("--envs does not fit this machine")?;
             let config = CartPoleConfig {
@@ -357,7 +363,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     })?;
                 bar.finish_and_clear();
                 if json {
-                    println!("{}", serde_json::to_string(&profile)?);
+                    let mut value = serde_json::to_value(&profile)?;
+                    if let Some(log) = &cubecl_log {
+                        value["runtime_launches"] =
+                            runtime_launches(log, profile.launches_total).into();
+                    }
+                    println!("{value}");
                 } else {
                     println!(
                         "plan:               {} on {} ({})",
@@ -448,6 +459,25 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// Kernel executions recorded in CubeCL's log `path`, waiting (up to 10 s) until the
+/// runtime's asynchronous logger has written at least `expected` of them.
+fn runtime_launches(path: &std::path::Path, expected: u64) -> u64 {
+    let count = || {
+        std::fs::read_to_string(path)
+            .unwrap_or_default()
+            .lines()
+            .filter(|line| line.starts_with("Executing "))
+            .count() as u64
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut seen = count();
+    while seen < expected && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        seen = count();
+    }
+    seen
 }
 
 /// Runs `cartfuse burn-probe` in a scratch directory whose `cubecl.toml` logs every kernel
