@@ -237,9 +237,20 @@ impl<R: Runtime> PlanExecutor<R> {
         Ok(())
     }
 
-    /// Binds a device buffer (already holding the right number of elements) to input `name`.
+    /// Binds a device buffer to input `name`. Its length is checked against the input's
+    /// (per-step inputs of a `K`-step plan hold `K * n` lanes): a launch never reads past it.
     pub fn bind_input(&mut self, name: &str, handle: Handle) -> Result<(), ExecError> {
         let id = self.input_node(name)?;
+        let expected = self.slot_len(Slot::Input(id));
+        let found = (handle.size_in_used() / 4) as usize;
+        if found != expected {
+            return Err(BindError::BadInput {
+                name: name.into(),
+                expected: format!("{expected} x {}", self.graph.node(id).dtype),
+                found: format!("a buffer of {found} elements"),
+            }
+            .into());
+        }
         self.buffers.insert(Slot::Input(id), handle);
         Ok(())
     }
