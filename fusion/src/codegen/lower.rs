@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::program::{Instr, KernelProgram, LaunchProgram, ReducePhase, Reg, StepFilter};
-use crate::graph::{Constant, DType, Graph, NodeId, Op, Shape, UnaryOp};
+use crate::graph::{Constant, DType, Graph, NodeId, Op, Shape};
 use crate::plan::{Plan, PlannedKernel, PlannedLaunch, Slot};
 
 /// The buffers one launch binds, by kind and position in its sequences.
@@ -344,9 +344,22 @@ impl<'a> Lowerer<'a> {
         }
         let float = |id: NodeId| graph.node(id).dtype == DType::F32;
         Some(match *op {
-            Op::Unary(UnaryOp::Not, a) => Instr::Not {
+            Op::LogicUnary(op, a) => Instr::LogicUnary {
+                op,
                 dst,
                 a: self.reg(a),
+            },
+            Op::LogicBinary(op, a, b) => Instr::LogicBinary {
+                op,
+                dst,
+                a: self.reg(a),
+                b: self.reg(b),
+            },
+            Op::FloatBinary(op, a, b) => Instr::FloatBinary {
+                op,
+                dst,
+                a: self.reg(a),
+                b: self.reg(b),
             },
             Op::Unary(op, a) => Instr::UnaryF {
                 op,

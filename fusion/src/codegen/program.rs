@@ -5,7 +5,9 @@
 //! each distinct kernel compiles once; params are read from buffers at run time and never
 //! appear here.
 
-use crate::graph::{BinaryOp, CompareOp, ReduceOp, UnaryOp};
+use crate::graph::{
+    BinaryOp, CompareOp, FloatBinary, FloatUnary, LogicBinary, LogicUnary, ReduceOp,
+};
 
 /// Register number. `f32` and `u32` registers live in separate files.
 pub type Reg = u32;
@@ -97,18 +99,42 @@ pub enum Instr {
     /// `f[dst] = op(f[a])`.
     UnaryF {
         /// The op.
-        op: UnaryOp,
+        op: FloatUnary,
         /// Destination register.
         dst: Reg,
         /// Operand register.
         a: Reg,
     },
-    /// `u[dst] = !u[a]` (bool).
-    Not {
+    /// `u[dst] = op(u[a])` (bool).
+    LogicUnary {
+        /// The op.
+        op: LogicUnary,
         /// Destination register.
         dst: Reg,
         /// Operand register.
         a: Reg,
+    },
+    /// `u[dst] = op(u[a], u[b])` (bool).
+    LogicBinary {
+        /// The op.
+        op: LogicBinary,
+        /// Destination register.
+        dst: Reg,
+        /// Left operand.
+        a: Reg,
+        /// Right operand.
+        b: Reg,
+    },
+    /// `f[dst] = op(f[a], f[b])` (float-only ops).
+    FloatBinary {
+        /// The op.
+        op: FloatBinary,
+        /// Destination register.
+        dst: Reg,
+        /// Left operand.
+        a: Reg,
+        /// Right operand.
+        b: Reg,
     },
     /// `f[dst] = op(f[a], f[b])`.
     BinaryF {
@@ -121,7 +147,7 @@ pub enum Instr {
         /// Right operand.
         b: Reg,
     },
-    /// `u[dst] = op(u[a], u[b])` (integer or bool).
+    /// `u[dst] = op(u[a], u[b])` (integer).
     BinaryU {
         /// The op.
         op: BinaryOp,
