@@ -43,16 +43,16 @@ pub enum StepPlan {
 }
 
 impl StepPlan {
-    /// Every plan `cartfuse bench` knows, in ablation order.
-    pub const ALL: [StepPlan; 7] = [
-        StepPlan::Graph(Strategy::XlaDefault),
-        StepPlan::Graph(Strategy::Eager),
-        StepPlan::Graph(Strategy::Vertical),
-        StepPlan::Graph(Strategy::Horizontal),
-        StepPlan::Graph(Strategy::Fused),
-        StepPlan::Graph(Strategy::FusedSteps(10)),
-        StepPlan::HandWritten,
-    ];
+    /// Every plan `cartfuse bench` knows: every named strategy, then the hand-written kernel.
+    pub const ALL: [StepPlan; Strategy::ALL.len() + 1] = {
+        let mut all = [StepPlan::HandWritten; Strategy::ALL.len() + 1];
+        let mut i = 0;
+        while i < Strategy::ALL.len() {
+            all[i] = StepPlan::Graph(Strategy::ALL[i]);
+            i += 1;
+        }
+        all
+    };
 }
 
 /// The default plan: the fastest single-step plan measured on lavapipe (see the README's

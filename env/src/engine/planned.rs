@@ -20,12 +20,13 @@ use crate::graph::{PACKED_STATE, STATE_INPUTS, StateLayout, cartpole_step_graph,
 use crate::params::CartPoleConfig;
 use crate::reference::reset_state;
 
-/// The state layout a strategy runs on: `xla-default` replays the study's baseline, whose
-/// state is one packed array; every other plan carries structure of arrays.
+/// The state layout a strategy runs on: packed where its spec says so (`xla-default`
+/// replays the study's baseline, whose state is one packed array), else structure of arrays.
 pub fn layout_for(strategy: Strategy) -> StateLayout {
-    match strategy {
-        Strategy::XlaDefault => StateLayout::Packed,
-        _ => StateLayout::StructOfArrays,
+    if strategy.spec().packed_state {
+        StateLayout::Packed
+    } else {
+        StateLayout::StructOfArrays
     }
 }
 
