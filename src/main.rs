@@ -86,6 +86,16 @@ fn parse_plan(name: &str) -> Result<StepPlan, String> {
         .map_err(|error: cartfuse::fusion::plan::PlanError| error.to_string())
 }
 
+/// `--strategy` help: the names the planner knows.
+fn strategy_help() -> String {
+    format!("{}.", Strategy::expected())
+}
+
+/// `--plan` help: the strategies and the hand-written kernel.
+fn plan_help() -> String {
+    format!("{} or hand-written.", Strategy::names().join(", "))
+}
+
 fn parse_strategy(name: &str) -> Result<Strategy, String> {
     name.parse()
         .map_err(|error: cartfuse::fusion::plan::PlanError| error.to_string())
@@ -136,8 +146,7 @@ enum Command {
         /// The graph to plan.
         #[arg(long, value_enum, default_value_t = GraphArg::Cartpole)]
         graph: GraphArg,
-        /// eager, vertical, horizontal, fused, fused-x<K> or xla-default.
-        #[arg(long, value_parser = parse_strategy)]
+        #[arg(long, value_parser = parse_strategy, help = strategy_help(), long_help = Strategy::help())]
         strategy: Strategy,
         /// Autoreset mode of the CartPole graph.
         #[arg(long, value_enum, default_value_t = AutoresetArg::NextStep)]
@@ -151,8 +160,7 @@ enum Command {
     },
     /// Measure one plan: env-steps/s (median of repeats), launches and bytes per step, JIT time.
     Bench {
-        /// eager, vertical, horizontal, fused, fused-x<K>, xla-default or hand-written.
-        #[arg(long, value_parser = parse_plan)]
+        #[arg(long, value_parser = parse_plan, help = plan_help(), long_help = format!("{}\nhand-written: the hand-written step kernel", Strategy::help()))]
         plan: StepPlan,
         /// Number of envs stepped in parallel.
         #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..))]

@@ -27,12 +27,13 @@ pub enum StepPlan {
     },
 }
 
-/// The state layout a strategy runs on: `xla-default` replays the study's baseline, whose
-/// state is one packed array; every other plan carries structure of arrays.
+/// The state layout a strategy runs on: packed where its spec says so (`xla-default`
+/// replays the study's baseline, whose state is one packed array), else structure of arrays.
 pub fn layout_for(strategy: Strategy) -> StateLayout {
-    match strategy {
-        Strategy::XlaDefault => StateLayout::Packed,
-        _ => StateLayout::StructOfArrays,
+    if strategy.spec().packed_state {
+        StateLayout::Packed
+    } else {
+        StateLayout::StructOfArrays
     }
 }
 
