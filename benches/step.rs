@@ -12,7 +12,7 @@ mod common;
 
 use std::time::Duration;
 
-use cartfuse::CartPoleConfig;
+use cartfuse::{CartPoleConfig, StepPlan};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 const SIZES: [usize; 5] = [1, 256, 4096, 65_536, 1 << 20];
@@ -22,7 +22,8 @@ fn hand_written_step(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(4));
     group.warm_up_time(Duration::from_secs(1));
     for n in SIZES {
-        let (mut env, actions) = common::ready_env(n, CartPoleConfig::default());
+        let (mut env, actions) =
+            common::ready_env(n, CartPoleConfig::default(), StepPlan::HandWritten);
         group.throughput(Throughput::Elements(n as u64));
         group.bench_with_input(BenchmarkId::new("hand-written", n), &n, |b, _| {
             b.iter_custom(|iters| common::time_steps(&mut env, &actions, iters))

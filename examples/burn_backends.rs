@@ -60,11 +60,8 @@ fn main() -> anyhow::Result<()> {
             );
         }
         for plan in [StepPlan::Graph(Strategy::Fused), StepPlan::HandWritten] {
-            let config = CartPoleConfig {
-                plan,
-                ..Default::default()
-            };
-            let p = profile_cartpole(opened.client.clone(), config, n, &settings, |_, _| {})?;
+            let config = CartPoleConfig::default();
+            let p = profile_cartpole(opened.client.clone(), config, plan, n, &settings, |_, _| {})?;
             println!(
                 "{:<22} {:>9} {:>14.4e} {:>10.1}us {:>18} {:>15}",
                 format!("cartfuse {}", p.plan),

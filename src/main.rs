@@ -3,8 +3,9 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
+use cartfuse::env::cartpole::cartpole_step_graph;
 use cartfuse::env::engine::layout_for;
-use cartfuse::env::graph::{StateLayout, cartpole_step_graph};
+use cartfuse::env::graph::StateLayout;
 use cartfuse::fusion::device::RuntimeKind;
 use cartfuse::fusion::dispatch_runtime;
 use cartfuse::fusion::plan::{Plan, PlanOptions, Strategy};
@@ -354,7 +355,6 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let envs = usize::try_from(envs).context("--envs does not fit this machine")?;
             let config = CartPoleConfig {
                 autoreset: autoreset.into(),
-                plan,
                 ..Default::default()
             };
             let k = u64::from(plan.steps_per_call());
@@ -365,10 +365,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             };
             dispatch_runtime!(kind, |opened: R| {
                 let bar = progress_bar(settings.repeats as u64, "bench");
-                let profile =
-                    profile_cartpole::<R>(opened.client, config, envs, &settings, |done, _| {
-                        bar.set_position(done as u64)
-                    })?;
+                let profile = profile_cartpole::<R>(
+                    opened.client,
+                    config,
+                    plan,
+                    envs,
+                    &settings,
+                    |done, _| bar.set_position(done as u64),
+                )?;
                 bar.finish_and_clear();
                 if json {
                     let mut value = serde_json::to_value(&profile)?;

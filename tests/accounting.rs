@@ -2,8 +2,9 @@
 
 use std::collections::BTreeSet;
 
-use cartfuse::env::engine::step_bytes_per_env;
-use cartfuse::env::graph::{StateLayout, cartpole_step_graph};
+use cartfuse::env::cartpole::cartpole_step_graph;
+use cartfuse::env::cartpole::hand_written::step_bytes_per_env;
+use cartfuse::env::graph::StateLayout;
 use cartfuse::fusion::graph::{Graph, Op, Shape};
 use cartfuse::fusion::plan::{Plan, PlanOptions, Strategy};
 use cartfuse::{AutoresetMode, CartPoleConfig, StepPlan};
@@ -44,11 +45,7 @@ fn eager_bytes_per_lane(graph: &Graph) -> u64 {
 
 /// Runs `plan` for one call over `n` envs and returns (launches, bytes moved) recorded.
 fn measure(plan: StepPlan, n: usize) -> (u64, u64) {
-    let config = CartPoleConfig {
-        plan,
-        ..Default::default()
-    };
-    let mut env = util::env(n, config, 1);
+    let mut env = util::env_with(n, CartPoleConfig::default(), plan, 1);
     let before = env.ledger().totals();
     let actions = vec![1u32; n * env.steps_per_call()];
     env.step(&actions).unwrap();

@@ -1,7 +1,7 @@
 //! Episode semantics in every autoreset mode, step by step against the reference vector env.
 
 use cartfuse::env::reference::{ReferenceVecEnv, reset_state};
-use cartfuse::{AutoresetMode, CartPoleConfig, CartPoleState};
+use cartfuse::{AutoresetMode, CartPoleConfig, CartPoleState, StepPlan};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -11,13 +11,9 @@ use crate::util;
 /// every output, and re-synchronising the reference's physics to the device's `f32` state
 /// each step so rounding never compounds. Returns (episodes ended, reset steps seen).
 fn run_against_reference(config: CartPoleConfig, n: usize, steps: usize) -> (usize, usize) {
-    let baseline = CartPoleConfig {
-        plan: cartfuse::StepPlan::HandWritten,
-        ..config
-    };
-    let totals = run_plan_against_reference(baseline, n, steps);
+    let totals = run_plan_against_reference(config, StepPlan::HandWritten, n, steps);
     for plan in util::single_step_plans() {
-        let counts = run_plan_against_reference(CartPoleConfig { plan, ..config }, n, steps);
+        let counts = run_plan_against_reference(config, plan, n, steps);
         assert_eq!(
             counts, totals,
             "{plan}: episode counts differ from the hand-written kernel's"
@@ -26,9 +22,14 @@ fn run_against_reference(config: CartPoleConfig, n: usize, steps: usize) -> (usi
     totals
 }
 
-fn run_plan_against_reference(config: CartPoleConfig, n: usize, steps: usize) -> (usize, usize) {
+fn run_plan_against_reference(
+    config: CartPoleConfig,
+    plan: StepPlan,
+    n: usize,
+    steps: usize,
+) -> (usize, usize) {
     let seed = 5;
-    let mut env = util::env(n, config, seed);
+    let mut env = util::env_with(n, config, plan, seed);
     let mut reference = ReferenceVecEnv::new(n, config, seed);
     let mut rng = StdRng::seed_from_u64(11);
     let (mut ended, mut reset_steps) = (0, 0);
@@ -37,23 +38,24 @@ fn run_plan_against_reference(config: CartPoleConfig, n: usize, steps: usize) ->
         let out = env.step(&actions).unwrap();
         let expected = reference.step(&actions);
         for (i, want) in expected.iter().enumerate() {
-            let ctx = format!("{} step {step} env {i}", config.plan);
+            let ctx = format!("{plan} step {step} env {i}");
             assert_eq!(out.reward[i], want.reward, "{ctx}");
             assert_eq!(out.terminated[i], want.terminated, "{ctx}");
             assert_eq!(out.truncated[i], want.truncated, "{ctx}");
-            for (got, want) in out.obs[i].iter().zip(want.obs) {
+            for (got, want) in util::row(&out, i).iter().zip(want.obs) {
                 assert!(
                     (got - want).abs() <= 1e-5,
                     "{ctx}: obs {:?} vs {:?}",
-                    out.obs[i],
+                    util::row(&out, i),
                     want
                 );
             }
             match (&out.final_obs, want.final_obs) {
                 (None, None) => assert_ne!(config.autoreset, AutoresetMode::SameStep),
-                (Some(finals), want_final) => {
-                    assert_eq!(finals[i].is_some(), want_final.is_some(), "{ctx}");
-                    if let (Some(got), Some(want)) = (finals[i], want_final) {
+                (Some(_), want_final) => {
+                    let got_final = util::final_row(&out, i);
+                    assert_eq!(got_final.is_some(), want_final.is_some(), "{ctx}");
+                    if let (Some(got), Some(want)) = (got_final, want_final) {
                         for (g, w) in got.iter().zip(want) {
                             assert!((g - w).abs() <= 1e-5, "{ctx}: final {got:?} vs {want:?}");
                         }
@@ -64,7 +66,7 @@ fn run_plan_against_reference(config: CartPoleConfig, n: usize, steps: usize) ->
             ended += usize::from(want.terminated || want.truncated);
             reset_steps += usize::from(want.reward == 0.0);
         }
-        reference.overwrite_physics(&env.state().unwrap());
+        reference.overwrite_physics(&util::cartpole_states(&env.state().unwrap()));
     }
     (ended, reset_steps)
 }
@@ -125,7 +127,7 @@ fn next_step_reset_step_ignores_action_gives_zero_reward_and_new_state() {
     assert_eq!(out.truncated, vec![false, false]);
     for i in 0..2 {
         assert_eq!(
-            out.obs[i],
+            util::row(&out, i),
             reset_state(seed, i as u32, 1, &config.params).observation()
         );
     }
@@ -146,17 +148,20 @@ fn terminating_step_reports_reward_one_and_same_step_returns_final_observation()
     let mut env = util::env(2, config, seed);
     // Env 0 is about to leave the track; env 1 is safe.
     let about_to_fall = CartPoleState::from_array([2.39, 1.0, 0.0, 0.0]);
-    env.set_state(&[about_to_fall, CartPoleState::default()])
+    env.set_state(&util::states(&[about_to_fall, CartPoleState::default()]))
         .unwrap();
     let out = env.step(&[1, 1]).unwrap();
     assert_eq!(out.terminated, vec![true, false]);
     assert_eq!(out.reward, vec![1.0, 1.0]);
-    let finals = out.final_obs.expect("SameStep reports final observations");
-    let final_row = finals[0].expect("env 0 ended");
+    assert!(
+        out.final_obs.is_some(),
+        "SameStep reports final observations"
+    );
+    let final_row = util::final_row(&out, 0).expect("env 0 ended");
     assert!((final_row[0] - 2.41).abs() < 1e-6, "{final_row:?}");
-    assert!(finals[1].is_none());
+    assert!(util::final_row(&out, 1).is_none());
     assert_eq!(
-        out.obs[0],
+        util::row(&out, 0),
         reset_state(seed, 0, 1, &config.params).observation()
     );
     assert_eq!(env.elapsed_steps().unwrap(), vec![0, 1]);
@@ -169,11 +174,13 @@ fn disabled_mode_keeps_integrating_after_termination() {
         ..Default::default()
     };
     let mut env = util::env(1, config, 0);
-    env.set_state(&[CartPoleState::from_array([2.39, 1.0, 0.0, 0.0])])
-        .unwrap();
+    env.set_state(&util::states(&[CartPoleState::from_array([
+        2.39, 1.0, 0.0, 0.0,
+    ])]))
+    .unwrap();
     assert!(env.step(&[1]).unwrap().terminated[0]);
     let out = env.step(&[1]).unwrap();
     assert!(out.terminated[0]);
     assert_eq!(out.reward[0], 1.0);
-    assert!(out.obs[0][0] > 2.42);
+    assert!(out.obs[0] > 2.42);
 }

@@ -1,8 +1,11 @@
 //! Every bad input returns its error; nothing panics.
 
+use cartfuse::env::vec_env::max_envs;
+use cartfuse::fusion::backend::Cube;
 use cartfuse::fusion::buffers::upload;
 use cartfuse::{
     CartPoleConfig, CartPoleParams, CartPoleState, CartPoleVecEnv, DeviceActions, EnvError,
+    StepPlan,
 };
 
 use crate::util;
@@ -30,25 +33,26 @@ fn action_outside_zero_one_is_an_error() {
     let mut env = util::env(4, CartPoleConfig::default(), 0);
     let error = env.step(&[0, 1, 2, 0]).unwrap_err();
     assert!(
-        matches!(error, EnvError::InvalidAction { env: 2, value: 2 }),
+        matches!(&error, EnvError::InvalidAction { env: 2, value, .. } if value == "2"),
         "{error}"
+    );
+    assert_eq!(
+        error.to_string(),
+        "action 2 of env 2 is not in the action space Discrete(2)"
     );
 }
 
 #[test]
 fn device_resident_invalid_action_is_reported_under_every_plan() {
     for plan in util::single_step_plans() {
-        invalid_device_action_is_reported(CartPoleConfig {
-            plan,
-            ..Default::default()
-        });
+        invalid_device_action_is_reported(plan);
     }
 }
 
-fn invalid_device_action_is_reported(config: CartPoleConfig) {
-    let mut env = util::env(4, config, 0);
+fn invalid_device_action_is_reported(plan: StepPlan) {
+    let mut env = util::env_with(4, CartPoleConfig::default(), plan, 0);
     let handle = upload(env.client(), &[0u32, 1, 7, 1]);
-    let actions = DeviceActions::from_handle(handle, 4);
+    let actions = DeviceActions::from_buffer(handle);
     let error = env.step_device(&actions).unwrap().to_host().unwrap_err();
     assert!(matches!(error, EnvError::InvalidDeviceAction), "{error}");
     // The flag is cleared once reported: valid actions step cleanly again.
@@ -67,7 +71,8 @@ fn zero_envs_is_an_error() {
 #[test]
 fn more_envs_than_the_device_holds_is_an_error_before_allocating() {
     let client = util::client();
-    let (max, _) = CartPoleVecEnv::max_envs(&client);
+    let backend = Cube::new(client.clone(), "test");
+    let (max, _) = max_envs::<CartPoleParams, _>(&backend);
     let error = CartPoleVecEnv::with_client(client, max + 1, CartPoleConfig::default())
         .err()
         .unwrap();
@@ -115,11 +120,34 @@ fn bad_states_are_errors() {
     let mut env = util::env(2, CartPoleConfig::default(), 0);
     let nan = CartPoleState::from_array([0.0, f64::NAN, 0.0, 0.0]);
     assert!(matches!(
-        env.set_state(&[CartPoleState::default(), nan]).unwrap_err(),
-        EnvError::NonFiniteState { env: 1, .. }
+        env.set_state(&util::states(&[CartPoleState::default(), nan]))
+            .unwrap_err(),
+        EnvError::BadState { env: 1, .. }
     ));
     assert!(matches!(
-        env.set_state(&[CartPoleState::default()]).unwrap_err(),
+        env.set_state(&util::states(&[CartPoleState::default()]))
+            .unwrap_err(),
         EnvError::WrongCount { what: "states", .. }
     ));
+    assert!(matches!(
+        env.set_state(&[vec![0.0; 4], vec![0.0; 3]]).unwrap_err(),
+        EnvError::BadState {
+            env: 1,
+            expected: 4,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn a_device_action_buffer_of_the_wrong_length_is_an_error_under_every_plan() {
+    for plan in util::single_step_plans() {
+        let mut env = util::env_with(4, CartPoleConfig::default(), plan, 0);
+        let short = DeviceActions::from_buffer(upload(env.client(), &[0u32, 1, 1]));
+        let error = env.step_device(&short).err().expect("3 actions for 4 envs");
+        assert!(
+            matches!(error, EnvError::WrongCount { found: 3, .. }),
+            "{plan}: {error}"
+        );
+    }
 }

@@ -59,18 +59,21 @@ fn check_plan_against_reference(
     let n = states.len();
     let config = CartPoleConfig {
         autoreset: AutoresetMode::Disabled,
-        plan,
         ..Default::default()
     };
     let params = config.params;
-    let mut env = util::env(n, config, 0);
-    env.set_state(states).unwrap();
+    let mut env = util::env_with(n, config, plan, 0);
+    env.set_state(&util::states(states)).unwrap();
     let out = env.step(actions).unwrap();
 
     let mut flag_checks = 0;
     for i in 0..n {
         let expected = reference::step_physics(states[i], actions[i], &params);
-        for (k, (got, want)) in out.obs[i].iter().zip(expected.to_array()).enumerate() {
+        for (k, (got, want)) in util::row(&out, i)
+            .iter()
+            .zip(expected.to_array())
+            .enumerate()
+        {
             assert!(
                 (f64::from(*got) - want).abs() <= 1e-5,
                 "{plan} env {i} component {k}: device {got} vs reference {want} from {:?} action {}",
@@ -93,7 +96,7 @@ fn check_plan_against_reference(
         flag_checks > n - 100,
         "only {flag_checks} termination flags compared"
     );
-    out.obs
+    (0..n).map(|i| util::row(&out, i)).collect()
 }
 
 #[test]

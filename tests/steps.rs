@@ -9,25 +9,27 @@ use crate::util;
 
 fn k_steps_equal_single_steps(autoreset: AutoresetMode) {
     let (n, k, calls) = (300, 5, 6);
-    let single = CartPoleConfig {
+    let config = CartPoleConfig {
         autoreset,
         max_episode_steps: 17,
-        plan: StepPlan::Graph(Strategy::Fused),
         ..Default::default()
     };
-    let multi = CartPoleConfig {
-        plan: StepPlan::Graph(Strategy::FusedSteps(k as u32)),
-        ..single
-    };
-    let mut one = util::env(n, single, 21);
-    let mut many = util::env(n, multi, 21);
+    let mut one = util::env_with(n, config, StepPlan::Graph(Strategy::Fused), 21);
+    let multi = StepPlan::Graph(Strategy::FusedSteps(k as u32));
+    let mut many = util::env_with(n, config, multi, 21);
     assert_eq!(many.steps_per_call(), k);
+    // The reset kernel ran once in each; count the steps' launches only.
+    let (one_before, many_before) = (
+        one.ledger().totals().launches,
+        many.ledger().totals().launches,
+    );
+    assert_eq!((one_before, many_before), (1, 1));
     let mut rng = StdRng::seed_from_u64(4);
     let mut ended = 0;
     for call in 0..calls {
         let actions: Vec<u32> = (0..n * k).map(|_| rng.random_range(0..2)).collect();
         let batch = many.step(&actions).unwrap();
-        assert_eq!(batch.obs.len(), n * k);
+        assert_eq!(batch.obs.len(), n * k * 4);
         for step in 0..k {
             let out = one.step(&actions[step * n..(step + 1) * n]).unwrap();
             for i in 0..n {
@@ -36,17 +38,18 @@ fn k_steps_equal_single_steps(autoreset: AutoresetMode) {
                 assert_eq!(batch.reward[j], out.reward[i], "{ctx}");
                 assert_eq!(batch.terminated[j], out.terminated[i], "{ctx}");
                 assert_eq!(batch.truncated[j], out.truncated[i], "{ctx}");
+                let (got, want) = (util::row(&batch, j), util::row(&out, i));
                 for c in 0..4 {
                     assert!(
-                        (batch.obs[j][c] - out.obs[i][c]).abs() <= 1e-6,
-                        "{ctx}: {:?} vs {:?}",
-                        batch.obs[j],
-                        out.obs[i]
+                        (got[c] - want[c]).abs() <= 1e-6,
+                        "{ctx}: {got:?} vs {want:?}"
                     );
                 }
-                if let (Some(a), Some(b)) = (&batch.final_obs, &out.final_obs) {
-                    assert_eq!(a[j].is_some(), b[i].is_some(), "{ctx}");
-                }
+                assert_eq!(
+                    util::final_row(&batch, j).is_some(),
+                    util::final_row(&out, i).is_some(),
+                    "{ctx}"
+                );
                 ended += usize::from(out.terminated[i] || out.truncated[i]);
             }
         }
@@ -55,8 +58,11 @@ fn k_steps_equal_single_steps(autoreset: AutoresetMode) {
     assert!(ended > n, "only {ended} episodes ended");
     assert_eq!(many.elapsed_steps().unwrap(), one.elapsed_steps().unwrap());
     // One launch per K steps.
-    assert_eq!(many.ledger().totals().launches, calls as u64);
-    assert_eq!(one.ledger().totals().launches, (calls * k) as u64);
+    assert_eq!(many.ledger().totals().launches - many_before, calls as u64);
+    assert_eq!(
+        one.ledger().totals().launches - one_before,
+        (calls * k) as u64
+    );
 }
 
 #[test]
@@ -71,11 +77,8 @@ fn fused_steps_match_single_fused_steps_same_step() {
 
 #[test]
 fn fused_steps_need_k_actions_per_env() {
-    let config = CartPoleConfig {
-        plan: StepPlan::Graph(Strategy::FusedSteps(4)),
-        ..Default::default()
-    };
-    let mut env = util::env(8, config, 0);
+    let plan = StepPlan::Graph(Strategy::FusedSteps(4));
+    let mut env = util::env_with(8, CartPoleConfig::default(), plan, 0);
     let error = env.step(&[0; 8]).unwrap_err();
     assert_eq!(error.to_string(), "expected 32 actions (4 per env), got 8");
 }

@@ -3,14 +3,20 @@
 
 use std::time::{Duration, Instant};
 
+use cartfuse::fusion::cubecl::server::Handle;
 use cartfuse::fusion::cubecl::wgpu::WgpuRuntime;
 use cartfuse::fusion::device::wgpu_client;
-use cartfuse::{CartPoleConfig, CartPoleVecEnv, DeviceActions};
+use cartfuse::{CartPoleConfig, CartPoleVecEnv, DeviceActions, StepPlan};
 
-/// A reset env of `n` envs under `config`, with alternating actions already on the device.
-pub fn ready_env(n: usize, config: CartPoleConfig) -> (CartPoleVecEnv<WgpuRuntime>, DeviceActions) {
+/// A reset env of `n` envs under `config` running `plan`, with alternating actions already
+/// on the device.
+pub fn ready_env(
+    n: usize,
+    config: CartPoleConfig,
+    plan: StepPlan,
+) -> (CartPoleVecEnv<WgpuRuntime>, DeviceActions<Handle>) {
     let opened = wgpu_client().expect("a compute device (install mesa-vulkan-drivers)");
-    let mut env = CartPoleVecEnv::with_client(opened.client, n, config).expect("env");
+    let mut env = CartPoleVecEnv::with_plan(opened.client, n, config, plan).expect("env");
     env.reset(Some(0)).expect("reset");
     let k = env.steps_per_call();
     let actions: Vec<u32> = (0..(n * k) as u32).map(|i| i % 2).collect();
@@ -21,7 +27,7 @@ pub fn ready_env(n: usize, config: CartPoleConfig) -> (CartPoleVecEnv<WgpuRuntim
 /// Time of `iters` device-resident step calls, synced before and after.
 pub fn time_steps(
     env: &mut CartPoleVecEnv<WgpuRuntime>,
-    actions: &DeviceActions,
+    actions: &DeviceActions<Handle>,
     iters: u64,
 ) -> Duration {
     env.sync().expect("sync");

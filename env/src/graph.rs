@@ -64,8 +64,10 @@ impl<'g> StateInputs<'g> {
                 }
             }
             StateLayout::StructOfArrays => {
-                let columns: Vec<Var<'g>> =
-                    E::STATE.iter().map(|name| g.input(name, DType::F32)).collect();
+                let columns: Vec<Var<'g>> = E::STATE
+                    .iter()
+                    .map(|name| g.input(name, DType::F32))
+                    .collect();
                 Self {
                     packed: None,
                     components: columns.clone(),

@@ -39,7 +39,9 @@ impl ActionSpace {
     /// The same space with the batch dimension `num_envs` prepended.
     pub fn batched(self, num_envs: usize) -> Self {
         match self {
-            ActionSpace::Discrete(space) => ActionSpace::Discrete(batched_discrete(space, num_envs)),
+            ActionSpace::Discrete(space) => {
+                ActionSpace::Discrete(batched_discrete(space, num_envs))
+            }
             ActionSpace::Box(space) => ActionSpace::Box(batched_box(space, num_envs)),
         }
     }

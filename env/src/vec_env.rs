@@ -264,7 +264,10 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
     /// [`Self::reset`] leaving the `[num_envs, obs_dim]` observations on the backend.
     pub fn reset_device(&mut self, seed: Option<u64>) -> Result<&B::Buffer, EnvError> {
         self.reset_lanes(seed, None)?;
-        Ok(self.engine.buffer(StepBuffer::Obs).expect("engines write obs"))
+        Ok(self
+            .engine
+            .buffer(StepBuffer::Obs)
+            .expect("engines write obs"))
     }
 
     fn reset_lanes(&mut self, seed: Option<u64>, mask: Option<&[bool]>) -> Result<(), EnvError> {
@@ -388,7 +391,12 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
         Ok(self.backend.sync()?)
     }
 
-    fn check_count(&self, what: &'static str, found: usize, per_env: usize) -> Result<(), EnvError> {
+    fn check_count(
+        &self,
+        what: &'static str,
+        found: usize,
+        per_env: usize,
+    ) -> Result<(), EnvError> {
         let expected = self.num_envs * per_env;
         if found != expected {
             return Err(EnvError::WrongCount {
@@ -402,13 +410,21 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
     }
 
     fn read_f32(&self, which: StepBuffer) -> Result<Vec<f32>, EnvError> {
-        let buffer = self.engine.buffer(which).expect("engines write this output");
+        let buffer = self
+            .engine
+            .buffer(which)
+            .expect("engines write this output");
         Ok(self.backend.read_f32(buffer)?)
     }
 
     fn read_flags(&self, which: StepBuffer) -> Result<Vec<bool>, EnvError> {
         let buffer = self.engine.buffer(which).expect("engines write flags");
-        Ok(self.backend.read_u32(buffer)?.iter().map(|f| *f != 0).collect())
+        Ok(self
+            .backend
+            .read_u32(buffer)?
+            .iter()
+            .map(|f| *f != 0)
+            .collect())
     }
 
     fn outputs_to_host(&self) -> Result<StepOutput, EnvError> {

@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use cartfuse_env::{
-    CartPoleConfig, CartPoleParams, EnvBackend, EnvError, EpisodeOptions, GraphEnv, StepPlan, VecEnv,
+    CartPoleConfig, CartPoleParams, EnvBackend, EnvError, EpisodeOptions, GraphEnv, StepPlan,
+    VecEnv,
 };
 use cartfuse_fusion::backend::Cube;
 use cartfuse_fusion::buffers::ReadError;
@@ -103,7 +104,15 @@ pub fn profile_cartpole<R: Runtime>(
 ) -> Result<StepProfile, EnvError> {
     let description = R::name(&client);
     let backend = Cube::new(client, description);
-    profile_env(backend, config.params, config.episode(), plan, num_envs, settings, progress)
+    profile_env(
+        backend,
+        config.params,
+        config.episode(),
+        plan,
+        num_envs,
+        settings,
+        progress,
+    )
 }
 
 /// Profiles the step of `env` under `plan` over `num_envs` envs on `backend`, calling

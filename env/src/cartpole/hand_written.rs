@@ -248,7 +248,12 @@ pub struct HandWrittenEngine<R: Runtime> {
 
 impl<R: Runtime> HandWrittenEngine<R> {
     /// Zeroed buffers for `n` envs.
-    pub fn new(backend: &Cube<R>, n: usize, config: &CartPoleConfig, ledger: Arc<LaunchLedger>) -> Self {
+    pub fn new(
+        backend: &Cube<R>,
+        n: usize,
+        config: &CartPoleConfig,
+        ledger: Arc<LaunchLedger>,
+    ) -> Self {
         let client = backend.client().clone();
         Self {
             state: StateBuffers::zeroed(&client, n),

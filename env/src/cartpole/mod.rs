@@ -7,13 +7,13 @@
 //! - [`burn_step`]: the same step in burn tensor ops.
 
 pub mod burn_step;
+#[cfg(test)]
+mod graph_tests;
 pub mod hand_written;
 pub mod kernel;
 pub mod params;
 pub mod reference;
 mod vector;
-#[cfg(test)]
-mod graph_tests;
 
 use cartfuse_fusion::graph::{DType, Graph, GraphBuilder, Var};
 use cartfuse_fusion::interpret::Scalar;

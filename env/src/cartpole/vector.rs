@@ -40,7 +40,11 @@ impl<R: Runtime> VecEnv<CartPoleParams, Cube<R>> {
     }
 
     /// Opens `device` and builds `num_envs` envs on it.
-    pub fn new(device: &R::Device, num_envs: usize, config: CartPoleConfig) -> Result<Self, EnvError> {
+    pub fn new(
+        device: &R::Device,
+        num_envs: usize,
+        config: CartPoleConfig,
+    ) -> Result<Self, EnvError> {
         Self::with_client(open_client::<R>(device)?, num_envs, config)
     }
 

@@ -185,13 +185,13 @@ impl<B: Backend> StepEngine<B> for PlannedEngine<B> {
                 let packed = (0..self.n)
                     .flat_map(|i| columns.iter().map(move |c| c[i]))
                     .collect();
-                self.step
-                    .set_input(PACKED_STATE, &HostArray::F32(packed))?;
+                self.step.set_input(PACKED_STATE, &HostArray::F32(packed))?;
             }
         }
         for counter in ["elapsed", "needs_reset"] {
             if self.step.has_input(counter) {
-                self.step.set_input(counter, &HostArray::U32(vec![0; self.n]))?;
+                self.step
+                    .set_input(counter, &HostArray::U32(vec![0; self.n]))?;
             }
         }
         if !self.step.has_input("resets") && self.reset.has_input("needs_reset") {

@@ -91,7 +91,8 @@ impl<R: Runtime> Backend for Cube<R> {
     }
 
     fn sync(&self) -> Result<(), ReadError> {
-        cubecl::future::block_on(self.client.sync()).map_err(|error| ReadError(format!("{error:?}")))
+        cubecl::future::block_on(self.client.sync())
+            .map_err(|error| ReadError(format!("{error:?}")))
     }
 
     fn runner(
