@@ -425,14 +425,14 @@ pub fn reproduce<R: Runtime>(
             .filter(|(node, _)| !materialized.contains_key(node))
             .map(|(node, readers)| (*node, *readers))
             .collect();
-        let analytic_saving_bytes: f64 = eliminated
+        let analytic_saving_bytes = eliminated
             .iter()
             .map(|(node, readers)| {
-                ((1 + readers) as u64
+                (1 + *readers as u64)
                     * value_bytes_per_lane(&tail_graph.graph, *node)
-                    * lanes as u64) as f64
+                    * lanes as u64
             })
-            .sum();
+            .sum::<u64>() as f64;
         let profile = profile_plan(
             client.clone(),
             &tail_graph.graph,

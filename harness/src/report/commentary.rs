@@ -4,7 +4,7 @@
 use crate::ablation::ladder;
 use crate::reproduce::Report;
 
-use super::table::{seconds, si};
+use super::table::{bytes, seconds};
 
 /// Factors the study reported for a row of the ladder (quoted, never measured here).
 const STUDY_FACTORS: [(&str, f64); 3] = [
@@ -261,14 +261,14 @@ pub fn tail(report: &Report) -> Vec<String> {
             let agreement = if t.measured_saving_bytes == t.analytic_saving_bytes {
                 "the ledger counts the same".to_string()
             } else {
-                format!("the ledger counts {}B", si(t.measured_saving_bytes))
+                format!("the ledger counts {}", bytes(t.measured_saving_bytes))
             };
             format!(
-                "**{}**: {} intermediates eliminated (from the plans), {}B less traffic per step \
+                "**{}**: {} intermediates eliminated (from the plans), {} less traffic per step \
                  (compulsory-traffic model; {agreement}); against 4 kernels it is {} on {device}.",
                 t.partition,
                 t.eliminated_intermediates,
-                si(t.analytic_saving_bytes),
+                bytes(t.analytic_saving_bytes),
                 speed(t.speedup)
             )
         })
@@ -386,17 +386,14 @@ pub fn burn(report: &Report) -> Vec<String> {
         out.push(format!(
             "**Unfused.** burn's CubeCL backend without fusion launches {} kernels per step \
              (cartfuse eager: {:.1}) and takes {} per step at n = {large} on {device}, against \
-             cartfuse eager's {} ({}).",
+             cartfuse eager's {}: cartfuse eager is {} against it.",
             unfused
                 .launches_per_step
                 .map_or("an uncounted number of".into(), |l| format!("{l:.1}")),
             eager.launches_per_step,
             seconds(unfused.step_s_median),
             seconds(eager.step_s_median),
-            format!(
-                "cartfuse eager against burn unfused: {}",
-                speed(unfused.step_s_median / eager.step_s_median)
-            ),
+            speed(unfused.step_s_median / eager.step_s_median),
         ));
     }
     let rows: Vec<&str> = ladder().iter().map(|r| r.label).collect();

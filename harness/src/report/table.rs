@@ -43,7 +43,7 @@ impl Format {
             Format::Ratio => format!("{value:.2}x"),
             Format::Percent => format!("{:.1}%", value * 100.0),
             Format::Mebibytes => format!("{} MB", (value as u64) >> 20),
-            Format::Bytes => format!("{} B", si(value)),
+            Format::Bytes => bytes(value),
         }
     }
 }
@@ -61,6 +61,15 @@ pub fn si(value: f64) -> String {
         (value, "")
     };
     format!("{scaled:.3}{unit}")
+}
+
+/// Bytes with a k/M/G prefix: `9.437 MB`.
+pub fn bytes(value: f64) -> String {
+    let text = si(value);
+    match text.strip_suffix(['k', 'M', 'G']) {
+        Some(number) => format!("{number} {}B", &text[number.len()..]),
+        None => format!("{text} B"),
+    }
 }
 
 /// Seconds in s, ms or us.
@@ -343,5 +352,11 @@ mod tests {
         assert!(md.contains("| fused, x | 2.000 ms | - |\n"));
         assert!(md.contains("### n = 2"));
         assert!(!md.contains("note") && !md.contains("min"));
+    }
+
+    #[test]
+    fn bytes_carry_their_prefix() {
+        assert_eq!(bytes(9_437_184.0), "9.437 MB");
+        assert_eq!(bytes(0.0), "0.000 B");
     }
 }
