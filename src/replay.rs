@@ -152,7 +152,10 @@ pub fn replay<R: Runtime>(
     let n = episodes.len();
     let mut env = CartPoleVecEnv::with_client(client, n, config)?;
     env.reset(Some(0))?;
-    let initial: Vec<CartPoleState> = episodes.iter().map(|e| e.initial_state).collect();
+    let initial: Vec<Vec<f64>> = episodes
+        .iter()
+        .map(|e| e.initial_state.to_array().to_vec())
+        .collect();
     env.set_state(&initial)?;
     let mut outputs = vec![ReplayedEpisode::default(); n];
     let mut active: Vec<bool> = episodes.iter().map(|e| !e.actions.is_empty()).collect();
@@ -168,7 +171,8 @@ pub fn replay<R: Runtime>(
                 continue;
             }
             let record = &mut outputs[i];
-            record.observations.push(out.obs[i]);
+            let row = out.obs_row(i);
+            record.observations.push([row[0], row[1], row[2], row[3]]);
             record.rewards.push(out.reward[i]);
             record.terminated.push(out.terminated[i]);
             record.truncated.push(out.truncated[i]);

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use cartfuse::fusion::exec::PlanExecutor;
 use cartfuse::fusion::graph::{
-    BinaryOp, CompareOp, DType, Graph, GraphBuilder, ReduceOp, UnaryOp, Var,
+    BinaryOp, CompareOp, DType, FloatUnary, Graph, GraphBuilder, ReduceOp, Var,
 };
 use cartfuse::fusion::interpret::{HostArray, Scalar, interpret};
 use cartfuse::fusion::plan::{Plan, PlanOptions, Strategy};
@@ -50,23 +50,23 @@ fn random_graph(seed: u64, ops: usize) -> Graph {
         match rng.random_range(0..11) {
             0 => {
                 let op = *[
-                    UnaryOp::Neg,
-                    UnaryOp::Abs,
-                    UnaryOp::Sin,
-                    UnaryOp::Cos,
-                    UnaryOp::Tanh,
-                    UnaryOp::Erf,
-                    UnaryOp::Square,
+                    FloatUnary::Neg,
+                    FloatUnary::Abs,
+                    FloatUnary::Sin,
+                    FloatUnary::Cos,
+                    FloatUnary::Tanh,
+                    FloatUnary::Erf,
+                    FloatUnary::Square,
                 ]
                 .choose(&mut rng)
                 .unwrap();
                 floats.push(match op {
-                    UnaryOp::Neg => -f,
-                    UnaryOp::Abs => f.abs(),
-                    UnaryOp::Sin => f.sin(),
-                    UnaryOp::Cos => f.cos(),
-                    UnaryOp::Tanh => f.tanh(),
-                    UnaryOp::Erf => f.erf(),
+                    FloatUnary::Neg => -f,
+                    FloatUnary::Abs => f.abs(),
+                    FloatUnary::Sin => f.sin(),
+                    FloatUnary::Cos => f.cos(),
+                    FloatUnary::Tanh => f.tanh(),
+                    FloatUnary::Erf => f.erf(),
                     _ => f.square(),
                 });
             }

@@ -1,15 +1,15 @@
-//! Errors of the CartPole environment.
+//! Errors of environments and vector envs.
 
 use cartfuse_fusion::buffers::ReadError;
 use cartfuse_fusion::device::DeviceError;
 use cartfuse_fusion::exec::ExecError;
 use cartfuse_fusion::plan::PlanError;
 
-/// Everything that can go wrong creating or stepping a CartPole vector env.
+/// Everything that can go wrong creating or stepping a vector env.
 #[derive(Debug, thiserror::Error)]
 pub enum EnvError {
     /// A parameter is not finite or not positive.
-    #[error("invalid CartPole parameter `{name}` = {value}: expected {expected}")]
+    #[error("invalid parameter `{name}` = {value}: expected {expected}")]
     InvalidParam {
         /// Field name.
         name: &'static str,
@@ -46,13 +46,15 @@ pub enum EnvError {
         /// What was passed.
         found: usize,
     },
-    /// An action outside the action space {0, 1}.
-    #[error("action {value} of env {env} is not in {{0, 1}} (0 pushes left, 1 pushes right)")]
+    /// An action outside the environment's action space.
+    #[error("action {value} of env {env} is not in the action space {space}")]
     InvalidAction {
         /// Env index.
         env: usize,
         /// The rejected action.
-        value: u32,
+        value: String,
+        /// The action space, as gymnasium writes it.
+        space: String,
     },
     /// Device-resident actions held a value outside {0, 1}; the kernel flagged it.
     #[error(
@@ -61,16 +63,33 @@ pub enum EnvError {
     )]
     InvalidDeviceAction,
     /// A state component is NaN or infinite.
-    #[error("state of env {env} has a non-finite component: {state:?}")]
-    NonFiniteState {
+    #[error("state of env {env} must be {expected} finite numbers, got {state:?}")]
+    BadState {
         /// Env index.
         env: usize,
+        /// Components a state has.
+        expected: usize,
         /// The rejected state.
-        state: [f64; 4],
+        state: Vec<f64>,
     },
     /// `step` was called before the first `reset` or `set_state`.
     #[error("the env must be reset (or given a state) before it is stepped")]
     NotReset,
+    /// The chosen engine cannot do what was asked.
+    #[error("not supported: {0}")]
+    Unsupported(String),
+    /// A plan this environment or runtime does not have.
+    #[error("{plan} is not available for {env} on {runtime}: {reason}")]
+    PlanUnavailable {
+        /// The plan asked for.
+        plan: String,
+        /// The environment id.
+        env: &'static str,
+        /// The runtime name.
+        runtime: &'static str,
+        /// Why.
+        reason: String,
+    },
     /// The step plan could not be built.
     #[error(transparent)]
     Plan(#[from] PlanError),

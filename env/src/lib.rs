@@ -1,25 +1,36 @@
-//! Brief overview: cartfuse-env is batched CartPole-v1 on CubeCL. The principal type is
-//! [`CartPoleVecEnv`], a gymnasium-style vector env whose whole step runs as one kernel.
+//! Brief overview: cartfuse-env is batched reinforcement-learning environments whose step is
+//! written once, as a graph, and runs under every fusion plan on every backend. The
+//! principal types are [`GraphEnv`] (what an environment implements) and [`VecEnv`] (a
+//! gymnasium-style vector env of any environment on any backend).
 //!
-//! - [`params`]: [`CartPoleParams`] (gymnasium's defaults, validated), [`AutoresetMode`]
-//!   and [`CartPoleConfig`].
-//! - [`reference`]: the f64 host reference, the oracle of every test.
-//! - [`kernel`]: the hand-written `#[cube]` step and reset kernels.
+//! - [`environment`]: the [`GraphEnv`] trait and [`EpisodeOptions`].
+//! - [`graph`]: step and reset graphs of any environment; the episode logic written once.
+//! - [`engine`]: the [`StepEngine`](engine::StepEngine) trait, the planned engine, [`StepPlan`].
+//! - [`runtime`]: what a backend adds to host a vector env ([`EnvBackend`]).
 //! - [`vec_env`]: the vectorized env API, host and device-resident.
-//! - [`spaces`]: observation and action space descriptions.
+//! - [`spaces`]: observation and action spaces.
+//! - [`params`]: [`AutoresetMode`].
+//! - [`registry`]: every environment by gymnasium id, for the CLI and bindings.
+//! - [`cartpole`]: CartPole-v1 (params, graph ops, f64 reference, hand-written kernels).
 
-pub mod burn_step;
+pub mod cartpole;
 pub mod engine;
+pub mod environment;
 pub mod error;
 pub mod graph;
-pub mod kernel;
 pub mod params;
-pub mod reference;
+pub mod registry;
+pub mod runtime;
 pub mod spaces;
 pub mod vec_env;
 
+pub use cartpole::{
+    CartPole, CartPoleConfig, CartPoleParams, CartPoleState, CartPoleVecEnv, burn_step, kernel,
+    reference,
+};
 pub use engine::StepPlan;
+pub use environment::{EpisodeOptions, GraphEnv};
 pub use error::EnvError;
-pub use params::{AutoresetMode, CartPoleConfig, CartPoleParams};
-pub use reference::CartPoleState;
-pub use vec_env::{CartPoleVecEnv, DeviceActions, DeviceStep, StepOutput};
+pub use params::AutoresetMode;
+pub use runtime::EnvBackend;
+pub use vec_env::{DeviceActions, DeviceStep, StepOutput, VecEnv};

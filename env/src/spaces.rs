@@ -1,4 +1,4 @@
-//! Observation and action spaces, described as gymnasium declares them for CartPole-v1.
+//! Observation and action spaces, described as gymnasium declares them.
 
 /// A box of `f32` values with per-component bounds (gymnasium `Box`).
 #[derive(Debug, Clone, PartialEq)]
@@ -21,27 +21,40 @@ pub struct DiscreteSpace {
     pub n: u32,
 }
 
-/// The observation space of one CartPole env: gymnasium's
-/// `Box(-high, high)` with `high = [2 x_threshold, f32::MAX, 2 theta_threshold, f32::MAX]`.
-pub fn single_observation_space(x_threshold: f64, theta_threshold: f64) -> BoxSpace {
-    let high = vec![
-        (2.0 * x_threshold) as f32,
-        f32::MAX,
-        (2.0 * theta_threshold) as f32,
-        f32::MAX,
-    ];
-    BoxSpace {
-        shape: vec![4],
-        low: high.iter().map(|h| -h).collect(),
-        high,
+/// An environment's action space: discrete choices or a box of continuous values.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ActionSpace {
+    /// gymnasium `Discrete(n)` (batched: `MultiDiscrete`).
+    Discrete(DiscreteSpace),
+    /// gymnasium `Box` of `f32`.
+    Box(BoxSpace),
+}
+
+impl ActionSpace {
+    /// `Discrete(n)` for one env.
+    pub fn discrete(n: u32) -> Self {
+        ActionSpace::Discrete(DiscreteSpace { shape: vec![], n })
+    }
+
+    /// The same space with the batch dimension `num_envs` prepended.
+    pub fn batched(self, num_envs: usize) -> Self {
+        match self {
+            ActionSpace::Discrete(space) => {
+                ActionSpace::Discrete(batched_discrete(space, num_envs))
+            }
+            ActionSpace::Box(space) => ActionSpace::Box(batched_box(space, num_envs)),
+        }
     }
 }
 
-/// The action space of one CartPole env: `Discrete(2)`.
-pub fn single_action_space() -> DiscreteSpace {
-    DiscreteSpace {
-        shape: vec![],
-        n: 2,
+/// The space as gymnasium prints it: `Discrete(2)`, `Box(-2.0, 2.0, (1,), float32)`.
+pub fn describe_action_space(space: &ActionSpace) -> String {
+    match space {
+        ActionSpace::Discrete(space) => format!("Discrete({})", space.n),
+        ActionSpace::Box(space) => format!(
+            "Box({:?}, {:?}, {:?}, float32)",
+            space.low, space.high, space.shape
+        ),
     }
 }
 
@@ -62,16 +75,22 @@ pub fn batched_discrete(single: DiscreteSpace, num_envs: usize) -> DiscreteSpace
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::GraphEnv;
+    use crate::cartpole::CartPoleParams;
 
     #[test]
-    fn observation_bounds_match_gymnasium() {
-        let space = single_observation_space(2.4, 12.0 * 2.0 * std::f64::consts::PI / 360.0);
+    fn cartpole_bounds_match_gymnasium() {
+        let space = CartPoleParams::default().observation_space();
         assert_eq!(space.high[0], 4.8);
         assert_eq!(space.high[1], f32::MAX);
         assert!((space.high[2] - 0.418_879).abs() < 1e-6);
         assert_eq!(space.low[3], -f32::MAX);
         let batched = batched_box(space, 8);
         assert_eq!(batched.shape, vec![8, 4]);
-        assert_eq!(batched_discrete(single_action_space(), 8).shape, vec![8]);
+        let ActionSpace::Discrete(actions) = CartPoleParams::default().action_space().batched(8)
+        else {
+            panic!("CartPole's actions are discrete")
+        };
+        assert_eq!((actions.shape, actions.n), (vec![8], 2));
     }
 }

@@ -15,7 +15,7 @@ use cubecl::server::Handle;
 use crate::buffers::{ReadError, download, upload};
 use crate::codegen::kernel::{copy_array, fused_array};
 use crate::codegen::lower::{LoweredLaunch, ParamLayout, lower_plan};
-use crate::codegen::vector::{VECTOR_WIDTH, fused_vector_array};
+use crate::codegen::vector::VECTOR_WIDTH;
 use crate::graph::{DType, Graph, NodeId, Shape};
 use crate::interpret::{BindError, HostArray, Scalar};
 use crate::launch::{ELEMENTWISE_CUBE_DIM, KernelLaunch, LaunchLedger, elementwise_launch_shape};
@@ -237,9 +237,20 @@ impl<R: Runtime> PlanExecutor<R> {
         Ok(())
     }
 
-    /// Binds a device buffer (already holding the right number of elements) to input `name`.
+    /// Binds a device buffer to input `name`. Its length is checked against the input's
+    /// (per-step inputs of a `K`-step plan hold `K * n` lanes): a launch never reads past it.
     pub fn bind_input(&mut self, name: &str, handle: Handle) -> Result<(), ExecError> {
         let id = self.input_node(name)?;
+        let expected = self.slot_len(Slot::Input(id));
+        let found = (handle.size_in_used() / 4) as usize;
+        if found != expected {
+            return Err(BindError::BadInput {
+                name: name.into(),
+                expected: format!("{expected} x {}", self.graph.node(id).dtype),
+                found: format!("a buffer of {found} elements"),
+            }
+            .into());
+        }
         self.buffers.insert(Slot::Input(id), handle);
         Ok(())
     }
@@ -392,37 +403,18 @@ impl<R: Runtime> PlanExecutor<R> {
             bytes_read: read * self.n as u64,
             bytes_written: written * self.n as u64,
         };
-        if width > 1 {
-            self.ledger.launch(record, || unsafe {
-                // SAFETY: as below; every buffer holds a multiple of `width` lanes.
-                fused_vector_array::launch_unchecked::<R>(
-                    &self.client,
-                    cube_count,
-                    cube_dim,
-                    width,
-                    self.arrays(&launch.bindings.in_f),
-                    self.arrays(&launch.bindings.out_f),
-                    ArrayArg::from_raw_parts(
-                        self.params_f_handle.clone(),
-                        self.param_f.len().max(1),
-                    ),
-                    threads,
-                    cubes_per_part,
-                    launch.program.clone(),
-                )
-            });
-            return;
-        }
         self.ledger.launch(record, || unsafe {
-            // SAFETY: see `arrays`; parts guard `local < threads`.
+            // SAFETY: see `arrays`; parts guard `local < threads`, and vectorised launches
+            // only bind buffers of a multiple of `width` lanes.
             fused_array::launch_unchecked::<R>(
                 &self.client,
                 cube_count,
                 cube_dim,
-                self.arrays::<f32>(&launch.bindings.in_f),
-                self.arrays::<u32>(&launch.bindings.in_u),
-                self.arrays::<f32>(&launch.bindings.out_f),
-                self.arrays::<u32>(&launch.bindings.out_u),
+                width,
+                self.arrays(&launch.bindings.in_f),
+                self.arrays(&launch.bindings.in_u),
+                self.arrays(&launch.bindings.out_f),
+                self.arrays(&launch.bindings.out_u),
                 ArrayArg::from_raw_parts(self.params_f_handle.clone(), self.param_f.len().max(1)),
                 ArrayArg::from_raw_parts(self.params_u_handle.clone(), self.param_u.len().max(1)),
                 threads,

@@ -6,7 +6,10 @@
 
 use std::collections::HashMap;
 
-use crate::graph::{BinaryOp, CompareOp, Constant, DType, Graph, Op, ReduceOp, Shape, UnaryOp};
+use crate::graph::{
+    BinaryOp, CompareOp, Constant, DType, FloatBinary, FloatUnary, Graph, LogicBinary, LogicUnary,
+    Op, ReduceOp, Shape,
+};
 use crate::rng;
 
 /// A host array bound to a graph input or read from an output.
@@ -109,9 +112,11 @@ pub trait HostFloat: Copy + PartialOrd + std::fmt::Debug + 'static {
     /// Truncating conversion to `u32` (saturating, NaN to 0).
     fn to_u32(self) -> u32;
     /// Applies a float unary op.
-    fn unary(op: UnaryOp, a: Self) -> Self;
-    /// Applies a float binary op.
+    fn unary(op: FloatUnary, a: Self) -> Self;
+    /// Applies an arithmetic binary op.
     fn binary(op: BinaryOp, a: Self, b: Self) -> Self;
+    /// Applies a float-only binary op.
+    fn float_binary(op: FloatBinary, a: Self, b: Self) -> Self;
     /// Zero.
     fn zero() -> Self;
 }
@@ -131,20 +136,19 @@ macro_rules! host_float {
             fn to_u32(self) -> u32 {
                 self as u32
             }
-            fn unary(op: UnaryOp, a: Self) -> Self {
+            fn unary(op: FloatUnary, a: Self) -> Self {
                 match op {
-                    UnaryOp::Neg => -a,
-                    UnaryOp::Abs => a.abs(),
-                    UnaryOp::Sqrt => a.sqrt(),
-                    UnaryOp::Exp => a.exp(),
-                    UnaryOp::Log => a.ln(),
-                    UnaryOp::Sin => a.sin(),
-                    UnaryOp::Cos => a.cos(),
-                    UnaryOp::Tanh => a.tanh(),
-                    UnaryOp::Erf => $erf(a),
-                    UnaryOp::Square => a * a,
-                    UnaryOp::Recip => 1.0 / a,
-                    UnaryOp::Not => unreachable!("not is a bool op"),
+                    FloatUnary::Neg => -a,
+                    FloatUnary::Abs => a.abs(),
+                    FloatUnary::Sqrt => a.sqrt(),
+                    FloatUnary::Exp => a.exp(),
+                    FloatUnary::Log => a.ln(),
+                    FloatUnary::Sin => a.sin(),
+                    FloatUnary::Cos => a.cos(),
+                    FloatUnary::Tanh => a.tanh(),
+                    FloatUnary::Erf => $erf(a),
+                    FloatUnary::Square => a * a,
+                    FloatUnary::Recip => 1.0 / a,
                 }
             }
             fn binary(op: BinaryOp, a: Self, b: Self) -> Self {
@@ -155,8 +159,11 @@ macro_rules! host_float {
                     BinaryOp::Div => a / b,
                     BinaryOp::Min => a.min(b),
                     BinaryOp::Max => a.max(b),
-                    BinaryOp::Pow => a.powf(b),
-                    BinaryOp::And | BinaryOp::Or => unreachable!("bool ops"),
+                }
+            }
+            fn float_binary(op: FloatBinary, a: Self, b: Self) -> Self {
+                match op {
+                    FloatBinary::Pow => a.powf(b),
                 }
             }
             fn zero() -> Self {
@@ -321,9 +328,29 @@ fn evaluate<T: HostFloat>(
             Constant::Bool(b) => Values::Int(vec![bool_u32(*b); n]),
         },
         Op::LaneIndex => Values::Int((0..n as u32).collect()),
-        Op::Unary(UnaryOp::Not, a) => {
+        Op::LogicUnary(LogicUnary::Not, a) => {
             Values::Int(v(a).int().iter().map(|x| bool_u32(*x == 0)).collect())
         }
+        Op::LogicBinary(op, a, b) => Values::Int(
+            v(a).int()
+                .iter()
+                .zip(v(b).int())
+                .map(|(x, y)| {
+                    let (x, y) = (*x != 0, *y != 0);
+                    bool_u32(match op {
+                        LogicBinary::And => x && y,
+                        LogicBinary::Or => x || y,
+                    })
+                })
+                .collect(),
+        ),
+        Op::FloatBinary(op, a, b) => Values::Float(
+            v(a).float()
+                .iter()
+                .zip(v(b).float())
+                .map(|(x, y)| T::float_binary(*op, *x, *y))
+                .collect(),
+        ),
         Op::Unary(op, a) => Values::Float(v(a).float().iter().map(|x| T::unary(*op, *x)).collect()),
         Op::Binary(op, a, b) => match (v(a), v(b)) {
             (Values::Float(a), Values::Float(b)) => Values::Float(
@@ -459,9 +486,6 @@ fn int_binary(op: BinaryOp, a: u32, b: u32) -> u32 {
         BinaryOp::Div => a.checked_div(b).unwrap_or(u32::MAX),
         BinaryOp::Min => a.min(b),
         BinaryOp::Max => a.max(b),
-        BinaryOp::And => u32::from(a != 0 && b != 0),
-        BinaryOp::Or => u32::from(a != 0 || b != 0),
-        BinaryOp::Pow => unreachable!("pow is a float op"),
     }
 }
 

@@ -7,9 +7,12 @@
 //! - [`rng`]: the counter-based Threefry-2x32 generator, bit-identical on host and device.
 //! - [`device`]: opening a wgpu or CUDA device with a clear error when there is none.
 //! - [`buffers`]: typed host <-> device copies.
+//! - [`backend`]: the [`Backend`](backend::Backend) trait every runtime implements, so envs
+//!   and tests are written once.
 //!
 //! Nothing in this crate knows about CartPole.
 
+pub mod backend;
 pub mod buffers;
 pub mod codegen;
 pub mod device;

@@ -4,7 +4,11 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use cartfuse_env::{CartPoleConfig, CartPoleVecEnv, EnvError};
+use cartfuse_env::{
+    CartPoleConfig, CartPoleParams, EnvBackend, EnvError, EpisodeOptions, GraphEnv, StepPlan,
+    VecEnv,
+};
+use cartfuse_fusion::backend::Cube;
 use cartfuse_fusion::buffers::ReadError;
 use cartfuse_fusion::cubecl;
 use cartfuse_fusion::exec::{ExecError, PlanExecutor};
@@ -70,38 +74,70 @@ pub struct StepProfile {
     pub launches_total: u64,
 }
 
-/// FLOPs of one CartPole env-step, counted on its graph (see [`crate::work`]).
-pub fn cartpole_flops_per_env_step(autoreset: cartfuse_env::AutoresetMode) -> f64 {
-    flops_per_lane(&cartfuse_env::graph::cartpole_step_graph(
+/// FLOPs of one env-step of `env`, counted on its graph (see [`crate::work`]).
+pub fn flops_per_env_step<E: GraphEnv>(env: &E, autoreset: cartfuse_env::AutoresetMode) -> f64 {
+    flops_per_lane(&cartfuse_env::graph::step_graph(
+        env,
         autoreset,
         cartfuse_env::graph::StateLayout::StructOfArrays,
     ))
 }
 
-fn sync<R: Runtime>(env: &CartPoleVecEnv<R>) -> Result<(), EnvError> {
+/// FLOPs of one CartPole env-step, counted on its graph (see [`crate::work`]).
+pub fn cartpole_flops_per_env_step(autoreset: cartfuse_env::AutoresetMode) -> f64 {
+    flops_per_env_step(&CartPoleParams::default(), autoreset)
+}
+
+fn sync<E: GraphEnv, B: EnvBackend>(env: &VecEnv<E, B>) -> Result<(), EnvError> {
     env.sync()
 }
 
-/// Profiles the CartPole step of `config.plan` over `num_envs` envs on `client`, calling
+/// Profiles the CartPole step of `plan` over `num_envs` envs on `client`, calling
 /// `progress(done, total)` after each repeat.
 pub fn profile_cartpole<R: Runtime>(
     client: ComputeClient<R>,
     config: CartPoleConfig,
+    plan: StepPlan,
+    num_envs: usize,
+    settings: &ProfileSettings,
+    progress: impl FnMut(usize, usize),
+) -> Result<StepProfile, EnvError> {
+    let description = R::name(&client);
+    let backend = Cube::new(client, description);
+    profile_env(
+        backend,
+        config.params,
+        config.episode(),
+        plan,
+        num_envs,
+        settings,
+        progress,
+    )
+}
+
+/// Profiles the step of `env` under `plan` over `num_envs` envs on `backend`, calling
+/// `progress(done, total)` after each repeat.
+pub fn profile_env<E: GraphEnv, B: EnvBackend>(
+    backend: B,
+    env_params: E,
+    episode: EpisodeOptions,
+    plan: StepPlan,
     num_envs: usize,
     settings: &ProfileSettings,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<StepProfile, EnvError> {
-    let mut env = CartPoleVecEnv::with_client(client, num_envs, config)?;
+    let flops = flops_per_env_step(&env_params, episode.autoreset);
+    let mut env = VecEnv::build(backend, env_params, num_envs, episode, plan)?;
     env.reset(Some(0))?;
     let k = env.steps_per_call();
-    let pattern: Vec<u32> = (0..num_envs * k)
-        .map(|i| ((i * 7 + i / 3) % 2) as u32)
+    let pattern: Vec<E::Action> = (0..num_envs * k)
+        .map(|i| env.env().pattern_action(i))
         .collect();
     let actions = env.upload_actions(&pattern)?;
     sync(&env)?;
 
     // The first call compiles every kernel of the plan; a second one is steady state.
-    let timed_call = |env: &mut CartPoleVecEnv<R>| -> Result<Duration, EnvError> {
+    let timed_call = |env: &mut VecEnv<E, B>| -> Result<Duration, EnvError> {
         let start = Instant::now();
         env.step_device(&actions)?;
         sync(env)?;
@@ -136,7 +172,7 @@ pub fn profile_cartpole<R: Runtime>(
     step_times.sort_by(f64::total_cmp);
     let median = step_times[step_times.len() / 2];
     Ok(StepProfile {
-        plan: config.plan.to_string(),
+        plan: plan.to_string(),
         num_envs,
         steps_per_call: k,
         calls_per_repeat: calls,
@@ -147,7 +183,7 @@ pub fn profile_cartpole<R: Runtime>(
         launches_per_step: totals.launches as f64 / batch_steps,
         bytes_per_env_step,
         gbps: bytes_per_env_step * num_envs as f64 / median / 1e9,
-        gflops: cartpole_flops_per_env_step(config.autoreset) * num_envs as f64 / median / 1e9,
+        gflops: flops * num_envs as f64 / median / 1e9,
         compile_s,
         launches_total: env.ledger().totals().launches,
     })

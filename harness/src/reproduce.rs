@@ -267,10 +267,9 @@ fn cartpole_cell<R: Runtime>(
 ) -> Result<AblationCell, ReproduceError> {
     let config = CartPoleConfig {
         autoreset: AutoresetMode::NextStep,
-        plan,
         ..CartPoleConfig::default()
     };
-    let profile = match profile_cartpole(client.clone(), config, n, settings, |_, _| {}) {
+    let profile = match profile_cartpole(client.clone(), config, plan, n, settings, |_, _| {}) {
         Ok(profile) => Ok(profile),
         Err(EnvError::TooManyEnvs {
             requested,

@@ -10,7 +10,7 @@
 //! Each node of the graph counts once, whatever plan computes it (duplicated producers in a
 //! vertical plan do more work than the graph says; the report counts useful work).
 
-use cartfuse_fusion::graph::{BinaryOp, DType, Graph, Op, UnaryOp};
+use cartfuse_fusion::graph::{DType, Graph, Op};
 
 /// FLOPs charged for one transcendental function evaluation.
 pub const TRANSCENDENTAL_FLOPS: f64 = 8.0;
@@ -21,10 +21,9 @@ pub fn flops_per_lane(graph: &Graph) -> f64 {
         .nodes()
         .iter()
         .map(|node| match node.op {
-            Op::Unary(UnaryOp::Not, _) => 0.0,
             Op::Unary(op, _) if op.is_transcendental() => TRANSCENDENTAL_FLOPS,
             Op::Unary(..) => 1.0,
-            Op::Binary(BinaryOp::Pow, _, _) => TRANSCENDENTAL_FLOPS,
+            Op::FloatBinary(..) => TRANSCENDENTAL_FLOPS,
             Op::Binary(_, a, _) if graph.node(a).dtype == DType::F32 => 1.0,
             Op::Compare(_, a, _) if graph.node(a).dtype == DType::F32 => 1.0,
             Op::RowReduce(..) => 1.0,

@@ -88,6 +88,16 @@ fn parse_plan(name: &str) -> Result<StepPlan, String> {
     name.parse().map_err(|error: PlanError| error.to_string())
 }
 
+/// `--strategy` help: the names the planner knows.
+fn strategy_help() -> String {
+    format!("{}.", Strategy::expected())
+}
+
+/// `--plan` help: the strategies and the hand-written kernel.
+fn plan_help() -> String {
+    format!("{} or hand-written.", Strategy::names().join(", "))
+}
+
 fn parse_strategy(name: &str) -> Result<Strategy, String> {
     name.parse().map_err(|error: PlanError| error.to_string())
 }
@@ -149,8 +159,7 @@ pub struct PlanArgs {
     /// The graph to plan.
     #[arg(long, value_enum, default_value_t = GraphArg::Cartpole)]
     pub graph: GraphArg,
-    /// eager, vertical, horizontal, fused, fused-x<K> or xla-default.
-    #[arg(long, value_parser = parse_strategy)]
+    #[arg(long, value_parser = parse_strategy, help = strategy_help(), long_help = Strategy::help())]
     pub strategy: Strategy,
     /// Autoreset mode of the CartPole graph.
     #[arg(long, value_enum, default_value_t = AutoresetArg::NextStep)]
@@ -166,8 +175,7 @@ pub struct PlanArgs {
 /// `cartfuse bench`.
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
-    /// eager, vertical, horizontal, fused, fused-x<K>, xla-default or hand-written.
-    #[arg(long, value_parser = parse_plan)]
+    #[arg(long, value_parser = parse_plan, help = plan_help(), long_help = format!("{}\nhand-written: the hand-written step kernel", Strategy::help()))]
     pub plan: StepPlan,
     /// Number of envs stepped in parallel.
     #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..))]

@@ -14,7 +14,6 @@ pub fn run(kind: RuntimeKind, args: BenchArgs) -> anyhow::Result<()> {
     let envs = usize::try_from(args.envs).context("--envs does not fit this machine")?;
     let config = CartPoleConfig {
         autoreset: args.autoreset.into(),
-        plan: args.plan,
         ..Default::default()
     };
     let k = u64::from(args.plan.steps_per_call());
@@ -25,9 +24,14 @@ pub fn run(kind: RuntimeKind, args: BenchArgs) -> anyhow::Result<()> {
     };
     dispatch_runtime!(kind, |opened: R| {
         let bar = progress::bar(settings.repeats as u64, "bench");
-        let profile = profile_cartpole::<R>(opened.client, config, envs, &settings, |done, _| {
-            bar.set_position(done as u64)
-        })?;
+        let profile = profile_cartpole::<R>(
+            opened.client,
+            config,
+            args.plan,
+            envs,
+            &settings,
+            |done, _| bar.set_position(done as u64),
+        )?;
         bar.finish_and_clear();
         if args.json {
             let mut value = serde_json::to_value(&profile)?;

@@ -1,8 +1,9 @@
 //! `cartfuse plan`: how a strategy partitions the CartPole step.
 
 use cartfuse::AutoresetMode;
+use cartfuse::env::cartpole::cartpole_step_graph;
 use cartfuse::env::engine::layout_for;
-use cartfuse::env::graph::{StateLayout, cartpole_step_graph};
+use cartfuse::env::graph::StateLayout;
 use cartfuse::fusion::plan::{Plan, PlanOptions};
 
 use super::args::{GraphArg, LayoutArg, PlanArgs};

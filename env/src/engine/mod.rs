@@ -1,271 +1,58 @@
-//! How a step runs: the hand-written kernel, or the CartPole graph under a fusion plan.
+//! How a step runs: one trait every engine implements (a graph under a fusion plan on any
+//! backend, or a hand-written kernel), and the choice of engine ([`StepPlan`]).
 
-mod hand_written;
 mod planned;
+mod step_plan;
 
-use std::fmt;
-use std::str::FromStr;
 use std::sync::Arc;
 
+use cartfuse_fusion::backend::Backend;
 use cartfuse_fusion::launch::LaunchLedger;
-use cartfuse_fusion::plan::{PlanError, PlanOptions, Strategy};
-use cubecl::prelude::*;
-use cubecl::server::Handle;
-
-pub(crate) use hand_written::{
-    DEVICE_BYTES_PER_ENV, EnvLaunch, HandWrittenEngine, LARGEST_BUFFER_BYTES_PER_ENV,
-};
-pub use hand_written::{RESET_KERNEL, STEP_KERNEL, reset_bytes_per_env, step_bytes_per_env};
-pub(crate) use planned::PlannedEngine;
-pub use planned::layout_for;
 
 use crate::error::EnvError;
-use crate::graph::StateLayout;
-use crate::params::CartPoleConfig;
 
-/// Which implementation of the step a [`CartPoleVecEnv`](crate::CartPoleVecEnv) runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum StepPlan {
-    /// The hand-written `#[cube]` kernel of [`crate::kernel`]: one launch per step.
-    HandWritten,
-    /// The CartPole graph of [`crate::graph`] under a fusion strategy.
-    Graph(Strategy),
-    /// A strategy on a chosen state layout, with or without XLA's opaque random op: the
-    /// intermediate rows of the study's ablation.
-    Custom {
-        /// The strategy.
-        strategy: Strategy,
-        /// How the state is carried.
-        layout: StateLayout,
-        /// `xla-default` only: keep random ops opaque.
-        opaque_random: bool,
-    },
+pub use planned::{PlannedEngine, RESET_KERNEL_PREFIX};
+pub use step_plan::{StepPlan, layout_for};
+
+/// A step output an engine leaves in a buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepBuffer {
+    /// `[n, obs_dim]` row-major `f32` observations (after a reset: the reset observations).
+    Obs,
+    /// `[n]` `f32` rewards.
+    Reward,
+    /// `[n]` `u32` flags.
+    Terminated,
+    /// `[n]` `u32` flags.
+    Truncated,
+    /// `SameStep` only: `[n, obs_dim]` observations the episodes ended on.
+    FinalObs,
 }
 
-impl StepPlan {
-    /// Every plan `cartfuse bench` knows, in ablation order.
-    pub const ALL: [StepPlan; 7] = [
-        StepPlan::Graph(Strategy::XlaDefault),
-        StepPlan::Graph(Strategy::Eager),
-        StepPlan::Graph(Strategy::Vertical),
-        StepPlan::Graph(Strategy::Horizontal),
-        StepPlan::Graph(Strategy::Fused),
-        StepPlan::Graph(Strategy::FusedSteps(10)),
-        StepPlan::HandWritten,
-    ];
-}
-
-/// The default plan: the fastest single-step plan measured on lavapipe (see the README's
-/// plan table): the hand-written kernel, which draws reset states only for lanes that reset.
-impl Default for StepPlan {
-    fn default() -> Self {
-        StepPlan::HandWritten
+/// The running step of one vector env: its buffers and its launches.
+///
+/// Engines validate nothing about actions' values (the vector env does, or the device flags
+/// them); they own every buffer and record every launch in their ledger.
+pub trait StepEngine<B: Backend>: Send {
+    /// Env steps one call performs (`K` of `fused-xK`, else 1).
+    fn steps_per_call(&self) -> u32;
+    /// Records launches in `ledger` from now on.
+    fn set_ledger(&mut self, ledger: Arc<LaunchLedger>);
+    /// Resets the lanes `mask` selects (every lane for `None`) from `seed`'s stream: reset
+    /// number 0 on `restart`, else each lane's next. Draws happen on the device.
+    fn reset(&mut self, seed: u64, restart: bool, mask: Option<&[bool]>) -> Result<(), EnvError>;
+    /// Enqueues one call of the step with `actions` (`steps_per_call * n` values).
+    fn step(&mut self, seed: u64, actions: &B::Buffer) -> Result<(), EnvError>;
+    /// An output buffer, valid until the next step or reset.
+    fn buffer(&self, which: StepBuffer) -> Option<&B::Buffer>;
+    /// A flag the step raises on an invalid device action, if the engine has one.
+    fn invalid_action_flag(&mut self) -> Option<&mut B::Buffer> {
+        None
     }
-}
-
-impl StepPlan {
-    /// Env steps one call performs (`K` of `fused-xK`).
-    pub fn steps_per_call(self) -> u32 {
-        match self {
-            StepPlan::Graph(Strategy::FusedSteps(k))
-            | StepPlan::Custom {
-                strategy: Strategy::FusedSteps(k),
-                ..
-            } => k,
-            _ => 1,
-        }
-    }
-}
-
-impl fmt::Display for StepPlan {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StepPlan::HandWritten => f.write_str("hand-written"),
-            StepPlan::Graph(strategy) => strategy.fmt(f),
-            StepPlan::Custom {
-                strategy,
-                layout,
-                opaque_random,
-            } => {
-                let layout = match layout {
-                    StateLayout::Packed => "packed state",
-                    StateLayout::StructOfArrays => "struct-of-arrays state",
-                };
-                let random = if *opaque_random {
-                    "opaque random"
-                } else {
-                    "fused random"
-                };
-                write!(f, "{strategy} ({layout}, {random})")
-            }
-        }
-    }
-}
-
-impl FromStr for StepPlan {
-    type Err = PlanError;
-
-    fn from_str(name: &str) -> Result<Self, PlanError> {
-        match name {
-            "hand-written" => Ok(StepPlan::HandWritten),
-            other => other
-                .parse()
-                .map(StepPlan::Graph)
-                .map_err(|_| PlanError::UnknownStrategy(format!("{other}` (or `hand-written`"))),
-        }
-    }
-}
-
-/// The running engine of one vector env.
-pub(crate) enum Engine<R: Runtime> {
-    HandWritten(Box<HandWrittenEngine>),
-    Planned(Box<PlannedEngine<R>>),
-}
-
-impl<R: Runtime> Engine<R> {
-    pub fn new(
-        client: &ComputeClient<R>,
-        n: usize,
-        config: &CartPoleConfig,
-        ledger: Arc<LaunchLedger>,
-    ) -> Result<Self, EnvError> {
-        Ok(match config.plan {
-            StepPlan::HandWritten => {
-                Engine::HandWritten(Box::new(HandWrittenEngine::new(client, n, config)))
-            }
-            StepPlan::Graph(strategy) => {
-                let options = PlanOptions::for_device(client);
-                let layout = layout_for(strategy);
-                Engine::Planned(Box::new(PlannedEngine::new(
-                    client.clone(),
-                    n,
-                    config,
-                    (strategy, layout, &options),
-                    ledger,
-                )?))
-            }
-            StepPlan::Custom {
-                strategy,
-                layout,
-                opaque_random,
-            } => {
-                let options = PlanOptions {
-                    opaque_random,
-                    ..PlanOptions::for_device(client)
-                };
-                Engine::Planned(Box::new(PlannedEngine::new(
-                    client.clone(),
-                    n,
-                    config,
-                    (strategy, layout, &options),
-                    ledger,
-                )?))
-            }
-        })
-    }
-
-    pub fn steps_per_call(&self) -> u32 {
-        match self {
-            Engine::HandWritten(_) => 1,
-            Engine::Planned(engine) => engine.steps_per_call(),
-        }
-    }
-
-    pub fn set_ledger(&mut self, ledger: Arc<LaunchLedger>) {
-        if let Engine::Planned(engine) = self {
-            engine.set_ledger(ledger);
-        }
-    }
-
-    pub fn reset(&mut self, launch: EnvLaunch<'_, R>, restart: bool) -> Result<(), EnvError> {
-        match self {
-            Engine::HandWritten(engine) => {
-                engine.reset(launch, restart);
-                Ok(())
-            }
-            Engine::Planned(engine) => engine.reset(launch.seed, restart),
-        }
-    }
-
-    pub fn step(&mut self, launch: EnvLaunch<'_, R>, actions: &Handle) -> Result<(), EnvError> {
-        match self {
-            Engine::HandWritten(engine) => {
-                engine.step(launch, actions);
-                Ok(())
-            }
-            Engine::Planned(engine) => engine.step(actions),
-        }
-    }
-
-    pub fn obs(&self) -> &Handle {
-        match self {
-            Engine::HandWritten(engine) => &engine.outputs.obs,
-            Engine::Planned(engine) => engine.obs(),
-        }
-    }
-
-    pub fn reward(&self) -> &Handle {
-        match self {
-            Engine::HandWritten(engine) => &engine.outputs.reward,
-            Engine::Planned(engine) => engine.output("reward"),
-        }
-    }
-
-    pub fn terminated(&self) -> &Handle {
-        match self {
-            Engine::HandWritten(engine) => &engine.outputs.terminated,
-            Engine::Planned(engine) => engine.output("terminated"),
-        }
-    }
-
-    pub fn truncated(&self) -> &Handle {
-        match self {
-            Engine::HandWritten(engine) => &engine.outputs.truncated,
-            Engine::Planned(engine) => engine.output("truncated"),
-        }
-    }
-
-    /// `[n, 4]` final observations (`SameStep` only).
-    pub fn final_obs(&self) -> Option<&Handle> {
-        match self {
-            Engine::HandWritten(engine) => Some(&engine.outputs.final_obs),
-            Engine::Planned(engine) => engine.final_obs(),
-        }
-    }
-
-    /// The hand-written kernel's invalid-action flag (planned engines check separately).
-    pub fn invalid_action_flag(&mut self) -> Option<&mut Handle> {
-        match self {
-            Engine::HandWritten(engine) => Some(&mut engine.outputs.invalid_action),
-            Engine::Planned(_) => None,
-        }
-    }
-
-    pub fn set_state(
-        &mut self,
-        client: &ComputeClient<R>,
-        columns: [Vec<f32>; 4],
-    ) -> Result<(), EnvError> {
-        match self {
-            Engine::HandWritten(engine) => {
-                engine.set_state(client, columns);
-                Ok(())
-            }
-            Engine::Planned(engine) => engine.set_state(columns),
-        }
-    }
-
-    pub fn state_columns(&self, client: &ComputeClient<R>) -> Result<[Vec<f32>; 4], EnvError> {
-        match self {
-            Engine::HandWritten(engine) => engine.state_columns(client),
-            Engine::Planned(engine) => engine.state_columns(),
-        }
-    }
-
-    pub fn elapsed(&self, client: &ComputeClient<R>) -> Result<Vec<u32>, EnvError> {
-        match self {
-            Engine::HandWritten(engine) => engine.elapsed(client),
-            Engine::Planned(engine) => engine.elapsed(),
-        }
-    }
+    /// Overwrites the physical state, one column per component; counters restart at 0.
+    fn set_state(&mut self, columns: &[Vec<f32>]) -> Result<(), EnvError>;
+    /// The physical state, one column per component.
+    fn state_columns(&self) -> Result<Vec<Vec<f32>>, EnvError>;
+    /// Steps taken in each env's current episode.
+    fn elapsed(&self) -> Result<Vec<u32>, EnvError>;
 }

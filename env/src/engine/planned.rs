@@ -1,198 +1,239 @@
-//! The planned engine: the CartPole graph of [`crate::graph`] run under a fusion plan by
-//! the fusion crate's [`PlanExecutor`].
+//! The planned engine: an environment's step graph under a fusion plan, and its reset graph
+//! as one fused kernel, both run by the backend's [`PlanRunner`].
 //!
-//! Resets are drawn on the host from the same Threefry stream as the device (bit-identical
-//! by construction, see [`crate::reference::reset_state`]) and uploaded: they happen once
-//! per `reset` call, never inside the stepping loop, where the graph draws its own.
+//! Resets are drawn on the device by the reset graph (the same counter-based draws as the
+//! step's autoreset), so no state travels device -> host -> device. The reset runner's new
+//! state buffers are handed to the step runner without a copy; three buffers per component
+//! rotate between the two runners, so no runner ever reads a buffer it writes in one call.
 
 use std::sync::Arc;
 
-use cartfuse_fusion::buffers::upload;
-use cartfuse_fusion::exec::PlanExecutor;
-use cartfuse_fusion::interpret::HostArray;
+use cartfuse_fusion::backend::{Backend, PlanRunner};
+use cartfuse_fusion::interpret::{HostArray, Scalar};
 use cartfuse_fusion::launch::LaunchLedger;
 use cartfuse_fusion::plan::{Plan, PlanOptions, Strategy};
-use cubecl::prelude::*;
-use cubecl::server::Handle;
 
+use super::{StepBuffer, StepEngine};
+use crate::environment::{EpisodeOptions, GraphEnv};
 use crate::error::EnvError;
-use crate::graph::{PACKED_STATE, STATE_INPUTS, StateLayout, cartpole_step_graph, graph_params};
-use crate::params::CartPoleConfig;
-use crate::reference::reset_state;
+use crate::graph::{PACKED_STATE, RESET_MASK, StateLayout, graph_params, reset_graph, step_graph};
 
-/// The state layout a strategy runs on: `xla-default` replays the study's baseline, whose
-/// state is one packed array; every other plan carries structure of arrays.
-pub fn layout_for(strategy: Strategy) -> StateLayout {
-    match strategy {
-        Strategy::XlaDefault => StateLayout::Packed,
-        _ => StateLayout::StructOfArrays,
-    }
-}
+/// Prefix of the reset kernel's name in the launch ledger.
+pub const RESET_KERNEL_PREFIX: &str = "reset";
 
-pub(crate) struct PlannedEngine<R: Runtime> {
-    exec: PlanExecutor<R>,
+/// Counters the reset graph reads and writes beside the state.
+const COUNTERS: [&str; 3] = ["elapsed", "resets", "needs_reset"];
+
+/// A graph plan and its reset kernel on backend `B`.
+pub struct PlannedEngine<B: Backend> {
+    backend: B,
+    step: B::Runner,
+    reset: B::Runner,
     layout: StateLayout,
-    config: CartPoleConfig,
+    state_names: &'static [&'static str],
+    params: Vec<(&'static str, Scalar)>,
     n: usize,
-    reset_obs: Handle,
+    all_lanes: B::Buffer,
     showing_reset: bool,
 }
 
-impl<R: Runtime> PlannedEngine<R> {
-    pub fn new(
-        client: ComputeClient<R>,
-        n: usize,
-        config: &CartPoleConfig,
+impl<B: Backend> PlannedEngine<B> {
+    /// Plans `env`'s step with `strategy` (on `layout`, with `options`) for `n` lanes.
+    pub fn new<E: GraphEnv>(
+        backend: &B,
+        env: &E,
+        episode: &EpisodeOptions,
         (strategy, layout, options): (Strategy, StateLayout, &PlanOptions),
+        n: usize,
         ledger: Arc<LaunchLedger>,
     ) -> Result<Self, EnvError> {
-        let graph = cartpole_step_graph(config.autoreset, layout);
+        let graph = step_graph(env, episode.autoreset, layout);
         let plan = Plan::build(&graph, strategy, options)?;
-        let mut exec = PlanExecutor::new(client, graph, plan, n)?.with_ledger(ledger);
-        for (name, value) in graph_params(config, 0) {
-            if exec.graph().params().iter().any(|(_, p)| *p == name) {
-                exec.set_param(name, value)?;
-            }
+        let step = backend.runner(graph, plan, n, ledger.clone())?;
+        let reset_graph = reset_graph(env, layout);
+        let mut reset_plan = Plan::build(&reset_graph, Strategy::Fused, options)?;
+        for kernel in &mut reset_plan.kernels {
+            kernel.name = format!("{RESET_KERNEL_PREFIX}_{}", kernel.name);
         }
-        let reset_obs = exec.client().empty(16 * n);
-        Ok(Self {
-            exec,
+        let reset = backend.runner(reset_graph, reset_plan, n, ledger)?;
+        let mut engine = Self {
+            backend: backend.clone(),
+            all_lanes: backend.upload_u32(&vec![1; n]),
+            step,
+            reset,
             layout,
-            config: *config,
+            state_names: E::STATE,
+            params: graph_params(env, episode, 0),
             n,
-            reset_obs,
             showing_reset: true,
-        })
+        };
+        engine.set_params(0)?;
+        // Every input starts zeroed, so the first reset has state and counters to read.
+        let zeros = vec![0.0; n];
+        engine.set_state(&vec![zeros; E::STATE.len()])?;
+        for counter in COUNTERS {
+            let zeros = HostArray::U32(vec![0; n]);
+            if engine.step.has_input(counter) {
+                engine.step.set_input(counter, &zeros)?;
+            }
+            // With autoreset disabled the step has no reset counters: the reset graph
+            // carries them alone.
+            engine.reset.set_input(counter, &zeros)?;
+        }
+        Ok(engine)
     }
 
-    pub fn steps_per_call(&self) -> u32 {
-        self.exec.plan().steps_per_launch
-    }
-
-    pub fn set_ledger(&mut self, ledger: Arc<LaunchLedger>) {
-        self.exec.set_ledger(ledger);
-    }
-
-    fn has_input(&self, name: &str) -> bool {
-        self.exec.graph().input_id(name).is_some()
-    }
-
-    fn set_seed(&mut self, seed: u64) -> Result<(), EnvError> {
-        for (name, value) in graph_params(&self.config, seed) {
-            if name.starts_with("key") && self.exec.graph().params().iter().any(|(_, p)| *p == name)
-            {
-                self.exec.set_param(name, value)?;
+    fn set_params(&mut self, seed: u64) -> Result<(), EnvError> {
+        let [key0, key1] = cartfuse_fusion::rng::seed_key(seed);
+        for (name, value) in self.params.iter_mut() {
+            match *name {
+                "key0" => *value = Scalar::U32(key0),
+                "key1" => *value = Scalar::U32(key1),
+                _ => {}
+            }
+        }
+        for (name, value) in &self.params {
+            for runner in [&mut self.step, &mut self.reset] {
+                if runner.has_param(name) {
+                    runner.set_param(name, *value)?;
+                }
             }
         }
         Ok(())
     }
 
-    fn upload_u32(&mut self, name: &str, values: Vec<u32>) -> Result<(), EnvError> {
-        if self.has_input(name) {
-            self.exec.set_input(name, &HostArray::U32(values))?;
+    /// The names of the carried state inputs in this layout.
+    fn state_inputs(&self) -> Vec<&'static str> {
+        match self.layout {
+            StateLayout::StructOfArrays => self.state_names.to_vec(),
+            StateLayout::Packed => vec![PACKED_STATE],
         }
+    }
+
+    fn output_buffer(&self, name: &str) -> Option<&B::Buffer> {
+        self.step.output(name).ok()
+    }
+}
+
+impl<B: Backend> StepEngine<B> for PlannedEngine<B> {
+    fn steps_per_call(&self) -> u32 {
+        self.step.plan().steps_per_launch
+    }
+
+    fn set_ledger(&mut self, ledger: Arc<LaunchLedger>) {
+        self.step.set_ledger(ledger.clone());
+        self.reset.set_ledger(ledger);
+    }
+
+    fn reset(&mut self, seed: u64, restart: bool, mask: Option<&[bool]>) -> Result<(), EnvError> {
+        self.set_params(seed)?;
+        let carried: Vec<&'static str> = self.state_inputs().into_iter().chain(COUNTERS).collect();
+        for name in &carried {
+            if self.step.has_input(name) {
+                let current = self.step.input(name)?.clone();
+                self.reset.bind_input(name, &current)?;
+            }
+        }
+        if restart {
+            self.reset
+                .set_input("resets", &HostArray::U32(vec![0; self.n]))?;
+        }
+        match mask {
+            Some(mask) => {
+                let lanes = mask.iter().map(|m| u32::from(*m)).collect();
+                self.reset.set_input(RESET_MASK, &HostArray::U32(lanes))?;
+            }
+            None => self.reset.bind_input(RESET_MASK, &self.all_lanes)?,
+        }
+        self.reset.run()?;
+        for name in &carried {
+            if self.step.has_input(name) {
+                let next = self.reset.input(name)?.clone();
+                self.step.bind_input(name, &next)?;
+            }
+        }
+        self.showing_reset = true;
         Ok(())
     }
 
-    fn upload_state(&mut self, columns: &[Vec<f32>; 4]) -> Result<(), EnvError> {
+    fn step(&mut self, _seed: u64, actions: &B::Buffer) -> Result<(), EnvError> {
+        self.step.bind_input("action", actions)?;
+        self.step.run()?;
+        self.showing_reset = false;
+        Ok(())
+    }
+
+    fn buffer(&self, which: StepBuffer) -> Option<&B::Buffer> {
+        match which {
+            StepBuffer::Obs if self.showing_reset => self.reset.output("obs").ok(),
+            StepBuffer::Obs => self.output_buffer("obs"),
+            StepBuffer::Reward => self.output_buffer("reward"),
+            StepBuffer::Terminated => self.output_buffer("terminated"),
+            StepBuffer::Truncated => self.output_buffer("truncated"),
+            StepBuffer::FinalObs => self.output_buffer("final_obs"),
+        }
+    }
+
+    fn set_state(&mut self, columns: &[Vec<f32>]) -> Result<(), EnvError> {
         match self.layout {
             StateLayout::StructOfArrays => {
-                for (name, column) in STATE_INPUTS.iter().zip(columns) {
-                    self.exec.set_input(name, &HostArray::F32(column.clone()))?;
+                for (name, column) in self.state_names.iter().zip(columns) {
+                    self.step.set_input(name, &HostArray::F32(column.clone()))?;
                 }
             }
             StateLayout::Packed => {
                 let packed = (0..self.n)
                     .flat_map(|i| columns.iter().map(move |c| c[i]))
                     .collect();
-                self.exec.set_input(PACKED_STATE, &HostArray::F32(packed))?;
+                self.step.set_input(PACKED_STATE, &HostArray::F32(packed))?;
             }
+        }
+        for counter in ["elapsed", "needs_reset"] {
+            if self.step.has_input(counter) {
+                self.step
+                    .set_input(counter, &HostArray::U32(vec![0; self.n]))?;
+            }
+        }
+        if !self.step.has_input("resets") && self.reset.has_input("needs_reset") {
+            // Autoreset disabled: the reset graph keeps the counters itself.
+            self.reset
+                .set_input("needs_reset", &HostArray::U32(vec![0; self.n]))?;
         }
         Ok(())
     }
 
-    /// Resets every lane from `seed`: reset number 0 on `restart`, else each lane's next.
-    pub fn reset(&mut self, seed: u64, restart: bool) -> Result<(), EnvError> {
-        self.set_seed(seed)?;
-        let counts = if restart || !self.has_input("resets") {
-            vec![0u32; self.n]
-        } else {
-            match self.exec.read_input("resets")? {
-                HostArray::U32(counts) => counts,
-                HostArray::F32(_) => unreachable!("resets is a u32 input"),
-            }
-        };
-        let states: Vec<[f32; 4]> = (0..self.n)
-            .map(|i| reset_state(seed, i as u32, counts[i], &self.config.params).observation())
-            .collect();
-        let columns = [0, 1, 2, 3].map(|k| states.iter().map(|s| s[k]).collect::<Vec<f32>>());
-        self.upload_state(&columns)?;
-        self.upload_u32("resets", counts.iter().map(|c| c + 1).collect())?;
-        self.upload_u32("elapsed", vec![0; self.n])?;
-        self.upload_u32("needs_reset", vec![0; self.n])?;
-        let flat: Vec<f32> = states.iter().flatten().copied().collect();
-        self.reset_obs = upload(self.exec.client(), &flat);
-        self.showing_reset = true;
-        Ok(())
-    }
-
-    pub fn step(&mut self, actions: &Handle) -> Result<(), EnvError> {
-        self.exec.bind_input("action", actions.clone())?;
-        self.exec.run()?;
-        self.showing_reset = false;
-        Ok(())
-    }
-
-    pub fn obs(&self) -> &Handle {
-        if self.showing_reset {
-            &self.reset_obs
-        } else {
-            self.exec
-                .output_handle("obs")
-                .expect("the graph has an obs output")
-        }
-    }
-
-    pub fn output(&self, name: &str) -> &Handle {
-        self.exec
-            .output_handle(name)
-            .expect("the CartPole graph has this output")
-    }
-
-    pub fn final_obs(&self) -> Option<&Handle> {
-        self.exec.output_handle("final_obs").ok()
-    }
-
-    pub fn set_state(&mut self, columns: [Vec<f32>; 4]) -> Result<(), EnvError> {
-        self.upload_state(&columns)?;
-        self.upload_u32("elapsed", vec![0; self.n])?;
-        self.upload_u32("needs_reset", vec![0; self.n])
-    }
-
-    pub fn state_columns(&self) -> Result<[Vec<f32>; 4], EnvError> {
+    fn state_columns(&self) -> Result<Vec<Vec<f32>>, EnvError> {
         let f32s = |array: HostArray| match array {
             HostArray::F32(values) => values,
-            HostArray::U32(_) => unreachable!("state is f32"),
+            HostArray::U32(_) => unreachable!("the state is f32"),
         };
+        let k = self.state_names.len();
         Ok(match self.layout {
-            StateLayout::StructOfArrays => {
-                let mut columns: [Vec<f32>; 4] = Default::default();
-                for (column, name) in columns.iter_mut().zip(STATE_INPUTS) {
-                    *column = f32s(self.exec.read_input(name)?);
-                }
-                columns
-            }
+            StateLayout::StructOfArrays => self
+                .state_names
+                .iter()
+                .map(|name| Ok(f32s(self.step.read_input(name)?)))
+                .collect::<Result<_, EnvError>>()?,
             StateLayout::Packed => {
-                let packed = f32s(self.exec.read_input(PACKED_STATE)?);
-                [0, 1, 2, 3].map(|k| packed.chunks_exact(4).map(|row| row[k]).collect())
+                let packed = f32s(self.step.read_input(PACKED_STATE)?);
+                (0..k)
+                    .map(|c| packed.chunks_exact(k).map(|row| row[c]).collect())
+                    .collect()
             }
         })
     }
 
-    pub fn elapsed(&self) -> Result<Vec<u32>, EnvError> {
-        match self.exec.read_input("elapsed")? {
+    fn elapsed(&self) -> Result<Vec<u32>, EnvError> {
+        match self.step.read_input("elapsed")? {
             HostArray::U32(values) => Ok(values),
             HostArray::F32(_) => unreachable!("elapsed is u32"),
         }
+    }
+}
+
+impl<B: Backend> PlannedEngine<B> {
+    /// The backend the engine runs on.
+    pub fn backend(&self) -> &B {
+        &self.backend
     }
 }

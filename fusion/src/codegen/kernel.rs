@@ -1,11 +1,16 @@
 //! The one generated kernel: an interpreter of a comptime [`LaunchProgram`], unrolled at
 //! JIT time into straight-line CubeCL IR (no per-element interpretation at run time).
+//!
+//! It is generic over the vector width `N` (cubecl's `Vector<_, N>`): `N = 1` is the scalar
+//! kernel every program runs with; programs that [`vectorizable`](super::vector::vectorizable)
+//! accepts also run with `N = 4` lanes per thread. The math lives in [`super::ops`].
 #![allow(missing_docs)] // `#[cube]` expands into undocumented items.
 
 use cubecl::prelude::*;
 
+use super::ops::{binary, compare, float_binary, float_unary, logic_binary, logic_unary, to_bool};
 use super::program::{Instr, KernelProgram, LaunchProgram, Reg, StepFilter};
-use crate::graph::{BinaryOp, CompareOp, ReduceOp, UnaryOp};
+use crate::graph::ReduceOp;
 use crate::rng::{symmetric_uniform_cube, threefry2x32_cube};
 
 /// Entry kernel of every plan.
@@ -15,18 +20,18 @@ use crate::rng::{symmetric_uniform_cube, threefry2x32_cube};
 /// * `in_f`, `in_u` - input buffers (`f32`, and `u32` for integers and booleans).
 /// * `out_f`, `out_u` - output buffers.
 /// * `params_f`, `params_u` - runtime scalars.
-/// * `n` - lanes of the domain (elements, or rows for rows-domain parts).
+/// * `threads` - threads of the domain per part: lanes / `N`, or rows for rows-domain parts.
 /// * `cubes_per_part` - cubes given to each part of a horizontal launch.
 /// * `launch` - the comptime program.
 #[cube(launch_unchecked)]
-pub fn fused_array(
-    in_f: &Sequence<Array<f32>>,
-    in_u: &Sequence<Array<u32>>,
-    out_f: &mut Sequence<Array<f32>>,
-    out_u: &mut Sequence<Array<u32>>,
+pub fn fused_array<N: Size>(
+    in_f: &Sequence<Array<Vector<f32, N>>>,
+    in_u: &Sequence<Array<Vector<u32, N>>>,
+    out_f: &mut Sequence<Array<Vector<f32, N>>>,
+    out_u: &mut Sequence<Array<Vector<u32, N>>>,
     params_f: &Array<f32>,
     params_u: &Array<u32>,
-    n: usize,
+    threads: usize,
     cubes_per_part: usize,
     #[comptime] launch: LaunchProgram,
 ) {
@@ -36,9 +41,9 @@ pub fn fused_array(
         let program = comptime!(launch.parts[p].clone());
         if part == p {
             let local = ABSOLUTE_POS - p * cubes_per_part * CUBE_DIM as usize;
-            if local < n {
-                run_program(
-                    in_f, in_u, out_f, out_u, params_f, params_u, local, n, program,
+            if local < threads {
+                run_program::<N>(
+                    in_f, in_u, out_f, out_u, params_f, params_u, local, threads, program,
                 );
             }
         }
@@ -46,19 +51,19 @@ pub fn fused_array(
 }
 
 #[cube]
-fn run_program(
-    in_f: &Sequence<Array<f32>>,
-    in_u: &Sequence<Array<u32>>,
-    out_f: &mut Sequence<Array<f32>>,
-    out_u: &mut Sequence<Array<u32>>,
+fn run_program<N: Size>(
+    in_f: &Sequence<Array<Vector<f32, N>>>,
+    in_u: &Sequence<Array<Vector<u32, N>>>,
+    out_f: &mut Sequence<Array<Vector<f32, N>>>,
+    out_u: &mut Sequence<Array<Vector<u32, N>>>,
     params_f: &Array<f32>,
     params_u: &Array<u32>,
     pos: usize,
     n: usize,
     #[comptime] program: KernelProgram,
 ) {
-    let mut regs_f = Registry::<Reg, f32>::new();
-    let mut regs_u = Registry::<Reg, u32>::new();
+    let mut regs_f = Registry::<Reg, Vector<f32, N>>::new();
+    let mut regs_u = Registry::<Reg, Vector<u32, N>>::new();
     match comptime!(program.rows_of) {
         Some(cols) => {
             // One thread per row: every phase loops over the row's columns.
@@ -67,16 +72,16 @@ fn run_program(
             #[unroll]
             for phase_index in 0..program.phases.len() {
                 let phase = comptime!(program.phases[phase_index].clone());
-                let mut acc = f32::new(0.0);
+                let mut acc = Vector::<f32, N>::new(f32::new(0.0));
                 if comptime!(phase.op == ReduceOp::Max) {
-                    acc = f32::new(comptime!(-f32::MAX));
+                    acc = Vector::new(f32::new(comptime!(-f32::MAX)));
                 }
                 for c in 0..cols as usize {
                     let lane = row_start + c;
                     #[unroll]
                     for i in 0..phase.body.len() {
                         let instr = comptime!(phase.body[i]);
-                        exec(
+                        exec::<N>(
                             in_f,
                             in_u,
                             out_f,
@@ -94,13 +99,13 @@ fn run_program(
                     }
                     let value = regs_f.find(comptime!(phase.value));
                     if comptime!(phase.op == ReduceOp::Max) {
-                        acc = f32::max(acc, value);
+                        acc = max(acc, value);
                     } else {
                         acc += value;
                     }
                 }
                 if comptime!(phase.op == ReduceOp::Mean) {
-                    acc /= f32::new(comptime!(cols as f32));
+                    acc /= Vector::new(f32::new(comptime!(cols as f32)));
                 }
                 regs_f.insert(comptime!(phase.result), acc);
             }
@@ -109,7 +114,7 @@ fn run_program(
                 #[unroll]
                 for i in 0..program.body.len() {
                     let instr = comptime!(program.body[i]);
-                    exec(
+                    exec::<N>(
                         in_f,
                         in_u,
                         out_f,
@@ -134,7 +139,7 @@ fn run_program(
                 #[unroll]
                 for i in 0..program.body.len() {
                     let instr = comptime!(program.body[i]);
-                    exec(
+                    exec::<N>(
                         in_f,
                         in_u,
                         out_f,
@@ -188,15 +193,15 @@ fn step_offset(n: usize, #[comptime] per_step: bool, #[comptime] step: u32) -> u
 
 #[cube]
 #[allow(clippy::too_many_arguments)]
-fn exec(
-    in_f: &Sequence<Array<f32>>,
-    in_u: &Sequence<Array<u32>>,
-    out_f: &mut Sequence<Array<f32>>,
-    out_u: &mut Sequence<Array<u32>>,
+fn exec<N: Size>(
+    in_f: &Sequence<Array<Vector<f32, N>>>,
+    in_u: &Sequence<Array<Vector<u32, N>>>,
+    out_f: &mut Sequence<Array<Vector<f32, N>>>,
+    out_u: &mut Sequence<Array<Vector<u32, N>>>,
     params_f: &Array<f32>,
     params_u: &Array<u32>,
-    regs_f: &mut Registry<Reg, f32>,
-    regs_u: &mut Registry<Reg, u32>,
+    regs_f: &mut Registry<Reg, Vector<f32, N>>,
+    regs_u: &mut Registry<Reg, Vector<u32, N>>,
     lane: usize,
     n: usize,
     #[comptime] step: u32,
@@ -241,75 +246,86 @@ fn exec(
             }
         }
         Instr::ParamF { dst, index } => {
-            regs_f.insert(dst, params_f[index as usize]);
+            regs_f.insert(dst, Vector::new(params_f[index as usize]));
         }
         Instr::ParamU { dst, index } => {
-            regs_u.insert(dst, params_u[index as usize]);
+            regs_u.insert(dst, Vector::new(params_u[index as usize]));
         }
         Instr::ConstF { dst, bits } => {
-            regs_f.insert(dst, f32::new(comptime!(f32::from_bits(bits))));
+            regs_f.insert(dst, Vector::new(f32::new(comptime!(f32::from_bits(bits)))));
         }
         Instr::ConstU { dst, value } => {
-            regs_u.insert(dst, u32::new(comptime!(value as i64)));
+            regs_u.insert(dst, Vector::new(u32::new(comptime!(value as i64))));
         }
         Instr::Lane { dst } => {
-            regs_u.insert(dst, u32::cast_from(lane));
+            regs_u.insert(dst, Vector::new(u32::cast_from(lane)));
         }
         Instr::UnaryF { op, dst, a } => {
             let x = regs_f.find(a);
-            regs_f.insert(dst, unary_f(x, op));
+            regs_f.insert(dst, float_unary::<N>(x, op));
         }
-        Instr::Not { dst, a } => {
+        Instr::LogicUnary { op, dst, a } => {
             let x = regs_u.find(a);
-            regs_u.insert(dst, u32::cast_from(x == 0u32));
+            regs_u.insert(dst, logic_unary::<N>(x, op));
+        }
+        Instr::LogicBinary { op, dst, a, b } => {
+            let x = regs_u.find(a);
+            let y = regs_u.find(b);
+            regs_u.insert(dst, logic_binary::<N>(x, y, op));
         }
         Instr::BinaryF { op, dst, a, b } => {
             let x = regs_f.find(a);
             let y = regs_f.find(b);
-            regs_f.insert(dst, binary_f(x, y, op));
+            regs_f.insert(dst, binary::<f32, N>(x, y, op));
+        }
+        Instr::FloatBinary { op, dst, a, b } => {
+            let x = regs_f.find(a);
+            let y = regs_f.find(b);
+            regs_f.insert(dst, float_binary::<N>(x, y, op));
         }
         Instr::BinaryU { op, dst, a, b } => {
             let x = regs_u.find(a);
             let y = regs_u.find(b);
-            regs_u.insert(dst, binary_u(x, y, op));
+            regs_u.insert(dst, binary::<u32, N>(x, y, op));
         }
         Instr::CompareF { op, dst, a, b } => {
             let x = regs_f.find(a);
             let y = regs_f.find(b);
-            regs_u.insert(dst, u32::cast_from(compare::<f32>(x, y, op)));
+            regs_u.insert(dst, compare::<f32, N>(x, y, op));
         }
         Instr::CompareU { op, dst, a, b } => {
             let x = regs_u.find(a);
             let y = regs_u.find(b);
-            regs_u.insert(dst, u32::cast_from(compare::<u32>(x, y, op)));
+            regs_u.insert(dst, compare::<u32, N>(x, y, op));
         }
         Instr::SelectF { dst, cond, a, b } => {
-            let c = regs_u.find(cond);
+            let c = to_bool::<N>(regs_u.find(cond));
             let x = regs_f.find(a);
             let y = regs_f.find(b);
-            regs_f.insert(dst, select(c != 0u32, x, y));
+            regs_f.insert(dst, select_many(c, x, y));
         }
         Instr::SelectU { dst, cond, a, b } => {
-            let c = regs_u.find(cond);
+            let c = to_bool::<N>(regs_u.find(cond));
             let x = regs_u.find(a);
             let y = regs_u.find(b);
-            regs_u.insert(dst, select(c != 0u32, x, y));
+            regs_u.insert(dst, select_many(c, x, y));
         }
         Instr::U32ToF32 { dst, a } => {
             let x = regs_u.find(a);
-            regs_f.insert(dst, f32::cast_from(x));
+            regs_f.insert(dst, Vector::<f32, N>::cast_from(x));
         }
         Instr::F32ToU32 { dst, a } => {
             let x = regs_f.find(a);
-            regs_u.insert(dst, u32::cast_from(x));
+            regs_u.insert(dst, Vector::<u32, N>::cast_from(x));
         }
         Instr::F32ToBool { dst, a } => {
             let x = regs_f.find(a);
-            regs_u.insert(dst, u32::cast_from(x != f32::new(0.0)));
+            let b = x.not_equal(Vector::new(f32::new(0.0)));
+            regs_u.insert(dst, Vector::<u32, N>::cast_from(b));
         }
         Instr::U32ToBool { dst, a } => {
             let x = regs_u.find(a);
-            regs_u.insert(dst, u32::cast_from(x != 0u32));
+            regs_u.insert(dst, Vector::<u32, N>::cast_from(to_bool::<N>(x)));
         }
         Instr::Random {
             dst,
@@ -319,11 +335,12 @@ fn exec(
         } => {
             let mut w0 = 0u32;
             let mut w1 = 0u32;
+            // Scalar words: random ops only run with `N = 1` (see `vectorizable`).
             threefry2x32_cube(
-                regs_u.find(key[0]),
-                regs_u.find(key[1]),
-                regs_u.find(counter[0]),
-                regs_u.find(counter[1]),
+                u32::cast_from(regs_u.find(key[0])),
+                u32::cast_from(regs_u.find(key[1])),
+                u32::cast_from(regs_u.find(counter[0])),
+                u32::cast_from(regs_u.find(counter[1])),
                 &mut w0,
                 &mut w1,
             );
@@ -331,10 +348,8 @@ fn exec(
             if comptime!(word == 1) {
                 bits = w1;
             }
-            regs_f.insert(
-                dst,
-                symmetric_uniform_cube(bits, f32::new(comptime!(1.0f32 / 8_388_608.0))),
-            );
+            let value = symmetric_uniform_cube(bits, f32::new(comptime!(1.0f32 / 8_388_608.0)));
+            regs_f.insert(dst, Vector::new(value));
         }
         Instr::StoreF {
             buffer,
@@ -374,67 +389,6 @@ fn exec(
                 out[(lane + step_offset(n, per_step, step)) * k as usize + column as usize] = value;
             }
         }
-    }
-}
-
-#[cube]
-fn unary_f(x: f32, #[comptime] op: UnaryOp) -> f32 {
-    match op {
-        UnaryOp::Neg => -x,
-        UnaryOp::Abs => f32::abs(x),
-        UnaryOp::Sqrt => f32::sqrt(x),
-        UnaryOp::Exp => f32::exp(x),
-        UnaryOp::Log => f32::ln(x),
-        UnaryOp::Sin => f32::sin(x),
-        UnaryOp::Cos => f32::cos(x),
-        UnaryOp::Tanh => f32::tanh(x),
-        UnaryOp::Erf => Erf::erf(x),
-        UnaryOp::Square => x * x,
-        UnaryOp::Recip => f32::new(1.0) / x,
-        UnaryOp::Not => x,
-    }
-}
-
-#[cube]
-fn binary_f(x: f32, y: f32, #[comptime] op: BinaryOp) -> f32 {
-    match op {
-        BinaryOp::Add => x + y,
-        BinaryOp::Sub => x - y,
-        BinaryOp::Mul => x * y,
-        BinaryOp::Div => x / y,
-        BinaryOp::Min => f32::min(x, y),
-        BinaryOp::Max => f32::max(x, y),
-        BinaryOp::Pow => f32::powf(x, y),
-        BinaryOp::And => x,
-        BinaryOp::Or => x,
-    }
-}
-
-#[cube]
-fn binary_u(x: u32, y: u32, #[comptime] op: BinaryOp) -> u32 {
-    match op {
-        BinaryOp::Add => x + y,
-        BinaryOp::Sub => x - y,
-        BinaryOp::Mul => x * y,
-        BinaryOp::Div => x / y,
-        BinaryOp::Min => u32::min(x, y),
-        BinaryOp::Max => u32::max(x, y),
-        BinaryOp::And => u32::cast_from(x != 0u32 && y != 0u32),
-        BinaryOp::Or => u32::cast_from(x != 0u32 || y != 0u32),
-        BinaryOp::Pow => x,
-    }
-}
-
-/// `x op y` for `f32` and `u32` registers alike.
-#[cube]
-fn compare<T: Numeric>(x: T, y: T, #[comptime] op: CompareOp) -> bool {
-    match op {
-        CompareOp::Lt => x < y,
-        CompareOp::Le => x <= y,
-        CompareOp::Gt => x > y,
-        CompareOp::Ge => x >= y,
-        CompareOp::Eq => x == y,
-        CompareOp::Ne => x != y,
     }
 }
 

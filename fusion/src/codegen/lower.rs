@@ -6,8 +6,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+pub use super::program::ParamLayout;
 use super::program::{Instr, KernelProgram, LaunchProgram, ReducePhase, Reg, StepFilter};
-use crate::graph::{Constant, DType, Graph, NodeId, Op, Shape, UnaryOp};
+use crate::graph::{Constant, DType, Graph, NodeId, Op, Shape};
 use crate::plan::{Plan, PlannedKernel, PlannedLaunch, Slot};
 
 /// The buffers one launch binds, by kind and position in its sequences.
@@ -38,42 +39,6 @@ pub struct LoweredLaunch {
     pub kernels: Vec<usize>,
     /// Whether every part can run with vector loads and stores (see [`super::vector`]).
     pub vectorizable: bool,
-}
-
-/// Index of every param in its type's params buffer.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ParamLayout {
-    /// `f32` params in buffer order.
-    pub f32_params: Vec<NodeId>,
-    /// `u32` params in buffer order.
-    pub u32_params: Vec<NodeId>,
-}
-
-impl ParamLayout {
-    /// The layout of `graph`'s params.
-    pub fn of(graph: &Graph) -> Self {
-        let mut layout = Self::default();
-        for (id, _) in graph.params() {
-            match graph.node(id).dtype {
-                DType::F32 => layout.f32_params.push(id),
-                _ => layout.u32_params.push(id),
-            }
-        }
-        layout
-    }
-
-    fn index(&self, id: NodeId) -> (bool, u32) {
-        match self.f32_params.iter().position(|p| *p == id) {
-            Some(i) => (true, i as u32),
-            None => (
-                false,
-                self.u32_params
-                    .iter()
-                    .position(|p| *p == id)
-                    .expect("a param") as u32,
-            ),
-        }
-    }
 }
 
 fn is_float(graph: &Graph, slot: Slot) -> bool {
@@ -344,9 +309,22 @@ impl<'a> Lowerer<'a> {
         }
         let float = |id: NodeId| graph.node(id).dtype == DType::F32;
         Some(match *op {
-            Op::Unary(UnaryOp::Not, a) => Instr::Not {
+            Op::LogicUnary(op, a) => Instr::LogicUnary {
+                op,
                 dst,
                 a: self.reg(a),
+            },
+            Op::LogicBinary(op, a, b) => Instr::LogicBinary {
+                op,
+                dst,
+                a: self.reg(a),
+                b: self.reg(b),
+            },
+            Op::FloatBinary(op, a, b) => Instr::FloatBinary {
+                op,
+                dst,
+                a: self.reg(a),
+                b: self.reg(b),
             },
             Op::Unary(op, a) => Instr::UnaryF {
                 op,

@@ -1,6 +1,13 @@
 //! Codegen: turning a plan's kernels into comptime programs and launching them.
+//!
+//! - [`program`]: the comptime instruction list a kernel interprets.
+//! - [`lower`]: plan kernels to programs and the buffers they bind.
+//! - [`kernel`]: the one interpreter kernel, generic over the vector width.
+//! - [`ops`]: its math, one `#[cube]` function per typed op family.
+//! - [`vector`]: which programs may run with more than one lane per thread.
 
 pub mod kernel;
 pub mod lower;
+pub mod ops;
 pub mod program;
 pub mod vector;

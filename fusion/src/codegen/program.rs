@@ -5,7 +5,10 @@
 //! each distinct kernel compiles once; params are read from buffers at run time and never
 //! appear here.
 
-use crate::graph::{BinaryOp, CompareOp, ReduceOp, UnaryOp};
+use crate::graph::{
+    BinaryOp, CompareOp, DType, FloatBinary, FloatUnary, Graph, LogicBinary, LogicUnary, NodeId,
+    ReduceOp,
+};
 
 /// Register number. `f32` and `u32` registers live in separate files.
 pub type Reg = u32;
@@ -97,18 +100,42 @@ pub enum Instr {
     /// `f[dst] = op(f[a])`.
     UnaryF {
         /// The op.
-        op: UnaryOp,
+        op: FloatUnary,
         /// Destination register.
         dst: Reg,
         /// Operand register.
         a: Reg,
     },
-    /// `u[dst] = !u[a]` (bool).
-    Not {
+    /// `u[dst] = op(u[a])` (bool).
+    LogicUnary {
+        /// The op.
+        op: LogicUnary,
         /// Destination register.
         dst: Reg,
         /// Operand register.
         a: Reg,
+    },
+    /// `u[dst] = op(u[a], u[b])` (bool).
+    LogicBinary {
+        /// The op.
+        op: LogicBinary,
+        /// Destination register.
+        dst: Reg,
+        /// Left operand.
+        a: Reg,
+        /// Right operand.
+        b: Reg,
+    },
+    /// `f[dst] = op(f[a], f[b])` (float-only ops).
+    FloatBinary {
+        /// The op.
+        op: FloatBinary,
+        /// Destination register.
+        dst: Reg,
+        /// Left operand.
+        a: Reg,
+        /// Right operand.
+        b: Reg,
     },
     /// `f[dst] = op(f[a], f[b])`.
     BinaryF {
@@ -121,7 +148,7 @@ pub enum Instr {
         /// Right operand.
         b: Reg,
     },
-    /// `u[dst] = op(u[a], u[b])` (integer or bool).
+    /// `u[dst] = op(u[a], u[b])` (integer).
     BinaryU {
         /// The op.
         op: BinaryOp,
@@ -289,4 +316,41 @@ pub struct KernelProgram {
 pub struct LaunchProgram {
     /// The parts, in cube-range order.
     pub parts: Vec<KernelProgram>,
+}
+
+/// Index of every param in its type's params buffer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParamLayout {
+    /// `f32` params in buffer order.
+    pub f32_params: Vec<NodeId>,
+    /// `u32` params in buffer order.
+    pub u32_params: Vec<NodeId>,
+}
+
+impl ParamLayout {
+    /// The layout of `graph`'s params.
+    pub fn of(graph: &Graph) -> Self {
+        let mut layout = Self::default();
+        for (id, _) in graph.params() {
+            match graph.node(id).dtype {
+                DType::F32 => layout.f32_params.push(id),
+                _ => layout.u32_params.push(id),
+            }
+        }
+        layout
+    }
+
+    /// Whether `id` is an `f32` param, and its index in its buffer.
+    pub(super) fn index(&self, id: NodeId) -> (bool, u32) {
+        match self.f32_params.iter().position(|p| *p == id) {
+            Some(i) => (true, i as u32),
+            None => (
+                false,
+                self.u32_params
+                    .iter()
+                    .position(|p| *p == id)
+                    .expect("a param") as u32,
+            ),
+        }
+    }
 }

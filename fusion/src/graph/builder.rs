@@ -17,7 +17,10 @@
 use std::cell::RefCell;
 use std::ops::{Add, Div, Mul, Neg, Not, Sub};
 
-use super::op::{BinaryOp, CompareOp, Constant, DType, NodeId, Op, ReduceOp, Shape, UnaryOp};
+use super::op::{
+    BinaryOp, CompareOp, Constant, DType, FloatBinary, FloatUnary, LogicBinary, LogicUnary, NodeId,
+    Op, ReduceOp, Shape,
+};
 use super::validate::infer_type;
 use super::{Carry, Graph, GraphError, Node, Output};
 
@@ -53,7 +56,7 @@ impl<'g> Var<'g> {
         self.builder.state.borrow().nodes[self.id.index()].dtype
     }
 
-    fn unary(self, op: UnaryOp) -> Var<'g> {
+    fn unary(self, op: FloatUnary) -> Var<'g> {
         self.builder.push(Op::Unary(op, self.id))
     }
 
@@ -67,43 +70,43 @@ impl<'g> Var<'g> {
 
     /// Sine.
     pub fn sin(self) -> Var<'g> {
-        self.unary(UnaryOp::Sin)
+        self.unary(FloatUnary::Sin)
     }
     /// Cosine.
     pub fn cos(self) -> Var<'g> {
-        self.unary(UnaryOp::Cos)
+        self.unary(FloatUnary::Cos)
     }
     /// Absolute value.
     pub fn abs(self) -> Var<'g> {
-        self.unary(UnaryOp::Abs)
+        self.unary(FloatUnary::Abs)
     }
     /// Square root.
     pub fn sqrt(self) -> Var<'g> {
-        self.unary(UnaryOp::Sqrt)
+        self.unary(FloatUnary::Sqrt)
     }
     /// Exponential.
     pub fn exp(self) -> Var<'g> {
-        self.unary(UnaryOp::Exp)
+        self.unary(FloatUnary::Exp)
     }
     /// Natural logarithm.
     pub fn log(self) -> Var<'g> {
-        self.unary(UnaryOp::Log)
+        self.unary(FloatUnary::Log)
     }
     /// Hyperbolic tangent.
     pub fn tanh(self) -> Var<'g> {
-        self.unary(UnaryOp::Tanh)
+        self.unary(FloatUnary::Tanh)
     }
     /// Error function.
     pub fn erf(self) -> Var<'g> {
-        self.unary(UnaryOp::Erf)
+        self.unary(FloatUnary::Erf)
     }
     /// `self * self`.
     pub fn square(self) -> Var<'g> {
-        self.unary(UnaryOp::Square)
+        self.unary(FloatUnary::Square)
     }
     /// `1 / self`.
     pub fn recip(self) -> Var<'g> {
-        self.unary(UnaryOp::Recip)
+        self.unary(FloatUnary::Recip)
     }
     /// Minimum.
     pub fn min(self, rhs: Var<'g>) -> Var<'g> {
@@ -115,15 +118,18 @@ impl<'g> Var<'g> {
     }
     /// `self ^ rhs`.
     pub fn pow(self, rhs: Var<'g>) -> Var<'g> {
-        self.binary(BinaryOp::Pow, rhs)
+        self.builder
+            .push(Op::FloatBinary(FloatBinary::Pow, self.id, rhs.id))
     }
     /// Logical and.
     pub fn and(self, rhs: Var<'g>) -> Var<'g> {
-        self.binary(BinaryOp::And, rhs)
+        self.builder
+            .push(Op::LogicBinary(LogicBinary::And, self.id, rhs.id))
     }
     /// Logical or.
     pub fn or(self, rhs: Var<'g>) -> Var<'g> {
-        self.binary(BinaryOp::Or, rhs)
+        self.builder
+            .push(Op::LogicBinary(LogicBinary::Or, self.id, rhs.id))
     }
     /// `self < rhs`.
     pub fn lt(self, rhs: Var<'g>) -> Var<'g> {
@@ -197,14 +203,14 @@ impl<'g> Not for Var<'g> {
     type Output = Var<'g>;
     /// Logical not.
     fn not(self) -> Var<'g> {
-        self.unary(UnaryOp::Not)
+        self.builder.push(Op::LogicUnary(LogicUnary::Not, self.id))
     }
 }
 
 impl<'g> Neg for Var<'g> {
     type Output = Var<'g>;
     fn neg(self) -> Var<'g> {
-        self.unary(UnaryOp::Neg)
+        self.unary(FloatUnary::Neg)
     }
 }
 

@@ -11,7 +11,10 @@ mod op;
 mod validate;
 
 pub use builder::{GraphBuilder, Var};
-pub use op::{BinaryOp, CompareOp, Constant, DType, NodeId, Op, ReduceOp, Shape, UnaryOp};
+pub use op::{
+    BinaryOp, CompareOp, Constant, DType, FloatBinary, FloatUnary, LogicBinary, LogicUnary, NodeId,
+    Op, ReduceOp, Shape,
+};
 pub use validate::infer_type;
 
 /// One node: its op and the type and shape of its value.

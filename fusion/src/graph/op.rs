@@ -93,67 +93,63 @@ impl fmt::Display for Constant {
     }
 }
 
-/// One-input operations.
+/// One-input float operations (`f32 -> f32`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum UnaryOp {
-    /// `-a` (f32).
+pub enum FloatUnary {
+    /// `-a`.
     Neg,
-    /// `|a|` (f32).
+    /// `|a|`.
     Abs,
-    /// Square root (f32).
+    /// Square root.
     Sqrt,
-    /// `e^a` (f32).
+    /// `e^a`.
     Exp,
-    /// Natural logarithm (f32).
+    /// Natural logarithm.
     Log,
-    /// Sine (f32).
+    /// Sine.
     Sin,
-    /// Cosine (f32).
+    /// Cosine.
     Cos,
-    /// Hyperbolic tangent (f32).
+    /// Hyperbolic tangent.
     Tanh,
-    /// Error function (f32).
+    /// Error function.
     Erf,
-    /// `a * a` (f32).
+    /// `a * a`.
     Square,
-    /// `1 / a` (f32).
+    /// `1 / a`.
     Recip,
-    /// Logical not (bool).
-    Not,
 }
 
-impl UnaryOp {
-    /// Every unary op.
-    pub const ALL: [UnaryOp; 12] = [
-        UnaryOp::Neg,
-        UnaryOp::Abs,
-        UnaryOp::Sqrt,
-        UnaryOp::Exp,
-        UnaryOp::Log,
-        UnaryOp::Sin,
-        UnaryOp::Cos,
-        UnaryOp::Tanh,
-        UnaryOp::Erf,
-        UnaryOp::Square,
-        UnaryOp::Recip,
-        UnaryOp::Not,
+impl FloatUnary {
+    /// Every float unary op.
+    pub const ALL: [FloatUnary; 11] = [
+        FloatUnary::Neg,
+        FloatUnary::Abs,
+        FloatUnary::Sqrt,
+        FloatUnary::Exp,
+        FloatUnary::Log,
+        FloatUnary::Sin,
+        FloatUnary::Cos,
+        FloatUnary::Tanh,
+        FloatUnary::Erf,
+        FloatUnary::Square,
+        FloatUnary::Recip,
     ];
 
     /// Lower-case name.
     pub fn name(self) -> &'static str {
         match self {
-            UnaryOp::Neg => "neg",
-            UnaryOp::Abs => "abs",
-            UnaryOp::Sqrt => "sqrt",
-            UnaryOp::Exp => "exp",
-            UnaryOp::Log => "log",
-            UnaryOp::Sin => "sin",
-            UnaryOp::Cos => "cos",
-            UnaryOp::Tanh => "tanh",
-            UnaryOp::Erf => "erf",
-            UnaryOp::Square => "square",
-            UnaryOp::Recip => "recip",
-            UnaryOp::Not => "not",
+            FloatUnary::Neg => "neg",
+            FloatUnary::Abs => "abs",
+            FloatUnary::Sqrt => "sqrt",
+            FloatUnary::Exp => "exp",
+            FloatUnary::Log => "log",
+            FloatUnary::Sin => "sin",
+            FloatUnary::Cos => "cos",
+            FloatUnary::Tanh => "tanh",
+            FloatUnary::Erf => "erf",
+            FloatUnary::Square => "square",
+            FloatUnary::Recip => "recip",
         }
     }
 
@@ -161,52 +157,43 @@ impl UnaryOp {
     pub fn is_transcendental(self) -> bool {
         matches!(
             self,
-            UnaryOp::Exp
-                | UnaryOp::Log
-                | UnaryOp::Sin
-                | UnaryOp::Cos
-                | UnaryOp::Tanh
-                | UnaryOp::Erf
-                | UnaryOp::Sqrt
+            FloatUnary::Exp
+                | FloatUnary::Log
+                | FloatUnary::Sin
+                | FloatUnary::Cos
+                | FloatUnary::Tanh
+                | FloatUnary::Erf
+                | FloatUnary::Sqrt
         )
     }
 }
 
-/// Two-input operations.
+/// Two-input arithmetic on `f32` or `u32` (both operands of one type; `u32` wraps).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BinaryOp {
-    /// `a + b` (f32 or u32, wrapping).
+    /// `a + b`.
     Add,
-    /// `a - b` (f32 or u32, wrapping).
+    /// `a - b`.
     Sub,
-    /// `a * b` (f32 or u32, wrapping).
+    /// `a * b`.
     Mul,
-    /// `a / b` (f32 or u32).
+    /// `a / b`.
     Div,
-    /// Minimum (f32 or u32).
+    /// Minimum.
     Min,
-    /// Maximum (f32 or u32).
+    /// Maximum.
     Max,
-    /// `a ^ b` (f32).
-    Pow,
-    /// Logical and (bool).
-    And,
-    /// Logical or (bool).
-    Or,
 }
 
 impl BinaryOp {
-    /// Every binary op.
-    pub const ALL: [BinaryOp; 9] = [
+    /// Every arithmetic binary op.
+    pub const ALL: [BinaryOp; 6] = [
         BinaryOp::Add,
         BinaryOp::Sub,
         BinaryOp::Mul,
         BinaryOp::Div,
         BinaryOp::Min,
         BinaryOp::Max,
-        BinaryOp::Pow,
-        BinaryOp::And,
-        BinaryOp::Or,
     ];
 
     /// Lower-case name.
@@ -218,9 +205,57 @@ impl BinaryOp {
             BinaryOp::Div => "div",
             BinaryOp::Min => "min",
             BinaryOp::Max => "max",
-            BinaryOp::Pow => "pow",
-            BinaryOp::And => "and",
-            BinaryOp::Or => "or",
+        }
+    }
+}
+
+/// Two-input float-only operations (`f32, f32 -> f32`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FloatBinary {
+    /// `a ^ b`.
+    Pow,
+}
+
+impl FloatBinary {
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            FloatBinary::Pow => "pow",
+        }
+    }
+}
+
+/// One-input logic operations (`bool -> bool`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LogicUnary {
+    /// Logical not.
+    Not,
+}
+
+impl LogicUnary {
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            LogicUnary::Not => "not",
+        }
+    }
+}
+
+/// Two-input logic operations (`bool, bool -> bool`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LogicBinary {
+    /// Logical and.
+    And,
+    /// Logical or.
+    Or,
+}
+
+impl LogicBinary {
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            LogicBinary::And => "and",
+            LogicBinary::Or => "or",
         }
     }
 }
@@ -305,10 +340,16 @@ pub enum Op {
     Constant(Constant),
     /// The lane's own index `0..n` (u32).
     LaneIndex,
-    /// `op(a)`.
-    Unary(UnaryOp, NodeId),
-    /// `op(a, b)`.
+    /// `op(a)`, f32.
+    Unary(FloatUnary, NodeId),
+    /// `op(a, b)`, f32 or u32.
     Binary(BinaryOp, NodeId, NodeId),
+    /// `op(a, b)`, f32 only.
+    FloatBinary(FloatBinary, NodeId, NodeId),
+    /// `op(a)`, bool.
+    LogicUnary(LogicUnary, NodeId),
+    /// `op(a, b)`, bool.
+    LogicBinary(LogicBinary, NodeId, NodeId),
     /// `a op b`, a bool.
     Compare(CompareOp, NodeId, NodeId),
     /// `cond ? on_true : on_false`.
@@ -350,10 +391,17 @@ impl Op {
     pub fn operands(&self) -> Vec<NodeId> {
         match self {
             Op::Input { .. } | Op::Param { .. } | Op::Constant(_) | Op::LaneIndex => vec![],
-            Op::Unary(_, a) | Op::Cast(a, _) | Op::Unpack(a, _) | Op::RowReduce(_, a, _) => {
+            Op::Unary(_, a)
+            | Op::LogicUnary(_, a)
+            | Op::Cast(a, _)
+            | Op::Unpack(a, _)
+            | Op::RowReduce(_, a, _) => {
                 vec![*a]
             }
-            Op::Binary(_, a, b) | Op::Compare(_, a, b) => vec![*a, *b],
+            Op::Binary(_, a, b)
+            | Op::FloatBinary(_, a, b)
+            | Op::LogicBinary(_, a, b)
+            | Op::Compare(_, a, b) => vec![*a, *b],
             Op::Select {
                 cond,
                 on_true,
@@ -388,6 +436,9 @@ impl Op {
             Op::LaneIndex => "lane_index".into(),
             Op::Unary(op, _) => op.name().into(),
             Op::Binary(op, _, _) => op.name().into(),
+            Op::FloatBinary(op, _, _) => op.name().into(),
+            Op::LogicUnary(op, _) => op.name().into(),
+            Op::LogicBinary(op, _, _) => op.name().into(),
             Op::Compare(op, _, _) => op.name().into(),
             Op::Select { .. } => "select".into(),
             Op::Cast(_, to) => format!("cast_{to}"),

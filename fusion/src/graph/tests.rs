@@ -67,7 +67,7 @@ fn cycles_unknown_nodes_and_dangling_nodes_are_errors() {
     let cyclic = vec![
         x.clone(),
         node(Op::Binary(BinaryOp::Add, NodeId(0), NodeId(2)), DType::F32),
-        node(Op::Unary(UnaryOp::Sin, NodeId(1)), DType::F32),
+        node(Op::Unary(FloatUnary::Sin, NodeId(1)), DType::F32),
     ];
     assert_eq!(
         Graph::new(cyclic, vec![output("y", 2)], vec![]).unwrap_err(),
@@ -75,7 +75,7 @@ fn cycles_unknown_nodes_and_dangling_nodes_are_errors() {
     );
     let unknown = vec![
         x.clone(),
-        node(Op::Unary(UnaryOp::Sin, NodeId(7)), DType::F32),
+        node(Op::Unary(FloatUnary::Sin, NodeId(7)), DType::F32),
     ];
     assert!(matches!(
         Graph::new(unknown, vec![output("y", 1)], vec![]).unwrap_err(),

@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use super::op::{BinaryOp, CompareOp, DType, NodeId, Op, Shape, UnaryOp};
+use super::op::{CompareOp, DType, NodeId, Op, Shape};
 use super::{Graph, GraphError, Node};
 
 /// The type and shape of `op`'s value given its operands' nodes, or why it is ill-typed.
@@ -61,11 +61,11 @@ pub fn infer_type(
         },
         Op::Constant(c) => lane(c.dtype()),
         Op::LaneIndex => lane(DType::U32),
-        Op::Unary(UnaryOp::Not, a) => lane(expect(a, &[DType::Bool])?),
         Op::Unary(_, a) => lane(expect(a, &[DType::F32])?),
-        Op::Binary(BinaryOp::And | BinaryOp::Or, a, b) => lane(same(a, b, &[DType::Bool])?),
-        Op::Binary(BinaryOp::Pow, a, b) => lane(same(a, b, &[DType::F32])?),
         Op::Binary(_, a, b) => lane(same(a, b, &[DType::F32, DType::U32])?),
+        Op::FloatBinary(_, a, b) => lane(same(a, b, &[DType::F32])?),
+        Op::LogicUnary(_, a) => lane(expect(a, &[DType::Bool])?),
+        Op::LogicBinary(_, a, b) => lane(same(a, b, &[DType::Bool])?),
         Op::Compare(CompareOp::Eq | CompareOp::Ne, a, b) => {
             same(a, b, &[DType::F32, DType::U32, DType::Bool])?;
             lane(DType::Bool)

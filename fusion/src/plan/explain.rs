@@ -1,7 +1,8 @@
 //! A plan explaining itself: kernels, ops, buffers, bytes and the reason for each boundary.
 
 use super::kernels::{Slot, slot_width_bytes};
-use super::{Plan, PlannedLaunch};
+use super::launches::PlannedLaunch;
+use super::planned::Plan;
 use crate::graph::{Graph, Op};
 
 fn slot_label(graph: &Graph, slot: Slot) -> String {

@@ -1,9 +1,9 @@
-//! From fusion groups to kernels: the buffers each binds, their order, and launches.
+//! From fusion groups to kernels: the buffers each binds and their order.
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::error::PlanError;
 use super::partition::Group;
-use super::{PlanError, PlannedLaunch};
 use crate::graph::{Graph, NodeId, Op, Shape};
 
 /// A device buffer a kernel binds.
@@ -163,43 +163,4 @@ pub fn build_kernels(graph: &Graph, groups: Vec<Group>) -> Result<Vec<PlannedKer
             }
         })
         .collect())
-}
-
-/// Horizontal fusion: kernels at the same dependency depth share one launch (rows kernels,
-/// whose thread counts differ, launch alone).
-pub fn horizontal_launches(kernels: &[PlannedKernel]) -> Vec<PlannedLaunch> {
-    let mut level = vec![0usize; kernels.len()];
-    for (k, kernel) in kernels.iter().enumerate() {
-        level[k] = kernel
-            .reads
-            .iter()
-            .filter_map(|slot| {
-                kernels[..k]
-                    .iter()
-                    .position(|other| other.writes.iter().any(|(s, _)| s == slot))
-            })
-            .map(|writer| level[writer] + 1)
-            .max()
-            .unwrap_or(0);
-    }
-    let depth = level.iter().max().map_or(0, |d| d + 1);
-    let mut launches = Vec::new();
-    for d in 0..depth {
-        let at_level: Vec<usize> = (0..kernels.len()).filter(|k| level[*k] == d).collect();
-        let lanes: Vec<usize> = at_level
-            .iter()
-            .copied()
-            .filter(|k| kernels[*k].rows_of.is_none())
-            .collect();
-        if !lanes.is_empty() {
-            launches.push(PlannedLaunch::Kernels(lanes));
-        }
-        for k in at_level
-            .into_iter()
-            .filter(|k| kernels[*k].rows_of.is_some())
-        {
-            launches.push(PlannedLaunch::Kernels(vec![k]));
-        }
-    }
-    launches
 }

@@ -9,8 +9,9 @@
 
 use std::collections::BTreeSet;
 
-use super::strategy::PlanOptions;
-use crate::graph::{BinaryOp, Graph, NodeId, Op, UnaryOp};
+use super::options::PlanOptions;
+use super::spec::FusionRules;
+use crate::graph::{BinaryOp, FloatUnary, Graph, NodeId, Op};
 
 /// A set of nodes computed by one kernel, and why it is a kernel of its own.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,7 +35,7 @@ impl Group {
     }
 }
 
-/// Which fusion decisions a strategy allows.
+/// The fusion decisions a strategy allows, with the options' budget applied.
 #[derive(Debug, Clone)]
 pub struct PartitionRules {
     name: &'static str,
@@ -46,45 +47,19 @@ pub struct PartitionRules {
 }
 
 impl PartitionRules {
-    /// One kernel per op.
-    pub fn eager() -> Self {
+    /// `rules` of the strategy called `name` under `options`.
+    pub fn new(name: &'static str, rules: FusionRules, options: &PlanOptions) -> Self {
         Self {
-            name: "eager",
-            fuse: false,
-            everything: false,
-            random_opaque: false,
-            multi_user_pack_boundary: false,
-            duplication_budget: 0,
-        }
-    }
-
-    /// XLA-style producer-consumer fusion.
-    pub fn vertical(options: &PlanOptions) -> Self {
-        Self {
-            name: "vertical",
-            fuse: true,
-            everything: false,
-            random_opaque: false,
-            multi_user_pack_boundary: true,
-            duplication_budget: options.duplication_budget,
-        }
-    }
-
-    /// Vertical plus sibling fusion: everything in one kernel where reductions allow.
-    pub fn fused(options: &PlanOptions) -> Self {
-        Self {
-            name: "fused",
-            everything: true,
-            ..Self::vertical(options)
-        }
-    }
-
-    /// Vertical with the boundaries of XLA's baseline CartPole.
-    pub fn xla_default(options: &PlanOptions) -> Self {
-        Self {
-            name: "xla-default",
-            random_opaque: options.opaque_random,
-            ..Self::vertical(options)
+            name,
+            fuse: rules.fuse,
+            everything: rules.everything,
+            random_opaque: rules.random_opaque && options.opaque_random,
+            multi_user_pack_boundary: rules.multi_user_pack_boundary,
+            duplication_budget: if rules.fuse {
+                options.duplication_budget
+            } else {
+                0
+            },
         }
     }
 }
@@ -92,8 +67,8 @@ impl PartitionRules {
 /// Ops XLA will not duplicate into several consumers (`IsExpensive`).
 pub fn is_expensive(op: &Op) -> bool {
     match op {
-        Op::Unary(u, _) => u.is_transcendental() || *u == UnaryOp::Recip,
-        Op::Binary(BinaryOp::Div | BinaryOp::Pow, _, _) => true,
+        Op::Unary(u, _) => u.is_transcendental() || *u == FloatUnary::Recip,
+        Op::Binary(BinaryOp::Div, _, _) | Op::FloatBinary(..) => true,
         Op::RandomUniform { .. } | Op::RowReduce(..) | Op::Pack(_) => true,
         _ => false,
     }

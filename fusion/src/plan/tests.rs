@@ -1,7 +1,7 @@
 //! Planner structure on small graphs.
 
 use super::*;
-use crate::graph::{DType, GraphBuilder};
+use crate::graph::{DType, Graph, GraphBuilder};
 
 fn chain() -> Graph {
     // y = sin(x * 2 + 1) and z = cos(x * 2 + 1): a shared cheap producer, two expensive ops.
@@ -96,4 +96,49 @@ fn strategy_names_round_trip_and_bad_names_are_errors() {
     for bad in ["fused-x0", "fused-x", "fast", "fused-xk"] {
         assert!(bad.parse::<Strategy>().is_err(), "{bad}");
     }
+}
+
+#[test]
+fn names_help_and_errors_come_from_the_specs() {
+    assert_eq!(
+        Strategy::names(),
+        [
+            "eager",
+            "vertical",
+            "horizontal",
+            "fused",
+            "fused-x<K>",
+            "xla-default"
+        ]
+    );
+    assert_eq!(
+        "fast".parse::<Strategy>().unwrap_err().to_string(),
+        "unknown plan `fast`: expected eager, vertical, horizontal, fused, fused-x<K> (K >= 1) or xla-default"
+    );
+    for strategy in Strategy::ALL {
+        assert!(Strategy::help().contains(strategy.spec().summary));
+    }
+    assert!("partition".parse::<Strategy>().is_err());
+    let graph = chain();
+    assert!(matches!(
+        Plan::build(&graph, Strategy::Partition, &PlanOptions::default()),
+        Err(PlanError::UnknownStrategy(_))
+    ));
+}
+
+#[test]
+fn xla_default_copies_carried_state_and_fused_steps_repeats_one_kernel() {
+    let g = GraphBuilder::new();
+    let x = g.input("x", DType::F32);
+    g.carry(x, x * 2.0);
+    g.output("y", x + 1.0);
+    let graph = g.build().unwrap();
+    let xla = Plan::build(&graph, Strategy::XlaDefault, &PlanOptions::default()).unwrap();
+    assert!(matches!(
+        xla.launches.last(),
+        Some(PlannedLaunch::CopyState { .. })
+    ));
+    let stepped = Plan::build(&graph, Strategy::FusedSteps(3), &PlanOptions::default()).unwrap();
+    assert_eq!(stepped.steps_per_launch, 3);
+    assert_eq!(stepped.launches.len(), 1);
 }

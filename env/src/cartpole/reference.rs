@@ -4,8 +4,6 @@
 //! gymnasium and envpool compute it. [`ReferenceVecEnv`] adds the vector-env episode logic
 //! (autoreset modes, truncation) with the same reset draws as the device.
 
-use cartfuse_fusion::rng;
-
 use crate::params::{AutoresetMode, CartPoleConfig, CartPoleParams};
 
 /// The physical state of one cart-pole.
@@ -86,18 +84,8 @@ pub fn reset_state(
     reset_index: u32,
     params: &CartPoleParams,
 ) -> CartPoleState {
-    let key = rng::seed_key(seed);
-    let first_draw = reset_index.wrapping_mul(2);
-    let [a, b] = rng::threefry2x32(key, [env, first_draw]);
-    let [c, d] = rng::threefry2x32(key, [env, first_draw.wrapping_add(1)]);
-    let bound = params.reset_bound as f32;
-    let draw = |bits| f64::from(rng::symmetric_uniform(bits, bound));
-    CartPoleState {
-        x: draw(a),
-        x_dot: draw(b),
-        theta: draw(c),
-        theta_dot: draw(d),
-    }
+    let state = crate::graph::reference_reset(params, seed, env, reset_index);
+    CartPoleState::from_array([state[0], state[1], state[2], state[3]])
 }
 
 /// What one env returns from one step.

@@ -1,16 +1,21 @@
-//! The hand-written engine: the `#[cube]` step and reset kernels of [`crate::kernel`], their
+//! The hand-written engine: the `#[cube]` step and reset kernels of [`super::kernel`], their
 //! device buffers, scalar packing and launches, each declared to the [`LaunchLedger`] with
 //! the bytes it moves.
 
+use std::sync::Arc;
+
+use cartfuse_fusion::backend::Cube;
+use cartfuse_fusion::buffers::{download, download_many, upload};
 use cartfuse_fusion::launch::{KernelLaunch, LaunchLedger, elementwise_launch_shape};
 use cartfuse_fusion::rng;
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 
+use super::kernel::{PhysicsScalarsLaunch, cartpole_reset_array, cartpole_step_array};
+use super::params::CartPoleConfig;
+use crate::engine::{StepBuffer, StepEngine};
 use crate::error::EnvError;
-use crate::kernel::{PhysicsScalarsLaunch, cartpole_reset_array, cartpole_step_array};
-use crate::params::{AutoresetMode, CartPoleConfig};
-use cartfuse_fusion::buffers::{download, download_many, upload};
+use crate::params::AutoresetMode;
 
 /// Kernel name of the hand-written step in the launch ledger.
 pub const STEP_KERNEL: &str = "cartpole_step_array";
@@ -42,9 +47,9 @@ pub(crate) struct OutputBuffers {
 }
 
 /// Bytes per env of every buffer one env owns (state, outputs and one action buffer).
-pub(crate) const DEVICE_BYTES_PER_ENV: u64 = 4 * F32 + 3 * U32 + (4 + 1 + 4) * F32 + 2 * U32 + U32;
+pub const DEVICE_BYTES_PER_ENV: u64 = 4 * F32 + 3 * U32 + (4 + 1 + 4) * F32 + 2 * U32 + U32;
 /// The largest single buffer per env: a packed `[n, 4]` observation row.
-pub(crate) const LARGEST_BUFFER_BYTES_PER_ENV: u64 = 4 * F32;
+pub const LARGEST_BUFFER_BYTES_PER_ENV: u64 = 4 * F32;
 
 impl StateBuffers {
     pub fn zeroed<R: Runtime>(client: &ComputeClient<R>, n: usize) -> Self {
@@ -231,50 +236,115 @@ pub(crate) fn launch_reset<R: Runtime>(
     })
 }
 
-/// The hand-written engine's buffers.
-pub(crate) struct HandWrittenEngine {
-    pub state: StateBuffers,
-    pub outputs: OutputBuffers,
+/// The hand-written CartPole kernels and their buffers on CubeCL runtime `R`.
+pub struct HandWrittenEngine<R: Runtime> {
+    client: ComputeClient<R>,
+    ledger: Arc<LaunchLedger>,
+    config: CartPoleConfig,
+    n: usize,
+    state: StateBuffers,
+    outputs: OutputBuffers,
 }
 
-impl HandWrittenEngine {
-    pub fn new<R: Runtime>(client: &ComputeClient<R>, n: usize, config: &CartPoleConfig) -> Self {
+impl<R: Runtime> HandWrittenEngine<R> {
+    /// Zeroed buffers for `n` envs.
+    pub fn new(
+        backend: &Cube<R>,
+        n: usize,
+        config: &CartPoleConfig,
+        ledger: Arc<LaunchLedger>,
+    ) -> Self {
+        let client = backend.client().clone();
         Self {
-            state: StateBuffers::zeroed(client, n),
-            outputs: OutputBuffers::new(client, n, config.autoreset),
+            state: StateBuffers::zeroed(&client, n),
+            outputs: OutputBuffers::new(&client, n, config.autoreset),
+            client,
+            ledger,
+            config: *config,
+            n,
         }
     }
 
-    pub fn reset<R: Runtime>(&mut self, launch: EnvLaunch<'_, R>, restart: bool) {
-        launch_reset(launch, &self.state, restart, &self.outputs.obs);
+    fn launch(&self, seed: u64) -> EnvLaunch<'_, R> {
+        EnvLaunch {
+            client: &self.client,
+            ledger: &self.ledger,
+            config: &self.config,
+            num_envs: self.n,
+            seed,
+        }
+    }
+}
+
+impl<R: Runtime> StepEngine<Cube<R>> for HandWrittenEngine<R> {
+    fn steps_per_call(&self) -> u32 {
+        1
     }
 
-    pub fn step<R: Runtime>(&mut self, launch: EnvLaunch<'_, R>, actions: &Handle) {
-        launch_step(launch, &self.state, actions, &self.outputs);
+    fn set_ledger(&mut self, ledger: Arc<LaunchLedger>) {
+        self.ledger = ledger;
     }
 
-    /// Uploads `[x, x_dot, theta, theta_dot]` columns; episode counters restart at 0.
-    pub fn set_state<R: Runtime>(&mut self, client: &ComputeClient<R>, columns: [Vec<f32>; 4]) {
-        let n = columns[0].len();
-        let [x, x_dot, theta, theta_dot] = columns;
-        self.state.x = upload(client, &x);
-        self.state.x_dot = upload(client, &x_dot);
-        self.state.theta = upload(client, &theta);
-        self.state.theta_dot = upload(client, &theta_dot);
+    fn reset(&mut self, seed: u64, restart: bool, mask: Option<&[bool]>) -> Result<(), EnvError> {
+        if mask.is_some() {
+            return Err(EnvError::Unsupported(
+                "the hand-written kernel resets every env; reset a subset with a graph plan".into(),
+            ));
+        }
+        launch_reset(self.launch(seed), &self.state, restart, &self.outputs.obs);
+        Ok(())
+    }
+
+    fn step(&mut self, seed: u64, actions: &Handle) -> Result<(), EnvError> {
+        let found = (actions.size_in_used() / 4) as usize;
+        if found != self.n {
+            return Err(EnvError::WrongCount {
+                what: "device actions",
+                per_env: 1,
+                expected: self.n,
+                found,
+            });
+        }
+        launch_step(self.launch(seed), &self.state, actions, &self.outputs);
+        Ok(())
+    }
+
+    fn buffer(&self, which: StepBuffer) -> Option<&Handle> {
+        let o = &self.outputs;
+        Some(match which {
+            StepBuffer::Obs => &o.obs,
+            StepBuffer::Reward => &o.reward,
+            StepBuffer::Terminated => &o.terminated,
+            StepBuffer::Truncated => &o.truncated,
+            StepBuffer::FinalObs => &o.final_obs,
+        })
+    }
+
+    fn invalid_action_flag(&mut self) -> Option<&mut Handle> {
+        Some(&mut self.outputs.invalid_action)
+    }
+
+    fn set_state(&mut self, columns: &[Vec<f32>]) -> Result<(), EnvError> {
+        let client = &self.client;
+        let n = self.n;
+        self.state.x = upload(client, &columns[0]);
+        self.state.x_dot = upload(client, &columns[1]);
+        self.state.theta = upload(client, &columns[2]);
+        self.state.theta_dot = upload(client, &columns[3]);
         self.state.elapsed = upload(client, &vec![0u32; n]);
         self.state.needs_reset = upload(client, &vec![0u32; n]);
+        Ok(())
     }
 
-    pub fn state_columns<R: Runtime>(
-        &self,
-        client: &ComputeClient<R>,
-    ) -> Result<[Vec<f32>; 4], EnvError> {
+    fn state_columns(&self) -> Result<Vec<Vec<f32>>, EnvError> {
         let s = &self.state;
-        let columns = download_many::<R, f32>(client, &[&s.x, &s.x_dot, &s.theta, &s.theta_dot])?;
-        Ok(columns.try_into().expect("four buffers were read"))
+        Ok(download_many::<R, f32>(
+            &self.client,
+            &[&s.x, &s.x_dot, &s.theta, &s.theta_dot],
+        )?)
     }
 
-    pub fn elapsed<R: Runtime>(&self, client: &ComputeClient<R>) -> Result<Vec<u32>, EnvError> {
-        Ok(download::<R, u32>(client, &self.state.elapsed)?)
+    fn elapsed(&self) -> Result<Vec<u32>, EnvError> {
+        Ok(download::<R, u32>(&self.client, &self.state.elapsed)?)
     }
 }

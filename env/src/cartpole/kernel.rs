@@ -259,12 +259,3 @@ pub fn cartpole_reset_array(
         write_row(obs, env, sx, sx_dot, stheta, stheta_dot);
     }
 }
-
-/// Sets `flag[0]` when any action is outside {0, 1} (device-resident actions of planned
-/// engines, checked when their outputs are copied to the host).
-#[cube(launch_unchecked)]
-pub fn check_actions_array(actions: &Array<u32>, flag: &mut Array<u32>) {
-    if ABSOLUTE_POS < actions.len() && actions[ABSOLUTE_POS] > 1u32 {
-        flag[0] = 1u32;
-    }
-}

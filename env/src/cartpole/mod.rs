@@ -1,0 +1,181 @@
+//! CartPole-v1, exactly as gymnasium defines it: params, the step as graph ops, the f64
+//! reference, spaces, the hand-written `#[cube]` kernels and the burn-tensor step.
+//!
+//! - [`params`]: [`CartPoleParams`] (gymnasium's defaults, validated) and [`CartPoleConfig`].
+//! - [`reference`]: the f64 host reference, the oracle of every test.
+//! - [`kernel`] and [`hand_written`]: the hand-written `#[cube]` step and reset kernels.
+//! - [`burn_step`]: the same step in burn tensor ops.
+
+pub mod burn_step;
+#[cfg(test)]
+mod graph_tests;
+pub mod hand_written;
+pub mod kernel;
+pub mod params;
+pub mod reference;
+mod vector;
+
+use cartfuse_fusion::graph::{DType, Graph, GraphBuilder, Var};
+use cartfuse_fusion::interpret::Scalar;
+
+pub use params::{CartPoleConfig, CartPoleParams};
+pub use reference::CartPoleState;
+pub use vector::CartPoleVecEnv;
+
+use crate::environment::{EpisodeOptions, GraphEnv};
+use crate::error::EnvError;
+use crate::graph::StateLayout;
+use crate::params::AutoresetMode;
+use crate::spaces::{ActionSpace, BoxSpace};
+
+/// CartPole-v1: an environment value is its physical params.
+pub type CartPole = CartPoleParams;
+
+/// The four state components, in observation order.
+pub const STATE_INPUTS: [&str; 4] = ["x", "x_dot", "theta", "theta_dot"];
+
+impl GraphEnv for CartPoleParams {
+    const ID: &'static str = "CartPole-v1";
+    const STATE: &'static [&'static str] = &STATE_INPUTS;
+    const OBS_DIM: usize = 4;
+    const RESET_DRAWS: usize = 4;
+    const MAX_EPISODE_STEPS: u32 = 500;
+    type Action = u32;
+
+    fn validate(&self) -> Result<(), EnvError> {
+        CartPoleParams::validate(self)
+    }
+
+    /// gymnasium's `Box(-high, high)` with
+    /// `high = [2 x_threshold, f32::MAX, 2 theta_threshold, f32::MAX]`.
+    fn observation_space(&self) -> BoxSpace {
+        let high = vec![
+            (2.0 * self.x_threshold) as f32,
+            f32::MAX,
+            (2.0 * self.theta_threshold_radians) as f32,
+            f32::MAX,
+        ];
+        BoxSpace {
+            shape: vec![4],
+            low: high.iter().map(|h| -h).collect(),
+            high,
+        }
+    }
+
+    fn action_space(&self) -> ActionSpace {
+        ActionSpace::discrete(2)
+    }
+
+    fn action_is_valid(&self, action: u32) -> bool {
+        action <= 1
+    }
+
+    fn pattern_action(&self, index: usize) -> u32 {
+        ((index * 7 + index / 3) % 2) as u32
+    }
+
+    fn graph_params(&self) -> Vec<(&'static str, Scalar)> {
+        [
+            ("gravity", self.gravity),
+            ("masspole", self.masspole),
+            ("total_mass", self.total_mass()),
+            ("length", self.length),
+            ("polemass_length", self.polemass_length()),
+            ("force_mag", self.force_mag),
+            ("tau", self.tau),
+            ("x_threshold", self.x_threshold),
+            ("theta_threshold", self.theta_threshold_radians),
+            ("reset_bound", self.reset_bound),
+        ]
+        .map(|(name, value)| (name, Scalar::F32(value as f32)))
+        .to_vec()
+    }
+
+    /// gymnasium's Euler step: accelerations from the old state, then positions and
+    /// velocities advanced with the old velocities.
+    fn dynamics<'g>(&self, g: &'g GraphBuilder, s: &[Var<'g>], action: Var<'g>) -> Vec<Var<'g>> {
+        let p = |name| g.param(name, DType::F32);
+        let (gravity, masspole, total_mass, length) =
+            (p("gravity"), p("masspole"), p("total_mass"), p("length"));
+        let (polemass_length, force_mag, tau) = (p("polemass_length"), p("force_mag"), p("tau"));
+        let [x, x_dot, theta, theta_dot] = [s[0], s[1], s[2], s[3]];
+        let force = g.select(action.eq(g.u32(1)), force_mag, -force_mag);
+        let costheta = theta.cos();
+        let sintheta = theta.sin();
+        let temp = (force + polemass_length * theta_dot * theta_dot * sintheta) / total_mass;
+        let thetaacc = (gravity * sintheta - costheta * temp)
+            / (length * (4.0 / 3.0 - masspole * costheta * costheta / total_mass));
+        let xacc = temp - polemass_length * thetaacc * costheta / total_mass;
+        vec![
+            x + tau * x_dot,
+            x_dot + tau * xacc,
+            theta + tau * theta_dot,
+            theta_dot + tau * thetaacc,
+        ]
+    }
+
+    fn terminated<'g>(&self, g: &'g GraphBuilder, next: &[Var<'g>]) -> Var<'g> {
+        let x_threshold = g.param("x_threshold", DType::F32);
+        let theta_threshold = g.param("theta_threshold", DType::F32);
+        let (x, theta) = (next[0], next[2]);
+        x.lt(-x_threshold)
+            .or(x.gt(x_threshold))
+            .or(theta.lt(-theta_threshold))
+            .or(theta.gt(theta_threshold))
+    }
+
+    fn reward<'g>(&self, g: &'g GraphBuilder, _state: &[Var<'g>], _next: &[Var<'g>]) -> Var<'g> {
+        g.f32(1.0)
+    }
+
+    fn observe<'g>(&self, _g: &'g GraphBuilder, state: &[Var<'g>]) -> Vec<Var<'g>> {
+        state.to_vec()
+    }
+
+    fn reset_state<'g>(&self, g: &'g GraphBuilder, draws: &[Var<'g>]) -> Vec<Var<'g>> {
+        let reset_bound = g.param("reset_bound", DType::F32);
+        draws.iter().map(|draw| *draw * reset_bound).collect()
+    }
+
+    fn reference_step(&self, state: &[f64], action: u32) -> (Vec<f64>, f64, bool) {
+        let next = reference::step_physics(
+            CartPoleState::from_array([state[0], state[1], state[2], state[3]]),
+            action,
+            self,
+        );
+        (
+            next.to_array().to_vec(),
+            1.0,
+            reference::is_terminated(&next, self),
+        )
+    }
+
+    fn reference_reset(&self, draws: &[f32]) -> Vec<f64> {
+        let bound = self.reset_bound as f32;
+        draws.iter().map(|d| f64::from(d * bound)).collect()
+    }
+
+    fn reference_observe(&self, state: &[f64]) -> Vec<f32> {
+        state.iter().map(|v| *v as f32).collect()
+    }
+}
+
+/// The CartPole-v1 step graph with gymnasium's params for `autoreset` in `layout`.
+pub fn cartpole_step_graph(autoreset: AutoresetMode, layout: StateLayout) -> Graph {
+    crate::graph::step_graph(&CartPoleParams::default(), autoreset, layout)
+}
+
+/// The runtime params of the CartPole graphs for `config` and `seed`.
+pub fn graph_params(config: &CartPoleConfig, seed: u64) -> Vec<(&'static str, Scalar)> {
+    crate::graph::graph_params(&config.params, &config.episode(), seed)
+}
+
+impl CartPoleConfig {
+    /// The episode options of this configuration.
+    pub fn episode(&self) -> EpisodeOptions {
+        EpisodeOptions {
+            autoreset: self.autoreset,
+            max_episode_steps: self.max_episode_steps,
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! What an environment is: the one trait an environment module implements.
+//!
+//! An environment gives its validated params, the names of its state components (in the
+//! order of gymnasium's `env.unwrapped.state`), its spaces, its dynamics, termination and
+//! reward as graph ops, its reset distribution drawn by the graph's counter-based random op,
+//! and an f64 reference. Everything else is written once for every environment: the
+//! episode logic and the two autoreset modes ([`crate::graph`]), the vector env
+//! ([`crate::vec_env`]), every plan and runtime, the CLI and the report.
+
+use cartfuse_fusion::backend::Backend;
+use cartfuse_fusion::graph::{DType, GraphBuilder, Var};
+use cartfuse_fusion::interpret::Scalar;
+
+use crate::error::EnvError;
+use crate::spaces::{ActionSpace, BoxSpace};
+
+/// The element type of an environment's actions.
+pub trait ActionElement: Copy + Send + Sync + PartialEq + std::fmt::Debug + 'static {
+    /// The graph's dtype for the `action` input.
+    const DTYPE: DType;
+    /// A new backend buffer holding `actions`.
+    fn upload<B: Backend>(backend: &B, actions: &[Self]) -> B::Buffer;
+}
+
+impl ActionElement for u32 {
+    const DTYPE: DType = DType::U32;
+    fn upload<B: Backend>(backend: &B, actions: &[Self]) -> B::Buffer {
+        backend.upload_u32(actions)
+    }
+}
+
+impl ActionElement for f32 {
+    const DTYPE: DType = DType::F32;
+    fn upload<B: Backend>(backend: &B, actions: &[Self]) -> B::Buffer {
+        backend.upload_f32(actions)
+    }
+}
+
+/// One environment, written once and run under every plan on every runtime.
+///
+/// The value itself holds the environment's params (gravity, masses, ...): two values of
+/// the same type are two parametrisations of one environment.
+pub trait GraphEnv: Clone + PartialEq + std::fmt::Debug + Send + Sync + 'static {
+    /// gymnasium's id, e.g. `CartPole-v1`.
+    const ID: &'static str;
+    /// State components, in the order of gymnasium's `env.unwrapped.state`.
+    const STATE: &'static [&'static str];
+    /// Length of one observation row.
+    const OBS_DIM: usize;
+    /// Uniform draws one reset takes.
+    const RESET_DRAWS: usize;
+    /// gymnasium's registered `max_episode_steps`.
+    const MAX_EPISODE_STEPS: u32;
+    /// What one env's action is (`u32` for discrete actions, `f32` for continuous ones).
+    type Action: ActionElement;
+
+    /// Checks every param, naming the first bad one.
+    fn validate(&self) -> Result<(), EnvError>;
+    /// The observation space of one env, as gymnasium declares it.
+    fn observation_space(&self) -> BoxSpace;
+    /// The action space of one env, as gymnasium declares it.
+    fn action_space(&self) -> ActionSpace;
+    /// Whether `action` lies in the action space (checked on the host before a step).
+    fn action_is_valid(&self, action: Self::Action) -> bool;
+    /// A deterministic action that covers the space as `index` runs (benchmarks, tests).
+    fn pattern_action(&self, index: usize) -> Self::Action;
+
+    /// The runtime params the graph ops below read (through [`GraphBuilder::param`]).
+    fn graph_params(&self) -> Vec<(&'static str, Scalar)>;
+    /// One step of the dynamics from `state` under `action`: the next state.
+    fn dynamics<'g>(&self, g: &'g GraphBuilder, state: &[Var<'g>], action: Var<'g>)
+    -> Vec<Var<'g>>;
+    /// Whether the episode ended in `next` (gymnasium's `terminated`).
+    fn terminated<'g>(&self, g: &'g GraphBuilder, next: &[Var<'g>]) -> Var<'g>;
+    /// The reward of the step from `state` to `next`.
+    fn reward<'g>(&self, g: &'g GraphBuilder, state: &[Var<'g>], next: &[Var<'g>]) -> Var<'g>;
+    /// The observation of `state`, one value per column.
+    fn observe<'g>(&self, g: &'g GraphBuilder, state: &[Var<'g>]) -> Vec<Var<'g>>;
+    /// A fresh state from [`Self::RESET_DRAWS`] raw draws, each uniform in `[-1, 1)`.
+    fn reset_state<'g>(&self, g: &'g GraphBuilder, draws: &[Var<'g>]) -> Vec<Var<'g>>;
+
+    /// The f64 reference step: next state, reward, terminated.
+    fn reference_step(&self, state: &[f64], action: Self::Action) -> (Vec<f64>, f64, bool);
+    /// The f64 reference reset from the same raw draws as [`Self::reset_state`].
+    fn reference_reset(&self, draws: &[f32]) -> Vec<f64>;
+    /// The observation of a reference state, as the device computes it (`f32`).
+    fn reference_observe(&self, state: &[f64]) -> Vec<f32>;
+}
+
+/// How a vector env restarts finished episodes, and when an episode is truncated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EpisodeOptions {
+    /// How finished episodes restart.
+    pub autoreset: crate::params::AutoresetMode,
+    /// An episode is truncated when it has run this many steps.
+    pub max_episode_steps: u32,
+}
+
+impl EpisodeOptions {
+    /// gymnasium's defaults for `E`: `NextStep` autoreset, the registered episode limit.
+    pub fn default_for<E: GraphEnv>() -> Self {
+        Self {
+            autoreset: crate::params::AutoresetMode::NextStep,
+            max_episode_steps: E::MAX_EPISODE_STEPS,
+        }
+    }
+
+    /// Checks the episode limit.
+    pub fn validate(&self) -> Result<(), EnvError> {
+        if self.max_episode_steps == 0 {
+            return Err(EnvError::InvalidMaxEpisodeSteps);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,87 @@
+//! CubeCL runtimes host vector envs: CartPole's hand-written kernel, and a check kernel for
+//! device-resident discrete actions.
+#![allow(missing_docs)] // `#[cube]` expands into undocumented items.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use cartfuse_fusion::backend::{Backend, Cube};
+use cartfuse_fusion::launch::{KernelLaunch, LaunchLedger, elementwise_launch_shape};
+use cubecl::prelude::*;
+use cubecl::server::Handle;
+
+use super::{EnvBackend, planned_engine};
+use crate::cartpole::{CartPoleConfig, CartPoleParams, hand_written::HandWrittenEngine};
+use crate::engine::{StepEngine, StepPlan};
+use crate::environment::{EpisodeOptions, GraphEnv};
+use crate::error::EnvError;
+use crate::spaces::ActionSpace;
+
+/// Kernel name of the device action check in the launch ledger.
+pub const CHECK_ACTIONS_KERNEL: &str = "check_actions";
+
+/// Sets `flag[0]` when any action is `>= choices` (device-resident discrete actions of
+/// planned engines, checked when their outputs are copied to the host).
+#[cube(launch_unchecked)]
+pub fn check_actions_array(actions: &Array<u32>, flag: &mut Array<u32>, choices: u32) {
+    if ABSOLUTE_POS < actions.len() && actions[ABSOLUTE_POS] >= choices {
+        flag[0] = 1u32;
+    }
+}
+
+impl<R: Runtime> EnvBackend for Cube<R> {
+    fn engine<E: GraphEnv>(
+        &self,
+        env: &E,
+        n: usize,
+        episode: &EpisodeOptions,
+        plan: StepPlan,
+        ledger: Arc<LaunchLedger>,
+    ) -> Result<Box<dyn StepEngine<Self>>, EnvError> {
+        if plan == StepPlan::HandWritten
+            && let Some(params) = (env as &dyn Any).downcast_ref::<CartPoleParams>()
+        {
+            let config = CartPoleConfig {
+                params: *params,
+                autoreset: episode.autoreset,
+                max_episode_steps: episode.max_episode_steps,
+            };
+            return Ok(Box::new(HandWrittenEngine::new(self, n, &config, ledger)));
+        }
+        planned_engine(self, env, n, episode, plan, ledger)
+    }
+
+    fn actions_valid<E: GraphEnv>(
+        &self,
+        env: &E,
+        actions: &Handle,
+        ledger: &LaunchLedger,
+    ) -> Result<bool, EnvError> {
+        let ActionSpace::Discrete(space) = env.action_space() else {
+            // Continuous actions are clipped to the box, as gymnasium does: any value is valid.
+            return Ok(true);
+        };
+        let client = self.client();
+        let len = self.buffer_len(actions);
+        let flag = self.upload_u32(&[0]);
+        let (cube_count, cube_dim) = elementwise_launch_shape(client, len);
+        let record = KernelLaunch {
+            kernel: CHECK_ACTIONS_KERNEL,
+            elements: len as u64,
+            bytes_read: 4 * len as u64,
+            bytes_written: 0,
+        };
+        ledger.launch(record, || unsafe {
+            // SAFETY: `actions` holds `len` u32 (its own size), `flag` one.
+            check_actions_array::launch_unchecked::<R>(
+                client,
+                cube_count,
+                cube_dim,
+                ArrayArg::from_raw_parts(actions.clone(), len),
+                ArrayArg::from_raw_parts(flag.clone(), 1),
+                space.n,
+            )
+        });
+        Ok(self.read_u32(&flag)?[0] == 0)
+    }
+}

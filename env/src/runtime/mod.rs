@@ -1,0 +1,86 @@
+//! What a backend needs beyond running plans to host a vector env: building the engine a
+//! plan names, and checking device-resident actions.
+//!
+//! - [`cube`]: every CubeCL runtime (wgpu, CUDA); CartPole's hand-written `#[cube]` kernel.
+
+pub mod cube;
+
+use std::sync::Arc;
+
+use cartfuse_fusion::backend::Backend;
+use cartfuse_fusion::launch::LaunchLedger;
+
+use crate::engine::{PlannedEngine, StepEngine, StepPlan, layout_for};
+use crate::environment::{EpisodeOptions, GraphEnv};
+use crate::error::EnvError;
+
+/// A backend a vector env can run on.
+pub trait EnvBackend: Backend + Sized {
+    /// The engine `plan` names for `env` on this backend.
+    fn engine<E: GraphEnv>(
+        &self,
+        env: &E,
+        n: usize,
+        episode: &EpisodeOptions,
+        plan: StepPlan,
+        ledger: Arc<LaunchLedger>,
+    ) -> Result<Box<dyn StepEngine<Self>>, EnvError> {
+        planned_engine(self, env, n, episode, plan, ledger)
+    }
+
+    /// Uploads actions of any element type.
+    fn upload_actions<A: crate::environment::ActionElement>(&self, actions: &[A]) -> Self::Buffer {
+        A::upload(self, actions)
+    }
+
+    /// Whether every action in `actions` lies in `env`'s action space.
+    fn actions_valid<E: GraphEnv>(
+        &self,
+        env: &E,
+        actions: &Self::Buffer,
+        ledger: &LaunchLedger,
+    ) -> Result<bool, EnvError>;
+}
+
+/// The planned engine `plan` names (every plan but the hand-written one).
+pub fn planned_engine<E: GraphEnv, B: Backend>(
+    backend: &B,
+    env: &E,
+    n: usize,
+    episode: &EpisodeOptions,
+    plan: StepPlan,
+    ledger: Arc<LaunchLedger>,
+) -> Result<Box<dyn StepEngine<B>>, EnvError> {
+    let options = backend.plan_options();
+    let (strategy, layout, options) = match plan {
+        StepPlan::HandWritten => {
+            return Err(EnvError::PlanUnavailable {
+                plan: plan.to_string(),
+                env: E::ID,
+                runtime: backend.runtime_name(),
+                reason: "no hand-written kernel exists for this environment on this runtime".into(),
+            });
+        }
+        StepPlan::Graph(strategy) => (strategy, layout_for(strategy), options),
+        StepPlan::Custom {
+            strategy,
+            layout,
+            opaque_random,
+        } => (
+            strategy,
+            layout,
+            cartfuse_fusion::plan::PlanOptions {
+                opaque_random,
+                ..options
+            },
+        ),
+    };
+    Ok(Box::new(PlannedEngine::new(
+        backend,
+        env,
+        episode,
+        (strategy, layout, &options),
+        n,
+        ledger,
+    )?))
+}

@@ -1,0 +1,157 @@
+//! Every CubeCL runtime as a [`Backend`]: buffers are device handles, plans run through
+//! [`PlanExecutor`].
+
+use std::sync::Arc;
+
+use cubecl::prelude::*;
+use cubecl::server::Handle;
+
+use super::{Backend, PlanRunner};
+use crate::buffers::{ReadError, download, upload};
+use crate::exec::{ExecError, PlanExecutor};
+use crate::graph::Graph;
+use crate::interpret::{HostArray, Scalar};
+use crate::launch::LaunchLedger;
+use crate::plan::{Plan, PlanOptions};
+
+/// A CubeCL runtime `R` with an open client and the adapter's description.
+pub struct Cube<R: Runtime> {
+    client: ComputeClient<R>,
+    description: Arc<str>,
+}
+
+impl<R: Runtime> Clone for Cube<R> {
+    fn clone(&self) -> Self {
+        Self {
+            client: self.client.clone(),
+            description: self.description.clone(),
+        }
+    }
+}
+
+impl<R: Runtime> Cube<R> {
+    /// Wraps an open client; `description` names the adapter in reports.
+    pub fn new(client: ComputeClient<R>, description: impl Into<Arc<str>>) -> Self {
+        Self {
+            client,
+            description: description.into(),
+        }
+    }
+
+    /// The compute client every launch goes to.
+    pub fn client(&self) -> &ComputeClient<R> {
+        &self.client
+    }
+}
+
+impl<R: Runtime> std::fmt::Debug for Cube<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Cube<{}>({})", R::name(&self.client), self.description)
+    }
+}
+
+impl<R: Runtime> Backend for Cube<R> {
+    type Buffer = Handle;
+    type Runner = PlanExecutor<R>;
+
+    fn runtime_name(&self) -> &'static str {
+        R::name(&self.client)
+    }
+
+    fn description(&self) -> String {
+        self.description.to_string()
+    }
+
+    fn max_buffer_bytes(&self) -> u64 {
+        self.client.properties().memory.max_page_size
+    }
+
+    fn plan_options(&self) -> PlanOptions {
+        PlanOptions::for_device(&self.client)
+    }
+
+    fn upload_f32(&self, values: &[f32]) -> Handle {
+        upload(&self.client, values)
+    }
+
+    fn upload_u32(&self, values: &[u32]) -> Handle {
+        upload(&self.client, values)
+    }
+
+    fn read_f32(&self, buffer: &Handle) -> Result<Vec<f32>, ReadError> {
+        download::<R, f32>(&self.client, buffer)
+    }
+
+    fn read_u32(&self, buffer: &Handle) -> Result<Vec<u32>, ReadError> {
+        download::<R, u32>(&self.client, buffer)
+    }
+
+    fn buffer_len(&self, buffer: &Handle) -> usize {
+        (buffer.size_in_used() / 4) as usize
+    }
+
+    fn sync(&self) -> Result<(), ReadError> {
+        cubecl::future::block_on(self.client.sync())
+            .map_err(|error| ReadError(format!("{error:?}")))
+    }
+
+    fn runner(
+        &self,
+        graph: Graph,
+        plan: Plan,
+        lanes: usize,
+        ledger: Arc<LaunchLedger>,
+    ) -> Result<PlanExecutor<R>, ExecError> {
+        Ok(PlanExecutor::new(self.client.clone(), graph, plan, lanes)?.with_ledger(ledger))
+    }
+}
+
+impl<R: Runtime> PlanRunner<Cube<R>> for PlanExecutor<R> {
+    fn graph(&self) -> &Graph {
+        PlanExecutor::graph(self)
+    }
+
+    fn plan(&self) -> &Plan {
+        PlanExecutor::plan(self)
+    }
+
+    fn lanes(&self) -> usize {
+        PlanExecutor::lanes(self)
+    }
+
+    fn set_ledger(&mut self, ledger: Arc<LaunchLedger>) {
+        PlanExecutor::set_ledger(self, ledger);
+    }
+
+    fn set_input(&mut self, name: &str, values: &HostArray) -> Result<(), ExecError> {
+        PlanExecutor::set_input(self, name, values)
+    }
+
+    fn bind_input(&mut self, name: &str, buffer: &Handle) -> Result<(), ExecError> {
+        PlanExecutor::bind_input(self, name, buffer.clone())
+    }
+
+    fn set_param(&mut self, name: &str, value: Scalar) -> Result<(), ExecError> {
+        PlanExecutor::set_param(self, name, value)
+    }
+
+    fn output(&self, name: &str) -> Result<&Handle, ExecError> {
+        self.output_handle(name)
+    }
+
+    fn input(&self, name: &str) -> Result<&Handle, ExecError> {
+        self.input_handle(name)
+    }
+
+    fn read_output(&self, name: &str) -> Result<HostArray, ExecError> {
+        PlanExecutor::read_output(self, name)
+    }
+
+    fn read_input(&self, name: &str) -> Result<HostArray, ExecError> {
+        PlanExecutor::read_input(self, name)
+    }
+
+    fn run(&mut self) -> Result<(), ExecError> {
+        PlanExecutor::run(self)
+    }
+}

@@ -1,0 +1,102 @@
+//! Where plans run: one trait over every runtime, so an environment, a vector env and a test
+//! suite are written once and run on each.
+//!
+//! A [`Backend`] owns buffers ([`Backend::Buffer`]: a CubeCL handle, or host memory for the
+//! native CPU runtime) and builds [`PlanRunner`]s: the object that runs one plan of one graph
+//! over `n` lanes, records each pass in the launch ledger, and keeps loop-carried state.
+//!
+//! - [`cube`]: every CubeCL runtime (wgpu, CUDA) through [`Cube`].
+
+pub mod cube;
+
+use std::sync::Arc;
+
+use crate::buffers::ReadError;
+use crate::exec::ExecError;
+use crate::graph::Graph;
+use crate::interpret::{HostArray, Scalar};
+use crate::launch::LaunchLedger;
+use crate::plan::{Plan, PlanOptions};
+
+pub use cube::Cube;
+
+/// A runtime that holds buffers and runs plans.
+pub trait Backend: Clone + Send + 'static {
+    /// A buffer of 32-bit elements on this backend.
+    type Buffer: Clone + Send;
+    /// Runs one plan of one graph.
+    type Runner: PlanRunner<Self>;
+
+    /// Short runtime name (`wgpu`, `cuda`, `cpu`).
+    fn runtime_name(&self) -> &'static str;
+    /// The device, as a person would name it (adapter, driver; CPU model and SIMD level).
+    fn description(&self) -> String;
+    /// The largest single buffer the backend can bind, in bytes.
+    fn max_buffer_bytes(&self) -> u64;
+    /// Planner limits of this backend (bindings per kernel).
+    fn plan_options(&self) -> PlanOptions;
+
+    /// A new buffer holding `values`.
+    fn upload_f32(&self, values: &[f32]) -> Self::Buffer;
+    /// A new buffer holding `values`.
+    fn upload_u32(&self, values: &[u32]) -> Self::Buffer;
+    /// Copies a whole buffer of `f32` to the host (waits for pending work).
+    fn read_f32(&self, buffer: &Self::Buffer) -> Result<Vec<f32>, ReadError>;
+    /// Copies a whole buffer of `u32` to the host (waits for pending work).
+    fn read_u32(&self, buffer: &Self::Buffer) -> Result<Vec<u32>, ReadError>;
+    /// Elements (32-bit) in `buffer`.
+    fn buffer_len(&self, buffer: &Self::Buffer) -> usize;
+    /// Waits until every enqueued launch has finished.
+    fn sync(&self) -> Result<(), ReadError>;
+
+    /// Prepares `plan` of `graph` for `lanes` lanes, recording into `ledger`.
+    fn runner(
+        &self,
+        graph: Graph,
+        plan: Plan,
+        lanes: usize,
+        ledger: Arc<LaunchLedger>,
+    ) -> Result<Self::Runner, ExecError>;
+}
+
+/// One plan of one graph, ready to run over a fixed number of lanes.
+///
+/// Inputs are owned by the runner; carried inputs advance by themselves on every
+/// [`PlanRunner::run`]. Every name is checked: an unknown name or a wrong length is an
+/// error, never a panic or an out-of-bounds launch.
+pub trait PlanRunner<B: Backend>: Send {
+    /// The graph it runs.
+    fn graph(&self) -> &Graph;
+    /// The plan it follows.
+    fn plan(&self) -> &Plan;
+    /// Lanes per step.
+    fn lanes(&self) -> usize;
+    /// Records launches in `ledger` from now on.
+    fn set_ledger(&mut self, ledger: Arc<LaunchLedger>);
+    /// Copies `values` into input `name`.
+    fn set_input(&mut self, name: &str, values: &HostArray) -> Result<(), ExecError>;
+    /// Uses `buffer` as input `name` (no copy where the backend allows); its length is checked.
+    fn bind_input(&mut self, name: &str, buffer: &B::Buffer) -> Result<(), ExecError>;
+    /// Sets runtime param `name`.
+    fn set_param(&mut self, name: &str, value: Scalar) -> Result<(), ExecError>;
+    /// The buffer of output `name`, valid until the next run.
+    fn output(&self, name: &str) -> Result<&B::Buffer, ExecError>;
+    /// The buffer input `name` currently holds.
+    fn input(&self, name: &str) -> Result<&B::Buffer, ExecError>;
+    /// Output `name` copied to the host.
+    fn read_output(&self, name: &str) -> Result<HostArray, ExecError>;
+    /// Input `name` (for a carried input: the current state) copied to the host.
+    fn read_input(&self, name: &str) -> Result<HostArray, ExecError>;
+    /// Runs one call of the plan (`plan().steps_per_launch` steps).
+    fn run(&mut self) -> Result<(), ExecError>;
+
+    /// Whether the graph has an input called `name`.
+    fn has_input(&self, name: &str) -> bool {
+        self.graph().input_id(name).is_some()
+    }
+
+    /// Whether the graph has a runtime param called `name`.
+    fn has_param(&self, name: &str) -> bool {
+        self.graph().params().iter().any(|(_, p)| *p == name)
+    }
+}

@@ -1,0 +1,40 @@
+//! Knobs of the planner.
+
+/// Knobs of the planner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanOptions {
+    /// How many op instances vertical fusion may duplicate in total (XLA duplicates cheap
+    /// producers into several consumers rather than materialize them).
+    pub duplication_budget: usize,
+    /// The most buffers one kernel may bind (the device's storage-buffer limit, minus the
+    /// two params buffers).
+    pub max_bindings: usize,
+    /// Strategies whose rules make random ops opaque (`xla-default`): on (XLA's baseline).
+    /// Off replays the study's "random numbers fused" step of the ablation.
+    pub opaque_random: bool,
+}
+
+impl PlanOptions {
+    /// Buffers a generated kernel binds besides its plan slots: the two params buffers.
+    pub const RESERVED_BINDINGS: usize = 2;
+
+    /// Default options with the binding limit of `client`'s device.
+    pub fn for_device<R: cubecl::Runtime>(client: &cubecl::prelude::ComputeClient<R>) -> Self {
+        // cubecl's `max_bindings` already leaves room for the runtime's own metadata buffer.
+        let device_limit = client.properties().hardware.max_bindings as usize;
+        Self {
+            max_bindings: device_limit.saturating_sub(Self::RESERVED_BINDINGS),
+            ..Self::default()
+        }
+    }
+}
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        Self {
+            duplication_budget: 16,
+            max_bindings: 64,
+            opaque_random: true,
+        }
+    }
+}

@@ -1,0 +1,109 @@
+//! [`Plan::build`]: a graph planned by following its strategy's [`StrategySpec`].
+
+use super::error::PlanError;
+use super::kernels::{PlannedKernel, build_kernels};
+use super::launches::{self, PlannedLaunch};
+use super::options::PlanOptions;
+use super::partition::{PartitionRules, Partitioner};
+use super::planned::Plan;
+use super::spec::{CarriedState, FusionRules, Steps, StrategySpec};
+use super::strategy::Strategy;
+use crate::graph::Graph;
+
+impl Plan {
+    /// Plans `graph` under `strategy`: partition by the spec's rules (falling back when a
+    /// kernel would bind too many buffers), group kernels into launches, add state copies,
+    /// and check the stepping requirement.
+    pub fn build(
+        graph: &Graph,
+        strategy: Strategy,
+        options: &PlanOptions,
+    ) -> Result<Plan, PlanError> {
+        let spec = strategy.spec();
+        let Some(rules) = spec.rules else {
+            return Err(PlanError::UnknownStrategy(format!(
+                "{}` needs explicit kernels: use `Plan::from_partition",
+                spec.name
+            )));
+        };
+        let mut kernels = partition(graph, spec, rules, options)?;
+        if let Some(fallback) = spec.fallback
+            && kernels.iter().any(|k| k.bindings() > options.max_bindings)
+        {
+            // One kernel would bind more buffers than the device allows: fall back (to
+            // producer-consumer fusion, which gives each output its own kernel).
+            let bindings = kernels.iter().map(|k| k.bindings()).max().unwrap_or(0);
+            kernels = partition(graph, spec, fallback, options)?;
+            for kernel in &mut kernels {
+                kernel.why.push(format!(
+                    "fused would bind {bindings} buffers in one kernel; the device allows {}",
+                    options.max_bindings
+                ));
+            }
+        }
+        if let Some(kernel) = kernels.iter().find(|k| k.bindings() > options.max_bindings) {
+            return Err(PlanError::TooManyBindings {
+                kernel: kernel.name.clone(),
+                bindings: kernel.bindings(),
+                max: options.max_bindings,
+            });
+        }
+        let mut launches = launches::group(&kernels, spec.grouping);
+        if spec.carried == CarriedState::CopiedBack {
+            launches.extend(
+                graph
+                    .carries()
+                    .iter()
+                    .map(|c| PlannedLaunch::CopyState { input: c.input }),
+            );
+        }
+        let steps_per_launch = match spec.steps {
+            Steps::One => 1,
+            Steps::Param => {
+                single_lanes_kernel(strategy, &kernels)?;
+                strategy
+                    .param()
+                    .expect("stepped strategies are parametrised")
+            }
+        };
+        Ok(Plan {
+            strategy,
+            kernels,
+            launches,
+            steps_per_launch,
+        })
+    }
+}
+
+fn partition(
+    graph: &Graph,
+    spec: &StrategySpec,
+    rules: FusionRules,
+    options: &PlanOptions,
+) -> Result<Vec<PlannedKernel>, PlanError> {
+    let rules = PartitionRules::new(spec.name, rules, options);
+    build_kernels(graph, Partitioner::new(graph, rules).partition())
+}
+
+/// A stepped plan repeats one lanes kernel: several kernels, or rows, cannot be stepped.
+fn single_lanes_kernel(strategy: Strategy, kernels: &[PlannedKernel]) -> Result<(), PlanError> {
+    if kernels.len() != 1 {
+        return Err(PlanError::NotSingleKernel {
+            strategy: strategy.to_string(),
+            kernels: kernels.len(),
+            reason: kernels
+                .iter()
+                .flat_map(|k| k.why.clone())
+                .collect::<Vec<_>>()
+                .join("; "),
+        });
+    }
+    if kernels[0].rows_of.is_some() {
+        return Err(PlanError::NotSingleKernel {
+            strategy: strategy.to_string(),
+            kernels: 1,
+            reason: "row reductions are not stepped".into(),
+        });
+    }
+    Ok(())
+}

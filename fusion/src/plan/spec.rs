@@ -1,0 +1,128 @@
+//! What a strategy is: one [`StrategySpec`] table, read by the planner, the parser, the
+//! error messages and the CLI help. Each strategy's table lives in its own module under
+//! [`strategies`](super::strategies).
+
+/// Which fusion decisions the partitioner may take (XLA's instruction fusion, fusion merger
+/// and multi-output fusion, with the study's baseline boundaries as switches).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FusionRules {
+    /// Producer-consumer fusion at all (off: one kernel per op).
+    pub fuse: bool,
+    /// Sibling fusion: everything in one kernel where row reductions allow.
+    pub everything: bool,
+    /// Random ops stay opaque when [`PlanOptions::opaque_random`](super::PlanOptions) is on.
+    pub random_opaque: bool,
+    /// A pack with several users is not fused into them.
+    pub multi_user_pack_boundary: bool,
+}
+
+impl FusionRules {
+    /// One kernel per op.
+    pub const EAGER: FusionRules = FusionRules {
+        fuse: false,
+        everything: false,
+        random_opaque: false,
+        multi_user_pack_boundary: false,
+    };
+
+    /// XLA-style producer-consumer fusion with the fusion merger.
+    pub const VERTICAL: FusionRules = FusionRules {
+        fuse: true,
+        everything: false,
+        random_opaque: false,
+        multi_user_pack_boundary: true,
+    };
+
+    /// Vertical plus sibling fusion.
+    pub const FUSED: FusionRules = FusionRules {
+        everything: true,
+        ..FusionRules::VERTICAL
+    };
+}
+
+/// How kernels become launches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grouping {
+    /// One launch per kernel.
+    EachKernel,
+    /// Kernels at the same dependency depth share one launch (horizontal fusion).
+    ByLevel,
+}
+
+/// How loop-carried state reaches the next step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CarriedState {
+    /// Double-buffered: the executor swaps the state buffers after each run (no launch).
+    Swapped,
+    /// Copied back into the input's own buffer by one launch per carried input (XLA's
+    /// while-loop copy).
+    CopiedBack,
+}
+
+/// Graph steps one run of the plan performs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Steps {
+    /// One step per run.
+    One,
+    /// The strategy's parameter `K`: the whole graph must fit one lanes kernel, whose body
+    /// is repeated `K` times with carried state in registers.
+    Param,
+}
+
+/// A parametrised strategy's name: `{name}{placeholder}`, for example `fused-x<K>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParamSpec {
+    /// Placeholder in help text (`K`).
+    pub placeholder: &'static str,
+    /// Smallest allowed value.
+    pub min: u32,
+    /// The value listed in [`Strategy::ALL`](super::Strategy::ALL).
+    pub listed: u32,
+}
+
+/// Everything that defines one strategy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StrategySpec {
+    /// Name on the command line; for parametrised strategies, the prefix before `K`.
+    pub name: &'static str,
+    /// `Some` for strategies named `{name}K`.
+    pub param: Option<ParamSpec>,
+    /// One line for help text.
+    pub summary: &'static str,
+    /// Partition policy; `None`: kernels must be given (`Plan::from_partition`).
+    pub rules: Option<FusionRules>,
+    /// Rules to fall back to when a kernel would bind more buffers than the device allows.
+    pub fallback: Option<FusionRules>,
+    /// How kernels become launches.
+    pub grouping: Grouping,
+    /// How loop-carried state reaches the next step.
+    pub carried: CarriedState,
+    /// Steps per run.
+    pub steps: Steps,
+    /// Whether environments carry their state as one packed array under this strategy
+    /// (the study's baseline does), rather than structure of arrays.
+    pub packed_state: bool,
+}
+
+impl StrategySpec {
+    /// The name as help text writes it (`fused-x<K>`).
+    pub fn pattern(&self) -> String {
+        match self.param {
+            Some(param) => format!("{}<{}>", self.name, param.placeholder),
+            None => self.name.into(),
+        }
+    }
+
+    /// The parameter of `name` if `name` names this strategy (`Some(None)` when
+    /// unparametrised).
+    pub fn parse(&self, name: &str) -> Option<Option<u32>> {
+        match self.param {
+            None => (name == self.name).then_some(None),
+            Some(param) => name
+                .strip_prefix(self.name)
+                .and_then(|k| k.parse::<u32>().ok())
+                .filter(|k| *k >= param.min)
+                .map(Some),
+        }
+    }
+}
