@@ -5,7 +5,8 @@
 //! consecutive chunks of steps are identical (burn's fusion search has settled: it replays
 //! the plans it found instead of exploring), and the fused blocks and unfused operations per
 //! step are read from those plans. Launches as the CubeCL runtime saw them are counted by
-//! [`launches_per_step_from_log`] in a process whose `cubecl.toml` logs every execution.
+//! [`launches_per_step_from_log`] in a child process whose `cubecl.toml` logs every
+//! execution ([`LaunchProbe`] starts it), so the timed runs pay no logging.
 
 use std::time::Instant;
 
@@ -41,6 +42,27 @@ impl BurnBackend {
         BurnBackend::WgpuUnfused,
         BurnBackend::NdArray,
     ];
+
+    /// The backend with this [`BurnBackend::probe_arg`].
+    pub fn from_probe_arg(arg: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|b| b.probe_arg() == arg)
+    }
+
+    /// Its name as an argument of the launch-probe command.
+    pub fn probe_arg(self) -> &'static str {
+        match self {
+            BurnBackend::WgpuFusion => "wgpu-fusion",
+            BurnBackend::WgpuUnfused => "wgpu-unfused",
+            BurnBackend::NdArray => "ndarray",
+            #[cfg(feature = "cuda")]
+            BurnBackend::CudaFusion => "cuda-fusion",
+        }
+    }
+
+    /// Whether it launches CubeCL kernels (and so has launches to count).
+    pub fn launches_kernels(self) -> bool {
+        !matches!(self, BurnBackend::NdArray)
+    }
 
     /// Name in reports and on the command line.
     pub fn name(self) -> &'static str {
@@ -346,5 +368,61 @@ pub fn launches_per_step_from_log(
         BurnBackend::NdArray => 0.0,
         #[cfg(feature = "cuda")]
         BurnBackend::CudaFusion => run::<burn::backend::Cuda>(num_envs, steps, log),
+    }
+}
+
+/// How launches per step are counted for the report: a child process (the `cartfuse`
+/// binary's hidden `burn-probe` command) runs [`launches_per_step_from_log`] in a scratch
+/// directory whose `cubecl.toml` logs every kernel execution. A separate process because
+/// cubecl reads its logging configuration once per process, and logging every launch of the
+/// timed runs would slow them down.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchProbe {
+    /// The program to run.
+    pub program: std::path::PathBuf,
+    /// Arguments before the probe's own (`--backend B --envs N --steps S --log FILE`).
+    pub args: Vec<String>,
+    /// Envs of the counted steps.
+    pub num_envs: usize,
+    /// Steps counted after warm-up.
+    pub steps: usize,
+}
+
+impl LaunchProbe {
+    /// Runs the probe for `backend` and returns the launches per step it counted.
+    pub fn run(&self, backend: BurnBackend) -> Result<f64, String> {
+        let dir = std::env::temp_dir().join(format!(
+            "cartfuse-burn-probe-{}-{}",
+            std::process::id(),
+            backend.probe_arg()
+        ));
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let result = self.run_in(&dir, backend);
+        std::fs::remove_dir_all(&dir).ok();
+        result
+    }
+
+    fn run_in(&self, dir: &std::path::Path, backend: BurnBackend) -> Result<f64, String> {
+        std::fs::write(
+            dir.join("cubecl.toml"),
+            "[profiling]\nlogger = { level = \"minimal\", file = \"executions.log\", append = false }\n",
+        )
+        .map_err(|e| e.to_string())?;
+        let output = std::process::Command::new(&self.program)
+            .args(&self.args)
+            .args(["--backend", backend.probe_arg()])
+            .args(["--envs", &self.num_envs.to_string()])
+            .args(["--steps", &self.steps.to_string()])
+            .args(["--log", "executions.log"])
+            .current_dir(dir)
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !output.status.success() {
+            return Err(String::from_utf8_lossy(&output.stderr).into_owned());
+        }
+        String::from_utf8_lossy(&output.stdout)
+            .trim()
+            .parse()
+            .map_err(|e| format!("{e}"))
     }
 }

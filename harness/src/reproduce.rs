@@ -1,15 +1,18 @@
 //! `cartfuse reproduce`: every measurement of the report, in one run, on one device.
 
 use cartfuse_env::{AutoresetMode, CartPoleConfig, EnvError, StepPlan};
+use std::collections::BTreeMap;
+
 use cartfuse_fusion::exec::ExecError;
+use cartfuse_fusion::graph::{Graph, NodeId, Shape};
 use cartfuse_fusion::launch::LaunchLedger;
-use cartfuse_fusion::plan::{Plan, PlanError, PlanOptions, Strategy};
+use cartfuse_fusion::plan::{Plan, PlanError, PlanOptions, Slot, Strategy};
 use cubecl::prelude::*;
 
 use cartfuse_fusion::cubecl;
 
 use crate::ablation::ladder;
-use crate::burn_bench::{BurnBackend, BurnProfile, bench_backend};
+use crate::burn_bench::{BurnBackend, BurnProfile, LaunchProbe, bench_backend};
 use crate::dispatch::{DispatchTax, break_even_steps, busy_fraction, measure_dispatch_tax};
 use crate::profile::{PlanProfile, ProfileSettings, StepProfile, profile_cartpole, profile_plan};
 use crate::roofline::{DeviceRoofline, measure_roofline};
@@ -32,6 +35,8 @@ pub struct ReproduceSettings {
     pub roofline_copy_bytes: u64,
     /// Launches per batch of the dispatch-tax measurement.
     pub dispatch_launches: usize,
+    /// How burn's launches per step are counted; `None` leaves them unmeasured.
+    pub launch_probe: Option<LaunchProbe>,
 }
 
 impl ReproduceSettings {
@@ -46,6 +51,7 @@ impl ReproduceSettings {
             profile: ProfileSettings::default(),
             roofline_copy_bytes: 256 << 20,
             dispatch_launches: 500,
+            launch_probe: None,
         }
     }
 
@@ -63,6 +69,7 @@ impl ReproduceSettings {
             },
             roofline_copy_bytes: 64 << 20,
             dispatch_launches: 100,
+            launch_probe: None,
         }
     }
 
@@ -71,6 +78,10 @@ impl ReproduceSettings {
         2 + (ladder().len() + 1 + BurnBackend::ALL.len()) * self.ablation_sizes.len()
             + 6 * self.workload_bytes.len()
             + 3
+            + self
+                .launch_probe
+                .as_ref()
+                .map_or(0, |_| probed_backends().count())
     }
 }
 
@@ -118,9 +129,12 @@ pub struct TailRow {
     pub profile: PlanProfile,
     /// Time ratio: 4 kernels / this partition.
     pub speedup: f64,
+    /// Intermediates the 4-kernel plan materializes and this plan does not (from the plans).
+    pub eliminated_intermediates: usize,
     /// Measured bytes saved against 4 kernels.
     pub measured_saving_bytes: f64,
-    /// Model: the sum over eliminated intermediates of 2 x their size.
+    /// Model: the sum over eliminated intermediates of their size times (1 write + the
+    /// kernels of the 4-kernel plan that read it).
     pub analytic_saving_bytes: f64,
 }
 
@@ -157,11 +171,13 @@ pub struct BreakEven {
 /// Everything `cartfuse reproduce` measured.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Report {
-    /// Device description.
+    /// Device description (adapter name, type, driver).
     pub device: String,
+    /// The adapter's name, as the commentary names the device.
+    pub device_name: String,
     /// Runtime name.
     pub runtime: String,
-    /// Crate versions.
+    /// Crate versions, from this build.
     pub versions: Vec<(String, String)>,
     /// Whether this was a `--quick` run.
     pub quick: bool,
@@ -185,6 +201,47 @@ pub struct Report {
     pub break_even: Vec<BreakEven>,
     /// burn's backends on the same step.
     pub burn: Vec<BurnProfile>,
+    /// Envs of the steps whose launches were counted from CubeCL's log (when counted).
+    pub launch_probe_envs: Option<usize>,
+    /// Why launches of a backend could not be counted (`"backend: reason"`).
+    pub launch_probe_failures: Vec<String>,
+}
+
+impl Report {
+    /// The ablation cell of `row` at `n` (`"eager"` for the eager reference).
+    pub fn cell(&self, row: &str, n: usize) -> Option<&AblationCell> {
+        self.eager
+            .iter()
+            .chain(&self.ablation)
+            .find(|c| c.row == row && c.num_envs == n)
+    }
+
+    /// The measured profile of `row` at `n`, if it ran.
+    pub fn profile(&self, row: &str, n: usize) -> Option<&StepProfile> {
+        self.cell(row, n).and_then(|c| c.profile.as_ref().ok())
+    }
+
+    /// Median time per step of `row` at `n`, if it ran.
+    pub fn step_time(&self, row: &str, n: usize) -> Option<f64> {
+        self.profile(row, n).map(|p| p.step_s_median)
+    }
+
+    /// burn backend `name` at `n`.
+    pub fn burn_profile(&self, name: &str, n: usize) -> Option<&BurnProfile> {
+        self.burn
+            .iter()
+            .find(|b| b.backend == name && b.num_envs == n)
+    }
+
+    /// Median time per step of burn backend `name` at `n`.
+    pub fn burn_time(&self, name: &str, n: usize) -> Option<f64> {
+        self.burn_profile(name, n).map(|b| b.step_s_median)
+    }
+
+    /// Env counts of the ablation, in order.
+    pub fn sizes(&self) -> Vec<usize> {
+        self.eager.iter().map(|c| c.num_envs).collect()
+    }
 }
 
 /// Why a reproduction stopped.
@@ -279,12 +336,18 @@ pub fn reproduce<R: Runtime>(
                     .rev()
                     .filter(|c: &&AblationCell| c.num_envs == n)
                     .find_map(step_time);
-                let baseline = ablation
-                    .iter()
-                    .find(|c: &&AblationCell| c.num_envs == n)
-                    .and_then(step_time);
+                // The baseline is the first row of the ladder at this size; when it was
+                // skipped there is no baseline, never the row itself.
+                let baseline = if cell.row == ladder()[0].label {
+                    Some(t)
+                } else {
+                    ablation
+                        .iter()
+                        .find(|c: &&AblationCell| c.num_envs == n && c.row == ladder()[0].label)
+                        .and_then(step_time)
+                };
                 cell.speedup_over_previous = previous.map(|p| p / t);
-                cell.speedup_over_xla_default = baseline.or(Some(t)).map(|b| b / t);
+                cell.speedup_over_xla_default = baseline.map(|b| b / t);
                 cell.speedup_over_eager = step_time(&eager[i]).map(|e| e / t);
             }
             ablation.push(cell);
@@ -296,6 +359,19 @@ pub fn reproduce<R: Runtime>(
         for backend in BurnBackend::ALL {
             progress(&format!("{}, n = {n}", backend.name()));
             burn.push(bench_backend(backend, n, &settings.profile));
+        }
+    }
+    let mut launch_probe_failures = Vec::new();
+    if let Some(probe) = &settings.launch_probe {
+        for backend in probed_backends() {
+            progress(&format!("{} launches from CubeCL's log", backend.name()));
+            let launches = probe.run(backend);
+            if let Err(reason) = &launches {
+                launch_probe_failures.push(format!("{}: {}", backend.name(), reason.trim()));
+            }
+            for profile in burn.iter_mut().filter(|p| p.backend == backend.name()) {
+                profile.launches_per_step = launches.as_ref().ok().copied();
+            }
         }
     }
 
@@ -337,9 +413,25 @@ pub fn reproduce<R: Runtime>(
     let lanes = rows * cols as usize;
     let (inputs, params) = TransformerTail::bindings(lanes);
     let mut tail: Vec<TailRow> = Vec::new();
-    for (index, (label, groups)) in tail_graph.partitions().into_iter().enumerate() {
+    let mut unfused_intermediates = None;
+    for (label, groups) in tail_graph.partitions() {
         progress(&format!("transformer tail, {label}"));
         let plan = Plan::from_partition(&tail_graph.graph, &groups)?;
+        let materialized = intermediates(&tail_graph.graph, &plan);
+        let baseline = unfused_intermediates.get_or_insert_with(|| materialized.clone());
+        let eliminated: Vec<(NodeId, usize)> = baseline
+            .iter()
+            .filter(|(node, _)| !materialized.contains_key(node))
+            .map(|(node, readers)| (*node, *readers))
+            .collect();
+        let analytic_saving_bytes = eliminated
+            .iter()
+            .map(|(node, readers)| {
+                (1 + *readers as u64)
+                    * value_bytes_per_lane(&tail_graph.graph, *node)
+                    * lanes as u64
+            })
+            .sum::<u64>() as f64;
         let profile = profile_plan(
             client.clone(),
             &tail_graph.graph,
@@ -349,7 +441,6 @@ pub fn reproduce<R: Runtime>(
             true,
             &settings.profile,
         )?;
-        let eliminated = [0.0, 2.0, 3.0][index];
         let (speedup, measured_saving_bytes) = match tail.first() {
             Some(first) => (
                 first.profile.step_s_median / profile.step_s_median,
@@ -359,7 +450,8 @@ pub fn reproduce<R: Runtime>(
         };
         tail.push(TailRow {
             partition: label,
-            analytic_saving_bytes: eliminated * 2.0 * TransformerTail::tensor_bytes(lanes) as f64,
+            eliminated_intermediates: eliminated.len(),
+            analytic_saving_bytes,
             measured_saving_bytes,
             speedup,
             profile,
@@ -411,13 +503,10 @@ pub fn reproduce<R: Runtime>(
         }
     }
     Ok(Report {
+        device_name: adapter_name(&device).to_string(),
         device,
         runtime: R::name(&client).to_string(),
-        versions: vec![
-            ("cartfuse".into(), env!("CARGO_PKG_VERSION").into()),
-            ("cubecl".into(), "0.10".into()),
-            ("burn (pinned)".into(), "0.21.0".into()),
-        ],
+        versions: build_versions(),
         quick,
         roofline,
         dispatch,
@@ -429,5 +518,132 @@ pub fn reproduce<R: Runtime>(
         busy,
         break_even,
         burn,
+        launch_probe_envs: settings.launch_probe.as_ref().map(|p| p.num_envs),
+        launch_probe_failures,
     })
+}
+
+/// The burn backends whose launches the probe counts.
+fn probed_backends() -> impl Iterator<Item = BurnBackend> {
+    BurnBackend::ALL
+        .into_iter()
+        .filter(|b| b.launches_kernels())
+}
+
+/// Values a plan materializes for other kernels to read (not graph outputs), each with the
+/// number of kernels that read it.
+fn intermediates(graph: &Graph, plan: &Plan) -> BTreeMap<NodeId, usize> {
+    let outputs: Vec<NodeId> = graph.outputs().iter().map(|o| o.node).collect();
+    let mut readers = BTreeMap::new();
+    for kernel in &plan.kernels {
+        for slot in &kernel.reads {
+            if let Slot::Value(node) = slot
+                && !outputs.contains(node)
+            {
+                *readers.entry(*node).or_insert(0) += 1;
+            }
+        }
+    }
+    readers
+}
+
+/// Bytes per lane of one value of `node`.
+fn value_bytes_per_lane(graph: &Graph, node: NodeId) -> u64 {
+    let node = graph.node(node);
+    let width = match node.shape {
+        Shape::Lanes => 1,
+        Shape::Packed(k) => u64::from(k),
+    };
+    width * node.dtype.size_bytes()
+}
+
+/// The adapter's name from a device description `"NAME (TYPE, DRIVER INFO)"` (the format
+/// of `cartfuse_fusion::device`), or the whole description when it has another form.
+pub fn adapter_name(description: &str) -> &str {
+    ["Cpu", "IntegratedGpu", "DiscreteGpu", "VirtualGpu", "Other"]
+        .iter()
+        .find_map(|kind| description.find(&format!(" ({kind}, ")))
+        .map_or(description, |end| &description[..end])
+}
+
+/// The workspace's lock file, read at build time: the versions this binary was built with.
+const CARGO_LOCK: &str = include_str!("../../Cargo.lock");
+
+/// Versions of this build: cartfuse's own (`CARGO_PKG_VERSION`) and the cubecl, burn and
+/// wgpu packages resolved in `Cargo.lock` when it was compiled.
+pub fn build_versions() -> Vec<(String, String)> {
+    let mut versions = vec![(
+        "cartfuse".to_string(),
+        env!("CARGO_PKG_VERSION").to_string(),
+    )];
+    for package in ["cubecl", "burn", "wgpu"] {
+        let found = locked_versions(CARGO_LOCK, package);
+        if !found.is_empty() {
+            versions.push((package.to_string(), found.join(" + ")));
+        }
+    }
+    versions
+}
+
+/// Every version of `package` in a `Cargo.lock`.
+fn locked_versions(lock: &str, package: &str) -> Vec<String> {
+    let name = format!("name = \"{package}\"");
+    let mut lines = lock.lines();
+    let mut found = Vec::new();
+    while let Some(line) = lines.next() {
+        if line.trim() == name
+            && let Some(version) = lines
+                .next()
+                .and_then(|l| l.trim().strip_prefix("version = "))
+        {
+            found.push(version.trim_matches('"').to_string());
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_come_from_the_lock_file() {
+        let lock = "[[package]]\nname = \"burn\"\nversion = \"0.21.0\"\n\n[[package]]\nname = \"burn-ir\"\nversion = \"0.9.0\"\n";
+        assert_eq!(locked_versions(lock, "burn"), ["0.21.0"]);
+        let versions = build_versions();
+        assert_eq!(
+            versions[0],
+            ("cartfuse".into(), env!("CARGO_PKG_VERSION").into())
+        );
+        assert!(versions.iter().any(|(name, _)| name == "cubecl"));
+        assert!(versions.iter().any(|(name, _)| name == "burn"));
+    }
+
+    #[test]
+    fn adapter_name_strips_type_and_driver() {
+        assert_eq!(
+            adapter_name(
+                "llvmpipe (LLVM 19.1.7, 256 bits) (Cpu, llvmpipe Mesa 25.0.7 (LLVM 19.1.7))"
+            ),
+            "llvmpipe (LLVM 19.1.7, 256 bits)"
+        );
+        assert_eq!(adapter_name("CUDA device 0"), "CUDA device 0");
+    }
+
+    #[test]
+    fn tail_intermediates_come_from_the_plans() {
+        let tail = TransformerTail::new(64);
+        let counts: Vec<usize> = tail
+            .partitions()
+            .into_iter()
+            .map(|(_, groups)| {
+                intermediates(
+                    &tail.graph,
+                    &Plan::from_partition(&tail.graph, &groups).unwrap(),
+                )
+                .len()
+            })
+            .collect();
+        assert_eq!(counts, [3, 1, 0]);
+    }
 }

@@ -1,0 +1,171 @@
+//! Writing a [`Report`]: `report.md` (tables, commentary, plots), `report.json` (every
+//! number, units in the field names) and one CSV per table.
+//!
+//! Every table is a [`Table`] built once from the report ([`tables`]) and rendered to both
+//! Markdown and CSV; every sentence of commentary is computed from the same numbers
+//! ([`commentary`]) and names the device they were measured on.
+
+pub mod commentary;
+pub mod table;
+pub mod tables;
+
+use std::path::Path;
+
+use crate::ablation::ladder;
+use crate::reproduce::Report;
+
+pub use table::{Cell, Column, Format, Shown, Table};
+
+/// Why the report could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// A file could not be written.
+    #[error("cannot write {path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// JSON encoding failed.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> Result<(), WriteError> {
+    let path = dir.join(name);
+    std::fs::write(&path, text).map_err(|source| WriteError::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// Writes `report.md`, `report.json` and the CSVs into `dir` (which must exist).
+pub fn write_report(
+    report: &Report,
+    dir: &Path,
+    plots: &[(String, String)],
+) -> Result<(), WriteError> {
+    write(dir, "report.json", &serde_json::to_string_pretty(report)?)?;
+    let tables = tables::Tables::new(report);
+    for table in tables.all() {
+        write(dir, &table.file, &table.csv())?;
+    }
+    write(dir, "report.md", &markdown(report, &tables, plots))
+}
+
+/// The whole `report.md`.
+pub fn markdown(report: &Report, tables: &tables::Tables, plots: &[(String, String)]) -> String {
+    let mut md = String::from(
+        "# cartfuse: reproducing \"Operator Fusion in XLA\" (Snider & Liang, 2023) on CartPole\n\n",
+    );
+    md += &format!(
+        "Device: **{}** ({}). Built with {}. Every number below was measured in this run on {}, \
+         except the study's reported factors (quoted) and the quantities marked *model*.\n\n",
+        report.device,
+        report.runtime,
+        report
+            .versions
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        report.device_name,
+    );
+    if report.quick {
+        md += "This is a `--quick` run: small sizes and short timings. Run `cartfuse reproduce` for the full report.\n\n";
+    }
+    md += &format!(
+        "## {}\n\n{}\n",
+        tables.device.title,
+        tables.device.markdown()
+    );
+
+    md += &format!("## {}\n\n", tables.ablation.title);
+    md += "Each row changes one thing from the row before (NextStep autoreset, CartPole-v1).\n\n";
+    for row in ladder() {
+        md += &format!(
+            "- **{}**: {}. Study: {}.\n",
+            row.label, row.change, row.study
+        );
+    }
+    md += "\n";
+    md += &tables.ablation.markdown();
+    md += "### Where the measurement agrees with the study, and where it does not\n\n";
+    md += &bullets(&commentary::ablation(report));
+
+    md += &format!(
+        "## {}\n\nTime-per-step ratio eager / plan (higher is faster).\n\n{}\n",
+        tables.vs_eager.title,
+        tables.vs_eager.markdown()
+    );
+
+    md += &format!(
+        "## {}\n\nSize is the fused kernel's working set (input + output). Eager writes and re-reads \
+         every intermediate. Bytes are the compulsory traffic of each launched kernel (a *model*: \
+         every bound buffer read or written once); FLOPs are counted from the graph (1 per \
+         arithmetic op, 8 per transcendental).\n\n{}\n",
+        tables.workloads.title,
+        tables.workloads.markdown()
+    );
+    md += &bullets(&commentary::workloads(report));
+
+    let (rows, cols) = report.tail_shape;
+    md += &format!(
+        "## {}\n\n{rows} rows x {cols} columns (f32). Intermediates eliminated are counted from the \
+         plans: values the 4-kernel plan writes for another kernel and this plan does not. The \
+         model saving is each one's size times (1 write + its readers in the 4-kernel plan); the \
+         ledger's saving is the difference of the compulsory traffic it recorded.\n\n{}\n",
+        tables.tail.title,
+        tables.tail.markdown()
+    );
+    md += &bullets(&commentary::tail(report));
+
+    md += &format!(
+        "## {}\n\nThe busy fraction `N t_compute / (N (t_compute + t_launch))` (a *model* fed with \
+         the measured step time and the measured empty-launch time) says how much of a step does \
+         useful work.\n\n{}\nCompile time of every plan (first step minus a steady step) and the \
+         break-even step count `t_compile / (t_step_eager - t_step_plan)` against eager:\n\n{}\n",
+        tables.busy.title,
+        tables.busy.markdown(),
+        tables.break_even.markdown()
+    );
+    md += &bullets(&commentary::dispatch(report));
+
+    md += &format!(
+        "## {}\n\nThe CartPole step written with burn tensor ops (`env/src/burn_step.rs`: float \
+         masks instead of bool and/or, no slice, cat or random op inside the step, resets from a \
+         precomputed pool). Warm-up runs until burn's execution plans repeat from one chunk of 10 \
+         steps to the next (its fusion search has settled: it replays the plans it found); fused \
+         blocks and unfused ops come from burn-fusion's `FusionInspector`, launches from the \
+         CubeCL runtime's own execution log (in a separate process).\n\n{}\n",
+        tables.burn.title,
+        tables.burn.markdown()
+    );
+    md += &format!(
+        "Against cartfuse at the same n (time-per-step ratio: burn / cartfuse; above 1, cartfuse \
+         is faster):\n\n{}\n",
+        tables.burn_vs_cartfuse.markdown()
+    );
+    let burn = commentary::burn(report);
+    if !burn.is_empty() {
+        md += "What the numbers show:\n\n";
+        md += &bullets(&burn);
+    }
+    if !plots.is_empty() {
+        md += "## Plots\n\n";
+        for (title, file) in plots {
+            md += &format!("### {title}\n\n![{title}]({file})\n\n");
+        }
+    }
+    md
+}
+
+fn bullets(sentences: &[String]) -> String {
+    if sentences.is_empty() {
+        return String::new();
+    }
+    let mut md: String = sentences.iter().map(|s| format!("- {s}\n")).collect();
+    md.push('\n');
+    md
+}

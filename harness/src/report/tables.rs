@@ -1,0 +1,426 @@
+//! The report's tables, each built once from a [`Report`].
+
+use crate::ablation::ladder;
+use crate::reproduce::{AblationCell, Report};
+
+use super::table::{Cell, Column, Format, Shown, Table};
+
+/// Every table of the report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tables {
+    /// Copy bandwidth, peak arithmetic, launch costs.
+    pub device: Table,
+    /// The study's ladder at every size.
+    pub ablation: Table,
+    /// Every ladder row against eager.
+    pub vs_eager: Table,
+    /// Elementwise workloads.
+    pub workloads: Table,
+    /// The transformer tail's partitions.
+    pub tail: Table,
+    /// Busy fraction of eager and fused.
+    pub busy: Table,
+    /// Compile time and break-even against eager.
+    pub break_even: Table,
+    /// burn's backends.
+    pub burn: Table,
+    /// burn against cartfuse.
+    pub burn_vs_cartfuse: Table,
+}
+
+impl Tables {
+    /// Builds every table.
+    pub fn new(report: &Report) -> Self {
+        Self {
+            device: device(report),
+            ablation: ablation(report),
+            vs_eager: vs_eager(report),
+            workloads: workloads(report),
+            tail: tail(report),
+            busy: busy(report),
+            break_even: break_even(report),
+            burn: burn(report),
+            burn_vs_cartfuse: burn_vs_cartfuse(report),
+        }
+    }
+
+    /// Every table, in report order.
+    pub fn all(&self) -> [&Table; 9] {
+        [
+            &self.device,
+            &self.ablation,
+            &self.vs_eager,
+            &self.workloads,
+            &self.tail,
+            &self.busy,
+            &self.break_even,
+            &self.burn,
+            &self.burn_vs_cartfuse,
+        ]
+    }
+}
+
+/// The column header of the compulsory bytes a plan's kernels bind.
+const MODEL_BYTES: &str = "(compulsory-traffic model)";
+
+fn n_cell(n: usize) -> Cell {
+    Cell::Number(n as f64, Format::Fixed(0))
+}
+
+fn device(report: &Report) -> Table {
+    let mut table = Table::new(
+        "Device roofline",
+        "device.csv",
+        vec![
+            Column::new("quantity", ""),
+            Column::new("measured", ""),
+            Column::new("unit", "").shown(Shown::CsvOnly),
+        ],
+    );
+    let (r, d) = (&report.roofline, &report.dispatch);
+    let rows = [
+        (
+            "copy bandwidth (read + write kernel)",
+            r.copy_gbps,
+            Format::FixedUnit(2, "GB/s"),
+            "GB/s",
+        ),
+        (
+            "bytes moved per copy launch",
+            r.copy_bytes as f64,
+            Format::Mebibytes,
+            "bytes",
+        ),
+        (
+            "peak arithmetic (chains of multiply-adds)",
+            r.gflops,
+            Format::FixedUnit(2, "GFLOP/s"),
+            "GFLOP/s",
+        ),
+        (
+            "ridge point",
+            r.ridge_flops_per_byte,
+            Format::FixedUnit(2, "FLOP/byte"),
+            "FLOP/byte",
+        ),
+        ("empty launch", d.empty_launch_s, Format::Seconds, "s"),
+        (
+            "1-element launch",
+            d.one_element_launch_s,
+            Format::Seconds,
+            "s",
+        ),
+    ];
+    for (quantity, value, format, unit) in rows {
+        table.push(vec![
+            Cell::text(quantity),
+            Cell::Number(value, format),
+            Cell::text(unit),
+        ]);
+    }
+    table
+}
+
+fn ablation(report: &Report) -> Table {
+    let mut table = Table::new(
+        "The study's CartPole ablation, replayed",
+        "ablation.csv",
+        vec![
+            Column::new("n", "").shown(Shown::GroupBy),
+            Column::new("row", ""),
+            Column::new("launches/step", ""),
+            Column::new(format!("bytes/env-step {MODEL_BYTES}"), "bytes"),
+            Column::new("time/step", "s"),
+            Column::new("fastest repeat", "s").shown(Shown::CsvOnly),
+            Column::new("slowest repeat", "s").shown(Shown::CsvOnly),
+            Column::new("env-steps/s", ""),
+            Column::new("JIT compile", "s"),
+            Column::new("vs previous", ""),
+            Column::new("vs xla-default", ""),
+            Column::new("vs eager", "").shown(Shown::CsvOnly),
+            Column::new("study", ""),
+            Column::new("skipped", "").shown(Shown::WhenPresent),
+        ],
+    );
+    let study = |label: &str| {
+        ladder()
+            .into_iter()
+            .find(|row| row.label == label)
+            .map_or("", |row| row.study)
+    };
+    let mut cells: Vec<&AblationCell> = report.ablation.iter().collect();
+    let order = |n: usize| report.eager.iter().position(|c| c.num_envs == n);
+    cells.sort_by_key(|c| order(c.num_envs));
+    for cell in cells {
+        let p = cell.profile.as_ref().ok();
+        let num = |value: Option<f64>, format| Cell::number(value, format);
+        table.push(vec![
+            n_cell(cell.num_envs),
+            Cell::text(&cell.row),
+            num(p.map(|p| p.launches_per_step), Format::Fixed(1)),
+            num(p.map(|p| p.bytes_per_env_step), Format::FixedUnit(1, "B")),
+            num(p.map(|p| p.step_s_median), Format::Seconds),
+            num(p.map(|p| p.step_s_min), Format::Seconds),
+            num(p.map(|p| p.step_s_max), Format::Seconds),
+            num(p.map(|p| p.env_steps_per_s), Format::Si),
+            num(p.map(|p| p.compile_s), Format::Millis),
+            num(cell.speedup_over_previous, Format::Ratio),
+            num(cell.speedup_over_xla_default, Format::Ratio),
+            num(cell.speedup_over_eager, Format::Ratio),
+            Cell::text(study(&cell.row)),
+            Cell::text(
+                cell.profile
+                    .as_ref()
+                    .err()
+                    .map_or("", |s| s.reason.as_str()),
+            ),
+        ]);
+    }
+    table
+}
+
+fn vs_eager(report: &Report) -> Table {
+    let mut columns = vec![
+        Column::new("n", ""),
+        Column::new("eager launches/step", "").shown(Shown::CsvOnly),
+        Column::new(format!("eager bytes/env-step {MODEL_BYTES}"), "bytes").shown(Shown::CsvOnly),
+        Column::new("eager time/step", "s"),
+    ];
+    columns.extend(ladder().iter().map(|row| Column::new(row.label, "")));
+    let mut table = Table::new("Every plan against eager", "vs_eager.csv", columns);
+    for eager in &report.eager {
+        let n = eager.num_envs;
+        let p = eager.profile.as_ref().ok();
+        let mut row = vec![
+            n_cell(n),
+            Cell::number(p.map(|p| p.launches_per_step), Format::Fixed(1)),
+            Cell::number(p.map(|p| p.bytes_per_env_step), Format::Fixed(1)),
+            Cell::number(p.map(|p| p.step_s_median), Format::Seconds),
+        ];
+        row.extend(ladder().iter().map(|r| {
+            Cell::number(
+                report
+                    .ablation
+                    .iter()
+                    .find(|c| c.row == r.label && c.num_envs == n)
+                    .and_then(|c| c.speedup_over_eager),
+                Format::Ratio,
+            )
+        }));
+        table.push(row);
+    }
+    table
+}
+
+fn workloads(report: &Report) -> Table {
+    let mut table = Table::new(
+        "Elementwise roofline workloads",
+        "workloads.csv",
+        vec![
+            Column::new("workload", ""),
+            Column::new("plan", ""),
+            Column::new("size", "bytes"),
+            Column::new("lanes", "").shown(Shown::CsvOnly),
+            Column::new("lanes/thread", ""),
+            Column::new("time/step", "s"),
+            Column::new(format!("bytes/step {MODEL_BYTES}"), "bytes").shown(Shown::CsvOnly),
+            Column::new("FLOPs/step", "").shown(Shown::CsvOnly),
+            Column::new("compulsory bytes / time", "GB/s"),
+            Column::new("FLOPs / time", "GFLOP/s"),
+            Column::new("FLOP/byte", ""),
+            Column::new("JIT compile", "s").shown(Shown::CsvOnly),
+        ],
+    );
+    for point in &report.workloads {
+        let p = &point.profile;
+        table.push(vec![
+            Cell::text(&point.workload),
+            Cell::text(&p.plan),
+            Cell::Number(point.size_bytes as f64, Format::Mebibytes),
+            Cell::Number(p.lanes as f64, Format::Fixed(0)),
+            Cell::Number(p.vector_width as f64, Format::Fixed(0)),
+            Cell::Number(p.step_s_median, Format::Seconds),
+            Cell::Number(p.bytes_per_step, Format::Bytes),
+            Cell::Number(p.flops_per_step, Format::Si),
+            Cell::Number(p.gbps, Format::Fixed(2)),
+            Cell::Number(p.gflops, Format::Fixed(2)),
+            Cell::Number(p.flops_per_step / p.bytes_per_step, Format::Fixed(2)),
+            Cell::Number(p.compile_s, Format::Millis),
+        ]);
+    }
+    table
+}
+
+fn tail(report: &Report) -> Table {
+    let mut table = Table::new(
+        "Transformer tail: LayerNorm -> GELU -> Dropout -> residual add",
+        "transformer_tail.csv",
+        vec![
+            Column::new("kernels", ""),
+            Column::new("launches/step", "").shown(Shown::CsvOnly),
+            Column::new("intermediates eliminated (from the plans)", ""),
+            Column::new(format!("bytes/step {MODEL_BYTES}"), "bytes"),
+            Column::new("FLOPs/step", "").shown(Shown::CsvOnly),
+            Column::new("FLOP/byte", ""),
+            Column::new("FLOPs / time", "GFLOP/s"),
+            Column::new("time/step", "s"),
+            Column::new("speedup over 4 kernels", ""),
+            Column::new("bytes saved (ledger)", "bytes"),
+            Column::new("bytes saved (model)", "bytes"),
+        ],
+    );
+    for t in &report.tail {
+        let p = &t.profile;
+        table.push(vec![
+            Cell::text(&t.partition),
+            Cell::Number(p.launches_per_step, Format::Fixed(1)),
+            Cell::Number(t.eliminated_intermediates as f64, Format::Fixed(0)),
+            Cell::Number(p.bytes_per_step, Format::Bytes),
+            Cell::Number(p.flops_per_step, Format::Si),
+            Cell::Number(p.flops_per_step / p.bytes_per_step, Format::Fixed(2)),
+            Cell::Number(p.gflops, Format::Fixed(2)),
+            Cell::Number(p.step_s_median, Format::Seconds),
+            Cell::Number(t.speedup, Format::Ratio),
+            Cell::Number(t.measured_saving_bytes, Format::Bytes),
+            Cell::Number(t.analytic_saving_bytes, Format::Bytes),
+        ]);
+    }
+    table
+}
+
+fn busy(report: &Report) -> Table {
+    let mut table = Table::new(
+        "Dispatch tax and compile break-even",
+        "busy_fraction.csv",
+        vec![
+            Column::new("plan", ""),
+            Column::new("n", ""),
+            Column::new("launches/step", ""),
+            Column::new("time/step", "s"),
+            Column::new("busy fraction (model)", ""),
+        ],
+    );
+    for b in &report.busy {
+        table.push(vec![
+            Cell::text(&b.plan),
+            n_cell(b.num_envs),
+            Cell::Number(b.launches_per_step, Format::Fixed(1)),
+            Cell::Number(b.step_s, Format::Seconds),
+            Cell::Number(b.busy_fraction, Format::Percent),
+        ]);
+    }
+    table
+}
+
+fn break_even(report: &Report) -> Table {
+    let mut table = Table::new(
+        "Compile break-even against eager",
+        "break_even.csv",
+        vec![
+            Column::new("plan", ""),
+            Column::new("against", "").shown(Shown::CsvOnly),
+            Column::new("n", ""),
+            Column::new("JIT compile", "s"),
+            Column::new("break-even steps", ""),
+            Column::new("note", "").shown(Shown::WhenPresent),
+        ],
+    );
+    for b in &report.break_even {
+        table.push(vec![
+            Cell::text(&b.plan),
+            Cell::text(&b.against),
+            n_cell(b.num_envs),
+            Cell::Number(b.compile_s, Format::Millis),
+            Cell::number(b.steps, Format::Fixed(1)),
+            Cell::text(if b.steps.is_some() {
+                String::new()
+            } else {
+                format!("not faster than {}", b.against)
+            }),
+        ]);
+    }
+    table
+}
+
+fn burn(report: &Report) -> Table {
+    let launches = match report.launch_probe_envs {
+        Some(n) => format!("launches/step (CubeCL log, n = {n})"),
+        None => "launches/step (CubeCL log, not counted)".into(),
+    };
+    let mut table = Table::new(
+        "burn's fusion backend on the same step",
+        "burn.csv",
+        vec![
+            Column::new("backend", ""),
+            Column::new("n", ""),
+            Column::new("time/step", "s"),
+            Column::new("fastest repeat", "s").shown(Shown::CsvOnly),
+            Column::new("slowest repeat", "s").shown(Shown::CsvOnly),
+            Column::new("env-steps/s", ""),
+            Column::new(launches, ""),
+            Column::new("fused kernels/step", ""),
+            Column::new("ops fused/step", ""),
+            Column::new("ops unfused/step", ""),
+            Column::new("first step", "s"),
+            Column::new("warm-up steps", ""),
+            Column::new("warm-up", "s"),
+            Column::new("plans settled", ""),
+        ],
+    );
+    for b in &report.burn {
+        let opt = |v: Option<f64>| Cell::number(v, Format::Fixed(1));
+        table.push(vec![
+            Cell::text(&b.backend),
+            n_cell(b.num_envs),
+            Cell::Number(b.step_s_median, Format::Seconds),
+            Cell::Number(b.step_s_min, Format::Seconds),
+            Cell::Number(b.step_s_max, Format::Seconds),
+            Cell::Number(b.env_steps_per_s, Format::Si),
+            opt(b.launches_per_step),
+            opt(b.fused_blocks_per_step),
+            opt(b.fused_ops_per_step),
+            opt(b.unfused_ops_per_step),
+            Cell::Number(b.first_step_s, Format::Seconds),
+            Cell::Number(b.warmup_steps as f64, Format::Fixed(0)),
+            Cell::Number(b.warmup_s, Format::Seconds),
+            Cell::text(if b.settled { "yes" } else { "no" }),
+        ]);
+    }
+    table
+}
+
+fn burn_vs_cartfuse(report: &Report) -> Table {
+    let mut table = Table::new(
+        "burn against cartfuse",
+        "burn_vs_cartfuse.csv",
+        vec![
+            Column::new("n", ""),
+            Column::new("burn wgpu fusion", "s"),
+            Column::new("cartfuse fused", "s"),
+            Column::new("burn / fused", ""),
+            Column::new("cartfuse hand-written", "s"),
+            Column::new("burn / hand-written", ""),
+            Column::new("burn unfused / cartfuse eager", ""),
+        ],
+    );
+    for eager in &report.eager {
+        let n = eager.num_envs;
+        let burn = |name: &str| report.burn_time(name, n);
+        let (fusion, unfused) = (burn("burn wgpu fusion"), burn("burn wgpu unfused"));
+        let (fused, hand) = (
+            report.step_time("fused", n),
+            report.step_time("hand-written", n),
+        );
+        let div = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| a / b);
+        table.push(vec![
+            n_cell(n),
+            Cell::number(fusion, Format::Seconds),
+            Cell::number(fused, Format::Seconds),
+            Cell::number(div(fusion, fused), Format::Ratio),
+            Cell::number(hand, Format::Seconds),
+            Cell::number(div(fusion, hand), Format::Ratio),
+            Cell::number(div(unfused, report.step_time("eager", n)), Format::Ratio),
+        ]);
+    }
+    table
+}

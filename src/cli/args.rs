@@ -1,0 +1,284 @@
+//! The command line's arguments (clap derive); each command's module runs its variant.
+
+use std::path::PathBuf;
+
+use cartfuse::fusion::device::RuntimeKind;
+use cartfuse::fusion::plan::{PlanError, Strategy};
+use cartfuse::{AutoresetMode, StepPlan};
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// Batched CartPole-v1 on CubeCL, under fusion plans you can measure.
+#[derive(Debug, Parser)]
+#[command(name = "cartfuse", version, about)]
+pub struct Cli {
+    /// Compute device to run on.
+    #[arg(long, global = true, value_enum, default_value_t = DeviceArg::Wgpu)]
+    pub device: DeviceArg,
+    /// More logging on stderr (-v debug, -vv trace).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// `--device`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DeviceArg {
+    /// wgpu: Vulkan / Metal (Mesa lavapipe on machines without a GPU).
+    Wgpu,
+    /// CUDA (needs the `cuda` feature and an NVIDIA driver).
+    Cuda,
+}
+
+impl From<DeviceArg> for RuntimeKind {
+    fn from(device: DeviceArg) -> Self {
+        match device {
+            DeviceArg::Wgpu => RuntimeKind::Wgpu,
+            DeviceArg::Cuda => RuntimeKind::Cuda,
+        }
+    }
+}
+
+/// `--autoreset`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AutoresetArg {
+    /// gymnasium 1.x: reset on the step after done (reward 0, action ignored).
+    NextStep,
+    /// gymnax: reset in the same step, final observation returned beside the new one.
+    SameStep,
+}
+
+impl From<AutoresetArg> for AutoresetMode {
+    fn from(mode: AutoresetArg) -> Self {
+        match mode {
+            AutoresetArg::NextStep => AutoresetMode::NextStep,
+            AutoresetArg::SameStep => AutoresetMode::SameStep,
+        }
+    }
+}
+
+/// `--graph`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GraphArg {
+    /// The CartPole-v1 step, in the state layout the strategy runs on.
+    Cartpole,
+}
+
+/// `--layout`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LayoutArg {
+    /// One buffer per state component.
+    Soa,
+    /// One packed [n, 4] state array (the study's baseline).
+    Packed,
+}
+
+/// The burn backends whose launches `burn-probe` counts (names as in
+/// `BurnBackend::probe_arg`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BurnBackendArg {
+    /// burn's wgpu backend with fusion.
+    WgpuFusion,
+    /// burn's CubeCL wgpu backend without fusion.
+    WgpuUnfused,
+}
+
+fn parse_plan(name: &str) -> Result<StepPlan, String> {
+    name.parse().map_err(|error: PlanError| error.to_string())
+}
+
+/// `--strategy` help: the names the planner knows.
+fn strategy_help() -> String {
+    format!("{}.", Strategy::expected())
+}
+
+/// `--plan` help: the strategies and the hand-written kernel.
+fn plan_help() -> String {
+    format!("{} or hand-written.", Strategy::names().join(", "))
+}
+
+fn parse_strategy(name: &str) -> Result<Strategy, String> {
+    name.parse().map_err(|error: PlanError| error.to_string())
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Count the kernel launches per step of a burn backend from CubeCL's execution log
+    /// (used by `reproduce`; needs a `cubecl.toml` that logs executions to `--log`).
+    #[command(hide = true)]
+    BurnProbe(BurnProbeArgs),
+    /// The main job: replay the XLA fusion study's CartPole ablation, the roofline
+    /// workloads, the dispatch tax and the compile break-even, and write the report.
+    Reproduce(ReproduceArgs),
+    /// Print how a strategy partitions a graph: kernels, ops, buffers, bytes, boundaries.
+    Plan(PlanArgs),
+    /// Measure one plan: env-steps/s (median of repeats), launches and bytes per step, JIT time.
+    Bench(BenchArgs),
+    /// Step N envs S times under a uniformly random policy and report throughput.
+    Rollout(RolloutArgs),
+    /// Replay recorded episodes, each in its own lane with autoreset off.
+    Replay(ReplayArgs),
+}
+
+/// `cartfuse burn-probe`.
+#[derive(Debug, clap::Args)]
+pub struct BurnProbeArgs {
+    /// The backend.
+    #[arg(long, value_enum)]
+    pub backend: BurnBackendArg,
+    /// Envs.
+    #[arg(long, default_value_t = 1024)]
+    pub envs: usize,
+    /// Steps counted after warm-up.
+    #[arg(long, default_value_t = 20)]
+    pub steps: usize,
+    /// The execution log cubecl writes.
+    #[arg(long)]
+    pub log: PathBuf,
+}
+
+/// `cartfuse reproduce`.
+#[derive(Debug, clap::Args)]
+pub struct ReproduceArgs {
+    /// Small sizes and short timings (under 2 minutes on a 2-core lavapipe machine).
+    #[arg(long)]
+    pub quick: bool,
+    /// Directory for report.md, report.json, the CSVs and the plots.
+    #[arg(long, default_value = "cartfuse-report")]
+    pub out: PathBuf,
+    /// Rounds of the heavy workload's per-element loop.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub heavy_loops: Option<u32>,
+}
+
+/// `cartfuse plan`.
+#[derive(Debug, clap::Args)]
+pub struct PlanArgs {
+    /// The graph to plan.
+    #[arg(long, value_enum, default_value_t = GraphArg::Cartpole)]
+    pub graph: GraphArg,
+    #[arg(long, value_parser = parse_strategy, help = strategy_help(), long_help = Strategy::help())]
+    pub strategy: Strategy,
+    /// Autoreset mode of the CartPole graph.
+    #[arg(long, value_enum, default_value_t = AutoresetArg::NextStep)]
+    pub autoreset: AutoresetArg,
+    /// State layout (default: packed for xla-default, soa otherwise).
+    #[arg(long, value_enum)]
+    pub layout: Option<LayoutArg>,
+    /// Print the graph in Graphviz DOT instead.
+    #[arg(long)]
+    pub dot: bool,
+}
+
+/// `cartfuse bench`.
+#[derive(Debug, clap::Args)]
+pub struct BenchArgs {
+    #[arg(long, value_parser = parse_plan, help = plan_help(), long_help = format!("{}\nhand-written: the hand-written step kernel", Strategy::help()))]
+    pub plan: StepPlan,
+    /// Number of envs stepped in parallel.
+    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..))]
+    pub envs: u64,
+    /// Env steps per timed repeat (default: enough for 0.5 s).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub steps: Option<u64>,
+    /// Timed repeats (the median is reported).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..1000))]
+    pub repeats: u64,
+    /// Autoreset mode.
+    #[arg(long, value_enum, default_value_t = AutoresetArg::NextStep)]
+    pub autoreset: AutoresetArg,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Count the launches in this CubeCL execution log (written when `cubecl.toml` sets
+    /// `[profiling] logger = { level = "minimal", file = ... }`) and report them as
+    /// `runtime_launches`, after waiting for CubeCL's asynchronous logger to catch up.
+    #[arg(long, hide = true)]
+    pub cubecl_log: Option<PathBuf>,
+}
+
+/// `cartfuse rollout`.
+#[derive(Debug, clap::Args)]
+pub struct RolloutArgs {
+    /// Number of envs stepped in parallel.
+    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..))]
+    pub envs: u64,
+    /// Steps of the whole batch.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub steps: u64,
+    /// Seed of the resets and of the random policy.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// What happens when an episode ends.
+    #[arg(long, value_enum, default_value_t = AutoresetArg::NextStep)]
+    pub autoreset: AutoresetArg,
+    /// Episodes are truncated after this many steps.
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_episode_steps: u32,
+    /// Print the report as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `cartfuse replay`.
+#[derive(Debug, clap::Args)]
+pub struct ReplayArgs {
+    /// Input JSON file: an `episodes` array of `initial_state` (4 numbers) and `actions` (0s and 1s).
+    #[arg(long)]
+    pub input: PathBuf,
+    /// Where to write the output JSON (stdout if omitted).
+    #[arg(long)]
+    pub output: Option<PathBuf>,
+    /// Episodes are truncated after this many steps.
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_episode_steps: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn verify_cli() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn rejects_zero_envs_and_unknown_modes() {
+        assert!(Cli::try_parse_from(["cartfuse", "rollout", "--envs", "0"]).is_err());
+        assert!(Cli::try_parse_from(["cartfuse", "rollout", "--autoreset", "never"]).is_err());
+        assert!(Cli::try_parse_from(["cartfuse", "--device", "tpu", "rollout"]).is_err());
+        let cli = Cli::try_parse_from([
+            "cartfuse",
+            "rollout",
+            "--envs",
+            "8",
+            "--autoreset",
+            "same-step",
+        ])
+        .unwrap();
+        assert!(matches!(
+            cli.command,
+            Command::Rollout(RolloutArgs {
+                envs: 8,
+                autoreset: AutoresetArg::SameStep,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn probe_backend_names_match_the_harness() {
+        use cartfuse::harness::burn_bench::BurnBackend;
+        for backend in BurnBackend::ALL
+            .into_iter()
+            .filter(|b| b.launches_kernels())
+        {
+            let arg = BurnBackendArg::from_str(backend.probe_arg(), false).unwrap();
+            assert_eq!(super::super::burn_probe::backend(arg), backend);
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! `cartfuse bench`: one plan, measured.
+
+use anyhow::Context;
+use cartfuse::CartPoleConfig;
+use cartfuse::fusion::device::RuntimeKind;
+use cartfuse::fusion::dispatch_runtime;
+use cartfuse::harness::profile::{ProfileSettings, profile_cartpole};
+
+use super::args::BenchArgs;
+use super::progress;
+
+/// Profiles the plan and prints the result (text or one JSON object).
+pub fn run(kind: RuntimeKind, args: BenchArgs) -> anyhow::Result<()> {
+    let envs = usize::try_from(args.envs).context("--envs does not fit this machine")?;
+    let config = CartPoleConfig {
+        autoreset: args.autoreset.into(),
+        ..Default::default()
+    };
+    let k = u64::from(args.plan.steps_per_call());
+    let settings = ProfileSettings {
+        repeats: args.repeats as usize,
+        calls_per_repeat: args.steps.map(|s| s.div_ceil(k)),
+        ..ProfileSettings::default()
+    };
+    dispatch_runtime!(kind, |opened: R| {
+        let bar = progress::bar(settings.repeats as u64, "bench");
+        let profile = profile_cartpole::<R>(
+            opened.client,
+            config,
+            args.plan,
+            envs,
+            &settings,
+            |done, _| bar.set_position(done as u64),
+        )?;
+        bar.finish_and_clear();
+        if args.json {
+            let mut value = serde_json::to_value(&profile)?;
+            if let Some(log) = &args.cubecl_log {
+                value["runtime_launches"] = runtime_launches(log, profile.launches_total).into();
+            }
+            println!("{value}");
+        } else {
+            println!(
+                "plan:               {} on {} ({})",
+                profile.plan, kind, opened.description
+            );
+            println!("envs:               {}", profile.num_envs);
+            println!(
+                "env-steps/s:        {:.4e} (median of {} repeats of {} calls)",
+                profile.env_steps_per_s, settings.repeats, profile.calls_per_repeat
+            );
+            println!(
+                "time per step:      {:.3} us (min {:.3}, max {:.3})",
+                profile.step_s_median * 1e6,
+                profile.step_s_min * 1e6,
+                profile.step_s_max * 1e6
+            );
+            println!("launches per step:  {}", profile.launches_per_step);
+            println!("bytes per env-step: {}", profile.bytes_per_env_step);
+            println!("JIT compile:        {:.1} ms", profile.compile_s * 1e3);
+        }
+        anyhow::Ok(())
+    })
+}
+
+/// Kernel executions recorded in CubeCL's log `path`, waiting (up to 10 s) until the
+/// runtime's asynchronous logger has written at least `expected` of them.
+fn runtime_launches(path: &std::path::Path, expected: u64) -> u64 {
+    let count = || {
+        std::fs::read_to_string(path)
+            .unwrap_or_default()
+            .lines()
+            .filter(|line| line.starts_with("Executing "))
+            .count() as u64
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut seen = count();
+    while seen < expected && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        seen = count();
+    }
+    seen
+}
