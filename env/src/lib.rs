@@ -9,7 +9,7 @@
 //! - [`runtime`]: what a backend adds to host a vector env ([`EnvBackend`]).
 //! - [`vec_env`]: the vectorized env API, host and device-resident.
 //! - [`spaces`]: observation and action spaces.
-//! - [`params`]: [`AutoresetMode`].
+//! - [`params`]: the shared [`AutoresetMode`].
 //! - [`registry`]: every environment by gymnasium id, for the CLI and bindings.
 //! - [`cartpole`]: CartPole-v1 (params, graph ops, f64 reference, hand-written kernels).
 
