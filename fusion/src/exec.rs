@@ -18,7 +18,9 @@ use crate::codegen::lower::{LoweredLaunch, ParamLayout, lower_plan};
 use crate::codegen::vector::VECTOR_WIDTH;
 use crate::graph::{DType, Graph, NodeId, Shape};
 use crate::interpret::{BindError, HostArray, Scalar};
-use crate::launch::{ELEMENTWISE_CUBE_DIM, KernelLaunch, LaunchLedger, elementwise_launch_shape};
+use crate::launch::{
+    ELEMENTWISE_CUBE_DIM, LaunchLedger, copy_state_record, elementwise_launch_shape, kernels_record,
+};
 use crate::plan::{Plan, PlannedKernel, PlannedLaunch, Slot};
 
 /// Why a plan cannot run.
@@ -48,6 +50,12 @@ pub enum ExecError {
     /// A device read failed.
     #[error(transparent)]
     Read(#[from] ReadError),
+    /// The CPU cannot run the requested SIMD level (native CPU runtime).
+    #[error("this CPU does not support the {0} SIMD level")]
+    SimdUnsupported(crate::cpu::SimdLevel),
+    /// A plan and graph combination the runtime cannot run.
+    #[error("unsupported: {0}")]
+    Unsupported(String),
 }
 
 /// Runs one plan of one graph over `n` lanes.
@@ -380,12 +388,6 @@ impl<R: Runtime> PlanExecutor<R> {
 
     fn launch_kernels(&self, index: usize) {
         let launch = &self.lowered[index];
-        let steps = self.plan.steps_per_launch;
-        let (read, written) = launch
-            .kernels
-            .iter()
-            .map(|k| self.plan.kernels[*k].bytes_per_lane(&self.graph, steps))
-            .fold((0, 0), |(r, w), (kr, kw)| (r + kr, w + kw));
         let width = self.vector_width(index);
         let threads = match launch.rows_of {
             Some(cols) => self.n / cols as usize,
@@ -397,12 +399,13 @@ impl<R: Runtime> PlanExecutor<R> {
             &self.client,
             parts * cubes_per_part * ELEMENTWISE_CUBE_DIM as usize,
         );
-        let record = KernelLaunch {
-            kernel: &launch.name,
-            elements: (self.n as u64) * u64::from(steps),
-            bytes_read: read * self.n as u64,
-            bytes_written: written * self.n as u64,
-        };
+        let record = kernels_record(
+            &self.graph,
+            &self.plan,
+            &launch.kernels,
+            &launch.name,
+            self.n,
+        );
         self.ledger.launch(record, || unsafe {
             // SAFETY: see `arrays`; parts guard `local < threads`, and vectorised launches
             // only bind buffers of a multiple of `width` lanes.
@@ -439,12 +442,7 @@ impl<R: Runtime> PlanExecutor<R> {
     fn launch_copy(&self, input: NodeId) {
         let len = self.slot_len(Slot::Input(input));
         let (cube_count, cube_dim) = elementwise_launch_shape(&self.client, len);
-        let record = KernelLaunch {
-            kernel: "copy_state",
-            elements: self.n as u64,
-            bytes_read: (len * 4) as u64,
-            bytes_written: (len * 4) as u64,
-        };
+        let record = copy_state_record(&self.graph, input, self.n);
         self.ledger.launch(record, || unsafe {
             // SAFETY: both buffers hold `len` words.
             copy_array::launch_unchecked::<R>(

@@ -11,6 +11,9 @@ use std::sync::Mutex;
 
 use cubecl::prelude::*;
 
+use crate::graph::{Graph, NodeId, Shape};
+use crate::plan::Plan;
+
 /// What one launch binds, declared by the code that launches it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KernelLaunch<'a> {
@@ -84,11 +87,15 @@ impl LaunchLedger {
         {
             let mut ledger = self.lock();
             ledger.totals.add(&launch);
-            ledger
-                .per_kernel
-                .entry(launch.kernel.to_owned())
-                .or_default()
-                .add(&launch);
+            // Look up before inserting: a repeated launch allocates nothing.
+            match ledger.per_kernel.get_mut(launch.kernel) {
+                Some(totals) => totals.add(&launch),
+                None => {
+                    let mut totals = LaunchTotals::default();
+                    totals.add(&launch);
+                    ledger.per_kernel.insert(launch.kernel.to_owned(), totals);
+                }
+            }
         }
         tracing::trace!(
             kernel = launch.kernel,
@@ -125,6 +132,46 @@ impl LaunchLedger {
         self.ledger
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// The record of one launch of `kernels` (plan kernel indices issued together) of `plan`
+/// over `n` lanes: every bound buffer read or written once per lane (per-step buffers once
+/// per step). Every runtime records its launches through this function, so launch and byte
+/// counts of the same plan agree across runtimes.
+pub fn kernels_record<'a>(
+    graph: &Graph,
+    plan: &Plan,
+    kernels: &[usize],
+    name: &'a str,
+    n: usize,
+) -> KernelLaunch<'a> {
+    let steps = plan.steps_per_launch;
+    let (read, written) = kernels
+        .iter()
+        .map(|k| plan.kernels[*k].bytes_per_lane(graph, steps))
+        .fold((0, 0), |(r, w), (kr, kw)| (r + kr, w + kw));
+    KernelLaunch {
+        kernel: name,
+        elements: (n as u64) * u64::from(steps),
+        bytes_read: read * n as u64,
+        bytes_written: written * n as u64,
+    }
+}
+
+/// The record of one copy of carried `input`'s next value into its own buffer over `n`
+/// lanes (the `xla-default` loop-carried state copy).
+pub fn copy_state_record(graph: &Graph, input: NodeId, n: usize) -> KernelLaunch<'static> {
+    let width = match graph.node(input).shape {
+        Shape::Lanes => 1,
+        Shape::Packed(k) => k as u64,
+    };
+    let bytes = n as u64 * width * graph.node(input).dtype.size_bytes();
+    KernelLaunch {
+        kernel: "copy_state",
+        elements: n as u64,
+        bytes_read: bytes,
+        bytes_written: bytes,
     }
 }
 

@@ -9,12 +9,14 @@
 //! - [`buffers`]: typed host <-> device copies.
 //! - [`backend`]: the [`Backend`](backend::Backend) trait every runtime implements, so envs
 //!   and tests are written once.
+//! - [`cpu`]: the native CPU runtime ([`CpuExecutor`](cpu::CpuExecutor)), SIMD at run time.
 //!
 //! Nothing in this crate knows about CartPole.
 
 pub mod backend;
 pub mod buffers;
 pub mod codegen;
+pub mod cpu;
 pub mod device;
 pub mod exec;
 pub mod graph;

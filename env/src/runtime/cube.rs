@@ -6,19 +6,16 @@ use std::any::Any;
 use std::sync::Arc;
 
 use cartfuse_fusion::backend::{Backend, Cube};
-use cartfuse_fusion::launch::{KernelLaunch, LaunchLedger, elementwise_launch_shape};
+use cartfuse_fusion::launch::{LaunchLedger, elementwise_launch_shape};
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 
-use super::{EnvBackend, planned_engine};
+use super::{EnvBackend, check_actions_record, planned_engine};
 use crate::cartpole::{CartPoleConfig, CartPoleParams, hand_written::HandWrittenEngine};
 use crate::engine::{StepEngine, StepPlan};
 use crate::environment::{EpisodeOptions, GraphEnv};
 use crate::error::EnvError;
 use crate::spaces::ActionSpace;
-
-/// Kernel name of the device action check in the launch ledger.
-pub const CHECK_ACTIONS_KERNEL: &str = "check_actions";
 
 /// Sets `flag[0]` when any action is `>= choices` (device-resident discrete actions of
 /// planned engines, checked when their outputs are copied to the host).
@@ -65,12 +62,7 @@ impl<R: Runtime> EnvBackend for Cube<R> {
         let len = self.buffer_len(actions);
         let flag = self.upload_u32(&[0]);
         let (cube_count, cube_dim) = elementwise_launch_shape(client, len);
-        let record = KernelLaunch {
-            kernel: CHECK_ACTIONS_KERNEL,
-            elements: len as u64,
-            bytes_read: 4 * len as u64,
-            bytes_written: 0,
-        };
+        let record = check_actions_record(len);
         ledger.launch(record, || unsafe {
             // SAFETY: `actions` holds `len` u32 (its own size), `flag` one.
             check_actions_array::launch_unchecked::<R>(

@@ -2,17 +2,32 @@
 //! plan names, and checking device-resident actions.
 //!
 //! - [`cube`]: every CubeCL runtime (wgpu, CUDA); CartPole's hand-written `#[cube]` kernel.
+//! - [`cpu`]: the native CPU runtime.
 
+pub mod cpu;
 pub mod cube;
 
 use std::sync::Arc;
 
 use cartfuse_fusion::backend::Backend;
-use cartfuse_fusion::launch::LaunchLedger;
+use cartfuse_fusion::launch::{KernelLaunch, LaunchLedger};
 
 use crate::engine::{PlannedEngine, StepEngine, StepPlan, layout_for};
 use crate::environment::{EpisodeOptions, GraphEnv};
 use crate::error::EnvError;
+
+/// Kernel name of the action check in the launch ledger.
+pub const CHECK_ACTIONS_KERNEL: &str = "check_actions";
+
+/// The ledger record of checking `len` device-resident actions (one pass reading them).
+pub fn check_actions_record(len: usize) -> KernelLaunch<'static> {
+    KernelLaunch {
+        kernel: CHECK_ACTIONS_KERNEL,
+        elements: len as u64,
+        bytes_read: 4 * len as u64,
+        bytes_written: 0,
+    }
+}
 
 /// A backend a vector env can run on.
 pub trait EnvBackend: Backend + Sized {

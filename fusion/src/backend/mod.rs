@@ -6,7 +6,9 @@
 //! over `n` lanes, records each pass in the launch ledger, and keeps loop-carried state.
 //!
 //! - [`cube`]: every CubeCL runtime (wgpu, CUDA) through [`Cube`].
+//! - [`cpu`]: the native CPU runtime through [`Cpu`].
 
+pub mod cpu;
 pub mod cube;
 
 use std::sync::Arc;
@@ -18,6 +20,7 @@ use crate::interpret::{HostArray, Scalar};
 use crate::launch::LaunchLedger;
 use crate::plan::{Plan, PlanOptions};
 
+pub use cpu::Cpu;
 pub use cube::Cube;
 
 /// A runtime that holds buffers and runs plans.

@@ -1,0 +1,68 @@
+//! Placing values: scratch slots by liveness, so a chunk's working set stays small.
+//!
+//! Walking the op list once, a temp's slot returns to the free list after its last reader
+//! (before the reader's destination is chosen, so an op may write in place: every op reads
+//! a lane's operands before writing that lane). Input slices and pinned values need no slot.
+
+use std::collections::HashMap;
+
+use super::program::{L, Loc, Op, Val, dst_and_operands, remap};
+
+/// An op list with final locations.
+pub(super) struct Placed {
+    pub ops: Vec<Op>,
+    pub locs: Vec<Loc>,
+    pub scratch_slots: u32,
+}
+
+/// Assigns scratch slots to the temps of `ops` (whose `L`s index `vals`).
+pub(super) fn place(ops: &[Op], vals: &[Val]) -> Placed {
+    let mut last: Vec<Option<usize>> = vec![None; vals.len()];
+    for (i, op) in ops.iter().enumerate() {
+        for a in dst_and_operands(op).1 {
+            last[a as usize] = Some(i);
+        }
+    }
+    let mut slot_of = vec![u32::MAX; vals.len()];
+    let mut free: Vec<u32> = Vec::new();
+    let mut slots = 0u32;
+    for (i, op) in ops.iter().enumerate() {
+        let (dst, mut operands) = dst_and_operands(op);
+        operands.sort_unstable();
+        operands.dedup();
+        for a in operands {
+            if vals[a as usize] == Val::Temp && last[a as usize] == Some(i) {
+                free.push(slot_of[a as usize]);
+            }
+        }
+        if let Some(d) = dst {
+            let slot = free.pop().unwrap_or_else(|| {
+                slots += 1;
+                slots - 1
+            });
+            slot_of[d as usize] = slot;
+            if last[d as usize].is_none() {
+                free.push(slot);
+            }
+        }
+    }
+    let mut locs = Vec::new();
+    let mut index: HashMap<Loc, L> = HashMap::new();
+    let mut loc_of = |l: L| -> L {
+        let loc = match vals[l as usize] {
+            Val::Temp => Loc::Scratch(slot_of[l as usize]),
+            Val::Pinned(p) => Loc::Pinned(p),
+            Val::Input(buffer, step) => Loc::Input { buffer, step },
+        };
+        *index.entry(loc).or_insert_with(|| {
+            locs.push(loc);
+            (locs.len() - 1) as L
+        })
+    };
+    let ops = ops.iter().map(|op| remap(op, &mut loc_of)).collect();
+    Placed {
+        ops,
+        locs,
+        scratch_slots: slots,
+    }
+}

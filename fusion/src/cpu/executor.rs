@@ -1,0 +1,461 @@
+//! [`CpuExecutor`]: runs one plan of one graph over `n` lanes on the host.
+//!
+//! It mirrors [`crate::exec::PlanExecutor`]: the same buffers per plan slot (inputs,
+//! materialized intermediates, outputs, a second buffer per carried input, swapped after
+//! each run or copied back under `xla-default`), the same launches in the same order, each
+//! recorded in the [`LaunchLedger`] by the shared [`kernels_record`]/[`copy_state_record`]
+//! functions, so launch and byte counts equal the device's for the same plan.
+//!
+//! Buffers are [`CpuBuffer`]s, shared by handle: [`bind_input`](CpuExecutor::bind_input)
+//! makes another runner's buffer this one's input without a copy. Every buffer, slot and
+//! pointer table is allocated in [`CpuExecutor::new`]; [`run`] only locks the buffers it
+//! binds.
+//!
+//! [`run`]: CpuExecutor::run
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::buffer::{CpuBuffer, PAD};
+use super::launch::{Bases, Scratch, run_program};
+use super::program::{ChunkProgram, compile};
+use super::threads::CpuOptions;
+use crate::codegen::lower::lower_plan;
+use crate::exec::ExecError;
+use crate::graph::{Constant, DType, Graph, NodeId, Op, Shape};
+use crate::interpret::{BindError, HostArray, Scalar};
+use crate::launch::{LaunchLedger, copy_state_record, kernels_record};
+use crate::plan::{Plan, PlannedKernel, PlannedLaunch, Slot};
+
+enum Launch {
+    Program(usize),
+    Copy {
+        from: usize,
+        to: usize,
+        input: NodeId,
+    },
+}
+
+/// Runs a plan natively on the CPU. See the [module docs](self).
+pub struct CpuExecutor {
+    graph: Graph,
+    plan: Plan,
+    n: usize,
+    options: CpuOptions,
+    threads: usize,
+    ledger: Arc<LaunchLedger>,
+    buffers: Vec<CpuBuffer>,
+    lens: Vec<usize>,
+    dtypes: Vec<DType>,
+    bases: Vec<*mut u32>,
+    slots: HashMap<Slot, usize>,
+    programs: Vec<ChunkProgram>,
+    launches: Vec<Launch>,
+    pins: Vec<NodeId>,
+    pin_bits: Vec<u32>,
+    pins_dirty: bool,
+    scratch: Vec<Scratch>,
+    stride: usize,
+    swaps: Vec<(usize, usize)>,
+    /// Buffer indices a run writes (outputs, intermediates, carried next values).
+    written: Vec<usize>,
+}
+
+// SAFETY: `bases` only caches pointers into `buffers`, refreshed under their locks at
+// every run and not used outside it.
+unsafe impl Send for CpuExecutor {}
+
+fn width(graph: &Graph, node: NodeId) -> usize {
+    match graph.node(node).shape {
+        Shape::Lanes => 1,
+        Shape::Packed(k) => k as usize,
+    }
+}
+
+impl CpuExecutor {
+    /// Prepares `plan` of `graph` for `n` lanes: compiles every launch and allocates every
+    /// buffer (inputs start at zero, params at zero).
+    pub fn new(graph: Graph, plan: Plan, n: usize, options: CpuOptions) -> Result<Self, ExecError> {
+        if n == 0 {
+            return Err(BindError::Empty.into());
+        }
+        crate::interpret::check_rows(&graph, n)?;
+        if !options.simd.is_supported() {
+            return Err(ExecError::SimdUnsupported(options.simd));
+        }
+        let steps = plan.steps_per_launch as usize;
+        if steps > 1
+            && graph
+                .carries()
+                .iter()
+                .any(|c| graph.node(c.input).shape != Shape::Lanes)
+        {
+            // The lowering keeps packed values out of registers, so a packed carry has no
+            // register to hand from one step to the next (the device lowering shares this).
+            return Err(ExecError::Unsupported(format!(
+                "{} with a packed carried input",
+                plan.strategy
+            )));
+        }
+        let mut slot_list: Vec<Slot> = graph
+            .inputs()
+            .iter()
+            .map(|(id, _)| Slot::Input(*id))
+            .collect();
+        slot_list.extend(graph.carries().iter().map(|c| Slot::Next(c.input)));
+        for kernel in &plan.kernels {
+            for (slot, _) in &kernel.writes {
+                if !slot_list.contains(slot) {
+                    slot_list.push(*slot);
+                }
+            }
+        }
+        let slots: HashMap<Slot, usize> =
+            slot_list.iter().enumerate().map(|(i, s)| (*s, i)).collect();
+        let lens: Vec<usize> = slot_list
+            .iter()
+            .map(|slot| {
+                let per_step = PlannedKernel::is_per_step(&graph, *slot);
+                n * width(&graph, slot.node()) * if per_step { steps } else { 1 }
+            })
+            .collect();
+        let buffers: Vec<CpuBuffer> = lens.iter().map(|len| CpuBuffer::zeroed(*len)).collect();
+        let dtypes = slot_list
+            .iter()
+            .map(|s| graph.node(s.node()).dtype)
+            .collect();
+        let pins: Vec<NodeId> = graph
+            .ids()
+            .filter(|id| matches!(graph.node(*id).op, Op::Param { .. } | Op::Constant(_)))
+            .collect();
+        let pin_bits = pins
+            .iter()
+            .map(|id| match graph.node(*id).op {
+                Op::Constant(Constant::F32(bits)) => bits,
+                Op::Constant(Constant::U32(v)) => v,
+                Op::Constant(Constant::Bool(b)) => u32::from(b),
+                _ => 0,
+            })
+            .collect();
+        let lowered = lower_plan(&graph, &plan);
+        let buffer_of = |slot: Slot| slots[&slot] as u32;
+        let pin_of = |node: NodeId| pins.iter().position(|p| *p == node).expect("pinned") as u32;
+        let programs: Vec<ChunkProgram> = lowered
+            .iter()
+            .map(|l| {
+                compile(
+                    l,
+                    plan.steps_per_launch,
+                    &buffer_of,
+                    &pin_of,
+                    options.lazy_selects,
+                )
+            })
+            .collect();
+        let mut next_program = 0;
+        let launches = plan
+            .launches
+            .iter()
+            .map(|launch| match launch {
+                PlannedLaunch::Kernels(_) => {
+                    next_program += 1;
+                    Launch::Program(next_program - 1)
+                }
+                PlannedLaunch::CopyState { input } => Launch::Copy {
+                    from: slots[&Slot::Next(*input)],
+                    to: slots[&Slot::Input(*input)],
+                    input: *input,
+                },
+            })
+            .collect();
+        let copies = plan
+            .launches
+            .iter()
+            .any(|l| matches!(l, PlannedLaunch::CopyState { .. }));
+        let swaps = if copies {
+            Vec::new()
+        } else {
+            graph
+                .carries()
+                .iter()
+                .map(|c| (slots[&Slot::Input(c.input)], slots[&Slot::Next(c.input)]))
+                .collect()
+        };
+        let written = slot_list
+            .iter()
+            .enumerate()
+            .filter(|(_, slot)| !matches!(slot, Slot::Input(_)))
+            .map(|(i, _)| i)
+            .collect();
+        let threads = options.resolved_threads();
+        let stride = programs
+            .iter()
+            .map(|p| options.chunk_lanes(p.rows_of).min(n).next_multiple_of(PAD))
+            .max()
+            .unwrap_or(PAD);
+        let temps = programs
+            .iter()
+            .map(|p| p.scratch_slots as usize)
+            .max()
+            .unwrap_or(0);
+        let locs = programs.iter().map(|p| p.locs.len()).max().unwrap_or(0);
+        let scratch = (0..threads)
+            .map(|_| Scratch {
+                words: vec![0; (pins.len() + temps) * stride],
+                ptrs: vec![std::ptr::null_mut(); locs],
+            })
+            .collect();
+        Ok(Self {
+            bases: vec![std::ptr::null_mut(); buffers.len()],
+            graph,
+            plan,
+            n,
+            options,
+            threads,
+            ledger: Arc::new(LaunchLedger::new()),
+            buffers,
+            lens,
+            dtypes,
+            slots,
+            programs,
+            launches,
+            pins,
+            pin_bits,
+            pins_dirty: true,
+            scratch,
+            stride,
+            swaps,
+            written,
+        })
+    }
+
+    /// Records launches in `ledger` from now on.
+    pub fn with_ledger(mut self, ledger: Arc<LaunchLedger>) -> Self {
+        self.ledger = ledger;
+        self
+    }
+
+    /// Records launches in `ledger` from now on.
+    pub fn set_ledger(&mut self, ledger: Arc<LaunchLedger>) {
+        self.ledger = ledger;
+    }
+
+    /// The ledger launches are recorded in.
+    pub fn ledger(&self) -> &Arc<LaunchLedger> {
+        &self.ledger
+    }
+
+    /// The plan being run.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// The graph being run.
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    /// Lanes.
+    pub fn lanes(&self) -> usize {
+        self.n
+    }
+
+    /// The options it runs with.
+    pub fn options(&self) -> &CpuOptions {
+        &self.options
+    }
+
+    /// The compiled chunk programs, one per kernel launch (for inspection and tests).
+    pub fn programs(&self) -> &[ChunkProgram] {
+        &self.programs
+    }
+
+    fn input_buffer(&self, name: &str) -> Result<usize, ExecError> {
+        let id = self
+            .graph
+            .input_id(name)
+            .ok_or_else(|| ExecError::UnknownName {
+                kind: "input",
+                name: name.into(),
+            })?;
+        Ok(self.slots[&Slot::Input(id)])
+    }
+
+    fn output_buffer(&self, name: &str) -> Result<usize, ExecError> {
+        let output = self.graph.outputs().iter().find(|o| o.name == name);
+        let output = output.ok_or_else(|| ExecError::UnknownName {
+            kind: "output",
+            name: name.into(),
+        })?;
+        Ok(self.slots[&Slot::Value(output.node)])
+    }
+
+    /// The buffer input `name` holds now (for carried inputs: the state).
+    pub fn input(&self, name: &str) -> Result<&CpuBuffer, ExecError> {
+        Ok(&self.buffers[self.input_buffer(name)?])
+    }
+
+    /// The buffer of output `name`, written by the last run.
+    pub fn output(&self, name: &str) -> Result<&CpuBuffer, ExecError> {
+        Ok(&self.buffers[self.output_buffer(name)?])
+    }
+
+    /// Makes `buffer` input `name` without copying. Its length must be the input's; a
+    /// buffer the executor writes (an output or a carried input's next value) cannot be
+    /// bound, since a run would then read what it writes.
+    pub fn bind_input(&mut self, name: &str, buffer: &CpuBuffer) -> Result<(), ExecError> {
+        let b = self.input_buffer(name)?;
+        if buffer.len() != self.lens[b] {
+            return Err(BindError::BadInput {
+                name: name.into(),
+                expected: format!("{} x {}", self.lens[b], self.dtypes[b]),
+                found: format!("a buffer of {} elements", buffer.len()),
+            }
+            .into());
+        }
+        let written = self.written.iter().any(|w| self.buffers[*w].same(buffer));
+        if written {
+            return Err(ExecError::Unsupported(format!(
+                "binding input {name} to a buffer this plan writes"
+            )));
+        }
+        self.buffers[b] = buffer.clone();
+        Ok(())
+    }
+
+    /// Copies a host array into input `name`.
+    pub fn set_input(&mut self, name: &str, values: &HostArray) -> Result<(), ExecError> {
+        let b = self.input_buffer(name)?;
+        let dtype = self.dtypes[b];
+        let ok = matches!(
+            (dtype, values),
+            (DType::F32, HostArray::F32(_)) | (DType::U32 | DType::Bool, HostArray::U32(_))
+        );
+        if !ok || values.len() != self.lens[b] {
+            return Err(BindError::BadInput {
+                name: name.into(),
+                expected: format!("{} x {dtype}", self.lens[b]),
+                found: format!("{} elements", values.len()),
+            }
+            .into());
+        }
+        // Write into a buffer of our own: the bound one may be shared with another runner.
+        let fresh = match values {
+            HostArray::F32(v) => CpuBuffer::from_f32(v),
+            HostArray::U32(v) => CpuBuffer::from_u32(v),
+        };
+        self.buffers[b] = fresh;
+        Ok(())
+    }
+
+    fn host(&self, b: usize) -> HostArray {
+        match self.dtypes[b] {
+            DType::F32 => HostArray::F32(self.buffers[b].to_f32()),
+            _ => HostArray::U32(self.buffers[b].to_u32()),
+        }
+    }
+
+    /// Copies the current value of input `name` (the state, for carried inputs).
+    pub fn read_input(&self, name: &str) -> Result<HostArray, ExecError> {
+        Ok(self.host(self.input_buffer(name)?))
+    }
+
+    /// Copies output `name` after the last run.
+    pub fn read_output(&self, name: &str) -> Result<HostArray, ExecError> {
+        Ok(self.host(self.output_buffer(name)?))
+    }
+
+    /// Sets a runtime scalar.
+    pub fn set_param(&mut self, name: &str, value: Scalar) -> Result<(), ExecError> {
+        let Some((id, _)) = self.graph.params().into_iter().find(|(_, n)| *n == name) else {
+            return Err(ExecError::UnknownName {
+                kind: "param",
+                name: name.into(),
+            });
+        };
+        let bits = match (self.graph.node(id).dtype, value) {
+            (DType::F32, Scalar::F32(v)) => v.to_bits(),
+            (DType::U32, Scalar::U32(v)) => v,
+            (expected, _) => {
+                return Err(BindError::BadParam {
+                    name: name.into(),
+                    expected,
+                }
+                .into());
+            }
+        };
+        let pin = self
+            .pins
+            .iter()
+            .position(|p| *p == id)
+            .expect("params are pinned");
+        self.pin_bits[pin] = bits;
+        self.pins_dirty = true;
+        Ok(())
+    }
+
+    /// Runs the plan once (`steps_per_launch` graph steps), then advances the carried state.
+    pub fn run(&mut self) -> Result<(), ExecError> {
+        if self.pins_dirty {
+            for scratch in &mut self.scratch {
+                for (p, bits) in self.pin_bits.iter().enumerate() {
+                    scratch.words[p * self.stride..(p + 1) * self.stride].fill(*bits);
+                }
+            }
+            self.pins_dirty = false;
+        }
+        // Lock each distinct buffer once (an input may be bound to the same buffer twice).
+        let mut guards = Vec::with_capacity(self.buffers.len());
+        for (i, buffer) in self.buffers.iter().enumerate() {
+            match self.buffers[..i].iter().position(|b| b.same(buffer)) {
+                Some(first) => self.bases[i] = self.bases[first],
+                None => {
+                    let mut guard = buffer.lock();
+                    self.bases[i] = guard.as_mut_ptr();
+                    guards.push(guard);
+                }
+            }
+        }
+        for launch in &self.launches {
+            match *launch {
+                Launch::Program(p) => {
+                    let program = &self.programs[p];
+                    let record = kernels_record(
+                        &self.graph,
+                        &self.plan,
+                        &program.kernels,
+                        &program.name,
+                        self.n,
+                    );
+                    self.ledger.launch(record, || {
+                        run_program(
+                            program,
+                            &self.options,
+                            self.threads,
+                            &mut self.scratch,
+                            Bases(&self.bases),
+                            self.n,
+                            self.stride,
+                            self.pins.len(),
+                        )
+                    });
+                }
+                Launch::Copy { from, to, input } => {
+                    let record = copy_state_record(&self.graph, input, self.n);
+                    let len = self.lens[to];
+                    self.ledger.launch(record, || {
+                        // SAFETY: distinct buffers of `len` words (a carry's two buffers).
+                        unsafe {
+                            std::ptr::copy_nonoverlapping(self.bases[from], self.bases[to], len)
+                        }
+                    });
+                }
+            }
+        }
+        drop(guards);
+        for &(input, next) in &self.swaps {
+            self.buffers.swap(input, next);
+        }
+        Ok(())
+    }
+}

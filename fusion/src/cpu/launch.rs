@@ -1,0 +1,101 @@
+//! One launch of a chunk program: its chunks spread over threads, each run at the chosen
+//! SIMD level.
+
+use super::kernel::{Frame, run_chunk};
+use super::program::ChunkProgram;
+use super::simd::{Simd, WithSimd};
+use super::threads::{CpuOptions, split};
+
+/// Per-thread chunk memory: pinned slots, temp slots and the location table.
+pub(super) struct Scratch {
+    pub words: Vec<u32>,
+    pub ptrs: Vec<*mut u32>,
+}
+
+// SAFETY: the pointers are rewritten from this thread's own buffers before each chunk.
+unsafe impl Send for Scratch {}
+
+/// Base pointers of the buffers, shared by the threads of one launch.
+#[derive(Clone, Copy)]
+pub(super) struct Bases<'a>(pub &'a [*mut u32]);
+// SAFETY: threads write disjoint lane ranges of the buffers and only read the rest.
+unsafe impl Send for Bases<'_> {}
+unsafe impl Sync for Bases<'_> {}
+
+impl<'a> Bases<'a> {
+    /// The pointers (a method, so closures capture the `Sync` wrapper, not the slice).
+    fn get(self) -> &'a [*mut u32] {
+        self.0
+    }
+}
+
+/// One thread's share of a launch: chunks `first..last`.
+struct Chunks<'a> {
+    program: &'a ChunkProgram,
+    frame: Frame<'a>,
+    ptrs: &'a mut [*mut u32],
+    chunk: usize,
+    first: usize,
+    last: usize,
+}
+
+impl WithSimd for Chunks<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<V: Simd>(self, s: V) {
+        for c in self.first..self.last {
+            let start = c * self.chunk;
+            let len = self.chunk.min(self.frame.n - start);
+            // SAFETY: buffers and scratch were sized for this program in `new`.
+            unsafe { run_chunk(s, self.program, &self.frame, self.ptrs, start, len) };
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run_program(
+    program: &ChunkProgram,
+    options: &CpuOptions,
+    threads: usize,
+    scratch: &mut [Scratch],
+    bases: Bases<'_>,
+    n: usize,
+    stride: usize,
+    pinned: usize,
+) {
+    let chunk = options.chunk_lanes(program.rows_of).min(n);
+    let chunks = n.div_ceil(chunk);
+    let workers = if n < options.parallel_min_lanes {
+        1
+    } else {
+        threads.min(chunks)
+    };
+    let work = |t: usize, scratch: &mut Scratch| {
+        let (first, last) = split(chunks, workers, t);
+        let body = Chunks {
+            program,
+            frame: Frame {
+                buffers: bases.get(),
+                n,
+                scratch: scratch.words.as_mut_ptr(),
+                stride,
+                pinned,
+            },
+            ptrs: &mut scratch.ptrs,
+            chunk,
+            first,
+            last,
+        };
+        options.simd.dispatch(body).expect("level checked in new");
+    };
+    if workers <= 1 {
+        work(0, &mut scratch[0]);
+    } else {
+        use rayon::prelude::*;
+        scratch[..workers]
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(t, s)| work(t, s));
+    }
+}

@@ -1,0 +1,503 @@
+//! Compiling a lowered launch into a chunk program: a flat op list over value locations.
+//!
+//! The input is the device's own lowering ([`crate::codegen::lower`]), so the CPU runs the
+//! same instruction list the GPU kernels run, with the same semantics for packed columns,
+//! multi-step (`fused-xK`) loads and stores and row-reduction phases. Compilation decides
+//! everything once, at build time:
+//!
+//! - `fused-xK` is unrolled: step `s` reads per-step inputs at offset `s n` and writes
+//!   per-step outputs step-major; carried inputs are loaded at step 0 and the carries
+//!   (`input <- next`) become renamings, so state stays in the chunk buffers between steps
+//!   at no copy, and `Next` buffers are written at the last step only.
+//! - Every value gets a [`Loc`]: a lane slice of an input buffer (loads cost nothing), a
+//!   pinned slot holding a constant or param, or a scratch slot reused once the value is
+//!   dead ([`super::alloc`]).
+//! - Exclusive select branches are guarded ([`super::lazy`]).
+
+use super::alloc;
+use super::lazy;
+use crate::codegen::lower::LoweredLaunch;
+use crate::codegen::program::{Instr, KernelProgram, StepFilter};
+use crate::graph::{
+    BinaryOp, CompareOp, FloatBinary, FloatUnary, LogicBinary, LogicUnary, NodeId, ReduceOp,
+};
+use crate::plan::Slot;
+
+/// Index into a program's location table.
+pub type L = u32;
+
+/// Where a value lives while a chunk runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Loc {
+    /// Scratch slot `n` of the running thread (after the pinned slots).
+    Scratch(u32),
+    /// Pinned slot `n`: a constant or param broadcast over the chunk.
+    Pinned(u32),
+    /// Executor buffer `buffer` at lane `step * n + chunk start`.
+    Input {
+        /// Executor buffer index.
+        buffer: u32,
+        /// Step offset (in units of `n`).
+        step: u32,
+    },
+}
+
+/// One chunk operation. Operands and destinations are [`L`] locations.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Op {
+    /// `f32` unary op.
+    UnaryF(FloatUnary, L, L),
+    /// Boolean unary op.
+    LogicUnary(LogicUnary, L, L),
+    /// Boolean binary op.
+    LogicBinary(LogicBinary, L, L, L),
+    /// `f32`-only binary op.
+    FloatBinary(FloatBinary, L, L, L),
+    /// `f32` binary op.
+    BinaryF(BinaryOp, L, L, L),
+    /// `u32`/bool binary op.
+    BinaryU(BinaryOp, L, L, L),
+    /// `f32` comparison.
+    CompareF(CompareOp, L, L, L),
+    /// `u32` comparison.
+    CompareU(CompareOp, L, L, L),
+    /// `dst = cond ? a : b` (bitwise, any type).
+    Select(L, L, L, L),
+    /// `u32 -> f32`.
+    U32ToF32(L, L),
+    /// `f32 -> u32`.
+    F32ToU32(L, L),
+    /// `f32 -> bool`.
+    F32ToBool(L, L),
+    /// `u32 -> bool`.
+    U32ToBool(L, L),
+    /// Threefry uniform: `dst, key0, key1, counter0, counter1, word`.
+    Random(L, [L; 4], u8),
+    /// `dst = chunk start + lane`.
+    Lane(L),
+    /// Gathers column `column` of a packed `[n, k]` buffer.
+    LoadPacked {
+        /// Destination.
+        dst: L,
+        /// Executor buffer.
+        buffer: u32,
+        /// Row width.
+        k: u32,
+        /// Column.
+        column: u32,
+        /// Step offset.
+        step: u32,
+    },
+    /// Writes exactly the chunk's lanes of `src` to a buffer (a packed column when `k > 0`).
+    Store {
+        /// Source.
+        src: L,
+        /// Executor buffer.
+        buffer: u32,
+        /// Step offset.
+        step: u32,
+        /// Row width (0 for a plain lane buffer).
+        k: u32,
+        /// Column in the row.
+        column: u32,
+    },
+    /// Reduces each row of `cols` lanes of `src` and broadcasts it into `dst`.
+    RowReduce(ReduceOp, L, L, u32),
+    /// Runs the next `len` ops only on vectors where some lane has `cond == when`.
+    Guard {
+        /// Bool condition.
+        cond: L,
+        /// Which value of the condition the guarded branch serves.
+        when: bool,
+        /// Ops guarded.
+        len: u32,
+    },
+}
+
+/// A value during translation: where it comes from before slots are assigned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Val {
+    /// Defined by exactly one op (a temp).
+    Temp,
+    /// A pinned constant or param.
+    Pinned(u32),
+    /// A lane slice of an input buffer.
+    Input(u32, u32),
+}
+
+/// A compiled launch.
+#[derive(Debug, Clone)]
+pub struct ChunkProgram {
+    /// Ops in order.
+    pub ops: Vec<Op>,
+    /// Location table.
+    pub locs: Vec<Loc>,
+    /// Scratch slots needed (besides the pinned ones).
+    pub scratch_slots: u32,
+    /// `Some(cols)`: chunks hold whole rows of `cols` lanes.
+    pub rows_of: Option<u32>,
+    /// Ledger name.
+    pub name: String,
+    /// Plan kernels it runs.
+    pub kernels: Vec<usize>,
+}
+
+/// Translates `launch` into a [`ChunkProgram`].
+///
+/// `buffer` maps a plan slot to its executor buffer; `pin` maps a constant or param node
+/// to its pinned slot.
+pub fn compile(
+    launch: &LoweredLaunch,
+    steps: u32,
+    buffer: &dyn Fn(Slot) -> u32,
+    pin: &dyn Fn(NodeId) -> u32,
+    lazy_selects: bool,
+) -> ChunkProgram {
+    let mut t = Translator {
+        ops: Vec::new(),
+        vals: Vec::new(),
+        def: Vec::new(),
+    };
+    for part in &launch.program.parts {
+        t.part(part, launch, steps, buffer, pin);
+    }
+    let (ops, vals) = (t.ops, t.vals);
+    let ops = if lazy_selects && launch.rows_of.is_none() {
+        lazy::guard_selects(ops, &vals)
+    } else {
+        ops
+    };
+    let placed = alloc::place(&ops, &vals);
+    ChunkProgram {
+        ops: placed.ops,
+        locs: placed.locs,
+        scratch_slots: placed.scratch_slots,
+        rows_of: launch.rows_of,
+        name: launch.name.clone(),
+        kernels: launch.kernels.clone(),
+    }
+}
+
+struct Translator {
+    /// Ops whose operands are indices into `vals`.
+    ops: Vec<Op>,
+    /// Value table: `L` during translation indexes this.
+    vals: Vec<Val>,
+    /// Current value of each register of the running part.
+    def: Vec<(u32, L)>,
+}
+
+fn active(at: StepFilter, step: u32, steps: u32) -> bool {
+    match at {
+        StepFilter::Every => true,
+        StepFilter::First => step == 0,
+        StepFilter::Last => step + 1 == steps,
+    }
+}
+
+impl Translator {
+    fn val(&mut self, v: Val) -> L {
+        self.vals.push(v);
+        (self.vals.len() - 1) as L
+    }
+
+    fn temp(&mut self) -> L {
+        self.val(Val::Temp)
+    }
+
+    fn set(&mut self, reg: u32, l: L) {
+        match self.def.iter_mut().find(|(r, _)| *r == reg) {
+            Some(entry) => entry.1 = l,
+            None => self.def.push((reg, l)),
+        }
+    }
+
+    fn get(&self, reg: u32) -> L {
+        self.def
+            .iter()
+            .find(|(r, _)| *r == reg)
+            .map(|(_, l)| *l)
+            .unwrap_or_else(|| panic!("lowering reads register {reg} before defining it"))
+    }
+
+    fn emit(&mut self, dst_reg: u32, make: impl FnOnce(&Self, L) -> Op) {
+        let dst = self.temp();
+        let op = make(self, dst);
+        self.ops.push(op);
+        self.set(dst_reg, dst);
+    }
+
+    fn part(
+        &mut self,
+        part: &KernelProgram,
+        launch: &LoweredLaunch,
+        steps: u32,
+        buffer: &dyn Fn(Slot) -> u32,
+        pin: &dyn Fn(NodeId) -> u32,
+    ) {
+        self.def.clear();
+        let cx = Cx {
+            launch,
+            buffer,
+            pin,
+        };
+        for phase in &part.phases {
+            for instr in &phase.body {
+                self.instr(instr, 0, 1, &cx);
+            }
+            let cols = part.rows_of.expect("phases only in rows kernels");
+            let src = self.get(phase.value);
+            let op = phase.op;
+            self.emit(phase.result, |_, dst| Op::RowReduce(op, src, dst, cols));
+        }
+        for step in 0..steps {
+            for instr in &part.body {
+                self.instr(instr, step, steps, &cx);
+            }
+            let carries: Vec<(u32, L)> = part
+                .carries_f
+                .iter()
+                .chain(&part.carries_u)
+                .map(|(to, from)| (*to, self.get(*from)))
+                .collect();
+            for (to, value) in carries {
+                self.set(to, value);
+            }
+        }
+    }
+
+    fn instr(&mut self, instr: &Instr, step: u32, steps: u32, cx: &Cx<'_>) {
+        let at_step = |per_step: bool| if per_step { step } else { 0 };
+        match *instr {
+            Instr::LoadF {
+                dst,
+                buffer,
+                per_step,
+                at,
+            }
+            | Instr::LoadU {
+                dst,
+                buffer,
+                per_step,
+                at,
+            } => {
+                if active(at, step, steps) {
+                    let float = matches!(instr, Instr::LoadF { .. });
+                    let b = cx.input(float, buffer);
+                    let l = self.val(Val::Input(b, at_step(per_step)));
+                    self.set(dst, l);
+                }
+            }
+            Instr::LoadPackedF {
+                dst,
+                buffer,
+                k,
+                column,
+                per_step,
+                at,
+            } => {
+                if active(at, step, steps) {
+                    let buffer = cx.input(true, buffer);
+                    let step = at_step(per_step);
+                    self.emit(dst, |_, dst| Op::LoadPacked {
+                        dst,
+                        buffer,
+                        k,
+                        column,
+                        step,
+                    });
+                }
+            }
+            Instr::ParamF { dst, .. }
+            | Instr::ParamU { dst, .. }
+            | Instr::ConstF { dst, .. }
+            | Instr::ConstU { dst, .. } => {
+                let l = self.val(Val::Pinned((cx.pin)(NodeId(dst))));
+                self.set(dst, l);
+            }
+            Instr::Lane { dst } => self.emit(dst, |_, d| Op::Lane(d)),
+            Instr::UnaryF { op, dst, a } => self.emit(dst, |t, d| Op::UnaryF(op, d, t.get(a))),
+            Instr::LogicUnary { op, dst, a } => {
+                self.emit(dst, |t, d| Op::LogicUnary(op, d, t.get(a)))
+            }
+            Instr::LogicBinary { op, dst, a, b } => {
+                self.emit(dst, |t, d| Op::LogicBinary(op, d, t.get(a), t.get(b)))
+            }
+            Instr::FloatBinary { op, dst, a, b } => {
+                self.emit(dst, |t, d| Op::FloatBinary(op, d, t.get(a), t.get(b)))
+            }
+            Instr::BinaryF { op, dst, a, b } => {
+                self.emit(dst, |t, d| Op::BinaryF(op, d, t.get(a), t.get(b)))
+            }
+            Instr::BinaryU { op, dst, a, b } => {
+                self.emit(dst, |t, d| Op::BinaryU(op, d, t.get(a), t.get(b)))
+            }
+            Instr::CompareF { op, dst, a, b } => {
+                self.emit(dst, |t, d| Op::CompareF(op, d, t.get(a), t.get(b)))
+            }
+            Instr::CompareU { op, dst, a, b } => {
+                self.emit(dst, |t, d| Op::CompareU(op, d, t.get(a), t.get(b)))
+            }
+            Instr::SelectF { dst, cond, a, b } | Instr::SelectU { dst, cond, a, b } => {
+                self.emit(dst, |t, d| Op::Select(d, t.get(cond), t.get(a), t.get(b)))
+            }
+            Instr::U32ToF32 { dst, a } => self.emit(dst, |t, d| Op::U32ToF32(d, t.get(a))),
+            Instr::F32ToU32 { dst, a } => self.emit(dst, |t, d| Op::F32ToU32(d, t.get(a))),
+            Instr::F32ToBool { dst, a } => self.emit(dst, |t, d| Op::F32ToBool(d, t.get(a))),
+            Instr::U32ToBool { dst, a } => self.emit(dst, |t, d| Op::U32ToBool(d, t.get(a))),
+            Instr::Random {
+                dst,
+                key,
+                counter,
+                word,
+            } => self.emit(dst, |t, d| {
+                let args = [
+                    t.get(key[0]),
+                    t.get(key[1]),
+                    t.get(counter[0]),
+                    t.get(counter[1]),
+                ];
+                Op::Random(d, args, word)
+            }),
+            Instr::StoreF {
+                buffer,
+                src,
+                per_step,
+                at,
+            }
+            | Instr::StoreU {
+                buffer,
+                src,
+                per_step,
+                at,
+            } => {
+                if active(at, step, steps) {
+                    let float = matches!(instr, Instr::StoreF { .. });
+                    let op = Op::Store {
+                        src: self.get(src),
+                        buffer: cx.output(float, buffer),
+                        step: at_step(per_step),
+                        k: 0,
+                        column: 0,
+                    };
+                    self.ops.push(op);
+                }
+            }
+            Instr::StorePackedF {
+                buffer,
+                src,
+                k,
+                column,
+                per_step,
+                at,
+            } => {
+                if active(at, step, steps) {
+                    let op = Op::Store {
+                        src: self.get(src),
+                        buffer: cx.output(true, buffer),
+                        step: at_step(per_step),
+                        k,
+                        column,
+                    };
+                    self.ops.push(op);
+                }
+            }
+        }
+    }
+}
+
+struct Cx<'a> {
+    launch: &'a LoweredLaunch,
+    buffer: &'a dyn Fn(Slot) -> u32,
+    pin: &'a dyn Fn(NodeId) -> u32,
+}
+
+impl Cx<'_> {
+    fn input(&self, float: bool, index: u32) -> u32 {
+        let list = if float {
+            &self.launch.bindings.in_f
+        } else {
+            &self.launch.bindings.in_u
+        };
+        (self.buffer)(list[index as usize])
+    }
+
+    fn output(&self, float: bool, index: u32) -> u32 {
+        let list = if float {
+            &self.launch.bindings.out_f
+        } else {
+            &self.launch.bindings.out_u
+        };
+        (self.buffer)(list[index as usize])
+    }
+}
+
+/// The destination and operands of an op (as `L`s), for passes over the list.
+pub(super) fn dst_and_operands(op: &Op) -> (Option<L>, Vec<L>) {
+    match *op {
+        Op::UnaryF(_, d, a)
+        | Op::LogicUnary(_, d, a)
+        | Op::U32ToF32(d, a)
+        | Op::F32ToU32(d, a)
+        | Op::F32ToBool(d, a)
+        | Op::U32ToBool(d, a) => (Some(d), vec![a]),
+        Op::BinaryF(_, d, a, b)
+        | Op::BinaryU(_, d, a, b)
+        | Op::LogicBinary(_, d, a, b)
+        | Op::FloatBinary(_, d, a, b)
+        | Op::CompareF(_, d, a, b)
+        | Op::CompareU(_, d, a, b) => (Some(d), vec![a, b]),
+        Op::Select(d, c, a, b) => (Some(d), vec![c, a, b]),
+        Op::Random(d, args, _) => (Some(d), args.to_vec()),
+        Op::Lane(d) | Op::LoadPacked { dst: d, .. } => (Some(d), vec![]),
+        Op::Store { src, .. } => (None, vec![src]),
+        Op::RowReduce(_, src, d, _) => (Some(d), vec![src]),
+        Op::Guard { cond, .. } => (None, vec![cond]),
+    }
+}
+
+/// Rewrites every `L` of `op` through `map` (destination first, then operands in order).
+pub(super) fn remap(op: &Op, map: &mut dyn FnMut(L) -> L) -> Op {
+    let mut op = *op;
+    match &mut op {
+        Op::UnaryF(_, d, a)
+        | Op::LogicUnary(_, d, a)
+        | Op::U32ToF32(d, a)
+        | Op::F32ToU32(d, a)
+        | Op::F32ToBool(d, a)
+        | Op::U32ToBool(d, a) => {
+            *d = map(*d);
+            *a = map(*a);
+        }
+        Op::BinaryF(_, d, a, b)
+        | Op::BinaryU(_, d, a, b)
+        | Op::LogicBinary(_, d, a, b)
+        | Op::FloatBinary(_, d, a, b)
+        | Op::CompareF(_, d, a, b)
+        | Op::CompareU(_, d, a, b) => {
+            *d = map(*d);
+            *a = map(*a);
+            *b = map(*b);
+        }
+        Op::Select(d, c, a, b) => {
+            *d = map(*d);
+            *c = map(*c);
+            *a = map(*a);
+            *b = map(*b);
+        }
+        Op::Random(d, args, _) => {
+            *d = map(*d);
+            for a in args {
+                *a = map(*a);
+            }
+        }
+        Op::Lane(d) | Op::LoadPacked { dst: d, .. } => *d = map(*d),
+        Op::Store { src, .. } => *src = map(*src),
+        Op::RowReduce(_, src, d, _) => {
+            *d = map(*d);
+            *src = map(*src);
+        }
+        Op::Guard { cond, .. } => *cond = map(*cond),
+    }
+    op
+}

@@ -1,0 +1,209 @@
+//! The AVX2 level: 8 lanes, no FMA (so results equal the scalar level's bit for bit).
+
+use std::arch::x86_64::*;
+
+use super::{Simd, WithSimd};
+
+/// AVX2 token; exists only on CPUs with AVX2.
+#[derive(Debug, Clone, Copy)]
+pub struct Avx2 {
+    _private: (),
+}
+
+impl Avx2 {
+    /// The token, if this CPU has AVX2.
+    pub fn try_new() -> Option<Self> {
+        is_x86_feature_detected!("avx2").then_some(Avx2 { _private: () })
+    }
+
+    /// Runs `body` compiled with AVX2 enabled.
+    pub fn vectorize<W: WithSimd>(self, body: W) -> W::Output {
+        #[target_feature(enable = "avx2")]
+        fn inner<W: WithSimd>(simd: Avx2, body: W) -> W::Output {
+            body.with_simd(simd)
+        }
+        // SAFETY: the token proves the CPU has AVX2.
+        unsafe { inner(self, body) }
+    }
+}
+
+// SAFETY (every `unsafe` block below): an `Avx2` token exists only when AVX2 is available.
+impl Simd for Avx2 {
+    const LANES: usize = 8;
+    type F = __m256;
+    type U = __m256i;
+    type M = __m256i;
+
+    #[inline(always)]
+    fn splat(self, x: f32) -> __m256 {
+        unsafe { _mm256_set1_ps(x) }
+    }
+    #[inline(always)]
+    fn splat_u(self, x: u32) -> __m256i {
+        unsafe { _mm256_set1_epi32(x as i32) }
+    }
+    #[inline(always)]
+    unsafe fn load(self, p: *const f32) -> __m256 {
+        unsafe { _mm256_loadu_ps(p) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut f32, v: __m256) {
+        unsafe { _mm256_storeu_ps(p, v) }
+    }
+    #[inline(always)]
+    unsafe fn load_u(self, p: *const u32) -> __m256i {
+        unsafe { _mm256_loadu_si256(p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store_u(self, p: *mut u32, v: __m256i) {
+        unsafe { _mm256_storeu_si256(p.cast(), v) }
+    }
+    #[inline(always)]
+    fn add(self, a: __m256, b: __m256) -> __m256 {
+        unsafe { _mm256_add_ps(a, b) }
+    }
+    #[inline(always)]
+    fn sub(self, a: __m256, b: __m256) -> __m256 {
+        unsafe { _mm256_sub_ps(a, b) }
+    }
+    #[inline(always)]
+    fn mul(self, a: __m256, b: __m256) -> __m256 {
+        unsafe { _mm256_mul_ps(a, b) }
+    }
+    #[inline(always)]
+    fn div(self, a: __m256, b: __m256) -> __m256 {
+        unsafe { _mm256_div_ps(a, b) }
+    }
+    #[inline(always)]
+    fn sqrt(self, a: __m256) -> __m256 {
+        unsafe { _mm256_sqrt_ps(a) }
+    }
+    #[inline(always)]
+    fn min_raw(self, a: __m256, b: __m256) -> __m256 {
+        unsafe { _mm256_min_ps(a, b) }
+    }
+    #[inline(always)]
+    fn max_raw(self, a: __m256, b: __m256) -> __m256 {
+        unsafe { _mm256_max_ps(a, b) }
+    }
+    #[inline(always)]
+    fn lt(self, a: __m256, b: __m256) -> __m256i {
+        unsafe { _mm256_castps_si256(_mm256_cmp_ps::<_CMP_LT_OQ>(a, b)) }
+    }
+    #[inline(always)]
+    fn le(self, a: __m256, b: __m256) -> __m256i {
+        unsafe { _mm256_castps_si256(_mm256_cmp_ps::<_CMP_LE_OQ>(a, b)) }
+    }
+    #[inline(always)]
+    fn eq(self, a: __m256, b: __m256) -> __m256i {
+        unsafe { _mm256_castps_si256(_mm256_cmp_ps::<_CMP_EQ_OQ>(a, b)) }
+    }
+    #[inline(always)]
+    fn ne(self, a: __m256, b: __m256) -> __m256i {
+        unsafe { _mm256_castps_si256(_mm256_cmp_ps::<_CMP_NEQ_UQ>(a, b)) }
+    }
+    #[inline(always)]
+    fn select(self, m: __m256i, a: __m256, b: __m256) -> __m256 {
+        unsafe { _mm256_blendv_ps(b, a, _mm256_castsi256_ps(m)) }
+    }
+    #[inline(always)]
+    fn to_bits(self, a: __m256) -> __m256i {
+        unsafe { _mm256_castps_si256(a) }
+    }
+    #[inline(always)]
+    fn from_bits(self, a: __m256i) -> __m256 {
+        unsafe { _mm256_castsi256_ps(a) }
+    }
+    #[inline(always)]
+    fn i32_to_f32(self, a: __m256i) -> __m256 {
+        unsafe { _mm256_cvtepi32_ps(a) }
+    }
+    #[inline(always)]
+    fn u32_to_f32(self, a: __m256i) -> __m256 {
+        // hi * 2^16 and lo are exact floats; their sum rounds once, as `u32 as f32` does.
+        unsafe {
+            let hi = _mm256_cvtepi32_ps(_mm256_srli_epi32::<16>(a));
+            let lo = _mm256_cvtepi32_ps(_mm256_and_si256(a, _mm256_set1_epi32(0xFFFF)));
+            _mm256_add_ps(_mm256_mul_ps(hi, _mm256_set1_ps(65536.0)), lo)
+        }
+    }
+    #[inline(always)]
+    fn trunc_i32(self, a: __m256) -> __m256i {
+        unsafe { _mm256_cvttps_epi32(a) }
+    }
+    #[inline(always)]
+    fn add_u(self, a: __m256i, b: __m256i) -> __m256i {
+        unsafe { _mm256_add_epi32(a, b) }
+    }
+    #[inline(always)]
+    fn sub_u(self, a: __m256i, b: __m256i) -> __m256i {
+        unsafe { _mm256_sub_epi32(a, b) }
+    }
+    #[inline(always)]
+    fn mul_u(self, a: __m256i, b: __m256i) -> __m256i {
+        unsafe { _mm256_mullo_epi32(a, b) }
+    }
+    #[inline(always)]
+    fn and_u(self, a: __m256i, b: __m256i) -> __m256i {
+        unsafe { _mm256_and_si256(a, b) }
+    }
+    #[inline(always)]
+    fn or_u(self, a: __m256i, b: __m256i) -> __m256i {
+        unsafe { _mm256_or_si256(a, b) }
+    }
+    #[inline(always)]
+    fn xor_u(self, a: __m256i, b: __m256i) -> __m256i {
+        unsafe { _mm256_xor_si256(a, b) }
+    }
+    #[inline(always)]
+    fn shl_u(self, a: __m256i, n: u32) -> __m256i {
+        unsafe { _mm256_sll_epi32(a, _mm_cvtsi32_si128(n as i32)) }
+    }
+    #[inline(always)]
+    fn shr_u(self, a: __m256i, n: u32) -> __m256i {
+        unsafe { _mm256_srl_epi32(a, _mm_cvtsi32_si128(n as i32)) }
+    }
+    #[inline(always)]
+    fn rotl_u(self, a: __m256i, n: u32) -> __m256i {
+        self.or_u(self.shl_u(a, n), self.shr_u(a, 32 - n))
+    }
+    #[inline(always)]
+    fn min_u(self, a: __m256i, b: __m256i) -> __m256i {
+        unsafe { _mm256_min_epu32(a, b) }
+    }
+    #[inline(always)]
+    fn max_u(self, a: __m256i, b: __m256i) -> __m256i {
+        unsafe { _mm256_max_epu32(a, b) }
+    }
+    #[inline(always)]
+    fn eq_u(self, a: __m256i, b: __m256i) -> __m256i {
+        unsafe { _mm256_cmpeq_epi32(a, b) }
+    }
+    #[inline(always)]
+    fn lt_u(self, a: __m256i, b: __m256i) -> __m256i {
+        unsafe {
+            let bias = _mm256_set1_epi32(i32::MIN);
+            _mm256_cmpgt_epi32(_mm256_xor_si256(b, bias), _mm256_xor_si256(a, bias))
+        }
+    }
+    #[inline(always)]
+    fn select_u(self, m: __m256i, a: __m256i, b: __m256i) -> __m256i {
+        unsafe { _mm256_blendv_epi8(b, a, m) }
+    }
+    #[inline(always)]
+    fn mask_and(self, a: __m256i, b: __m256i) -> __m256i {
+        unsafe { _mm256_and_si256(a, b) }
+    }
+    #[inline(always)]
+    fn mask_or(self, a: __m256i, b: __m256i) -> __m256i {
+        unsafe { _mm256_or_si256(a, b) }
+    }
+    #[inline(always)]
+    fn mask_not(self, a: __m256i) -> __m256i {
+        unsafe { _mm256_xor_si256(a, _mm256_set1_epi32(-1)) }
+    }
+    #[inline(always)]
+    fn mask_bits(self, a: __m256i) -> u64 {
+        unsafe { _mm256_movemask_ps(_mm256_castsi256_ps(a)) as u32 as u64 }
+    }
+}

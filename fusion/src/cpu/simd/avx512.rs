@@ -1,0 +1,201 @@
+//! The AVX-512F level: 16 lanes, `__mmask16` lane masks, no FMA.
+
+use std::arch::x86_64::*;
+
+use super::{Simd, WithSimd};
+
+/// AVX-512F token; exists only on CPUs with AVX-512F.
+#[derive(Debug, Clone, Copy)]
+pub struct Avx512 {
+    _private: (),
+}
+
+impl Avx512 {
+    /// The token, if this CPU has AVX-512F.
+    pub fn try_new() -> Option<Self> {
+        is_x86_feature_detected!("avx512f").then_some(Avx512 { _private: () })
+    }
+
+    /// Runs `body` compiled with AVX-512F enabled.
+    pub fn vectorize<W: WithSimd>(self, body: W) -> W::Output {
+        #[target_feature(enable = "avx512f")]
+        fn inner<W: WithSimd>(simd: Avx512, body: W) -> W::Output {
+            body.with_simd(simd)
+        }
+        // SAFETY: the token proves the CPU has AVX-512F.
+        unsafe { inner(self, body) }
+    }
+}
+
+// SAFETY (every `unsafe` block below): an `Avx512` token exists only when AVX-512F is available.
+impl Simd for Avx512 {
+    const LANES: usize = 16;
+    type F = __m512;
+    type U = __m512i;
+    type M = __mmask16;
+
+    #[inline(always)]
+    fn splat(self, x: f32) -> __m512 {
+        unsafe { _mm512_set1_ps(x) }
+    }
+    #[inline(always)]
+    fn splat_u(self, x: u32) -> __m512i {
+        unsafe { _mm512_set1_epi32(x as i32) }
+    }
+    #[inline(always)]
+    unsafe fn load(self, p: *const f32) -> __m512 {
+        unsafe { _mm512_loadu_ps(p) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut f32, v: __m512) {
+        unsafe { _mm512_storeu_ps(p, v) }
+    }
+    #[inline(always)]
+    unsafe fn load_u(self, p: *const u32) -> __m512i {
+        unsafe { _mm512_loadu_epi32(p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store_u(self, p: *mut u32, v: __m512i) {
+        unsafe { _mm512_storeu_epi32(p.cast(), v) }
+    }
+    #[inline(always)]
+    fn add(self, a: __m512, b: __m512) -> __m512 {
+        unsafe { _mm512_add_ps(a, b) }
+    }
+    #[inline(always)]
+    fn sub(self, a: __m512, b: __m512) -> __m512 {
+        unsafe { _mm512_sub_ps(a, b) }
+    }
+    #[inline(always)]
+    fn mul(self, a: __m512, b: __m512) -> __m512 {
+        unsafe { _mm512_mul_ps(a, b) }
+    }
+    #[inline(always)]
+    fn div(self, a: __m512, b: __m512) -> __m512 {
+        unsafe { _mm512_div_ps(a, b) }
+    }
+    #[inline(always)]
+    fn sqrt(self, a: __m512) -> __m512 {
+        unsafe { _mm512_sqrt_ps(a) }
+    }
+    #[inline(always)]
+    fn min_raw(self, a: __m512, b: __m512) -> __m512 {
+        unsafe { _mm512_min_ps(a, b) }
+    }
+    #[inline(always)]
+    fn max_raw(self, a: __m512, b: __m512) -> __m512 {
+        unsafe { _mm512_max_ps(a, b) }
+    }
+    #[inline(always)]
+    fn lt(self, a: __m512, b: __m512) -> __mmask16 {
+        unsafe { _mm512_cmp_ps_mask::<_CMP_LT_OQ>(a, b) }
+    }
+    #[inline(always)]
+    fn le(self, a: __m512, b: __m512) -> __mmask16 {
+        unsafe { _mm512_cmp_ps_mask::<_CMP_LE_OQ>(a, b) }
+    }
+    #[inline(always)]
+    fn eq(self, a: __m512, b: __m512) -> __mmask16 {
+        unsafe { _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(a, b) }
+    }
+    #[inline(always)]
+    fn ne(self, a: __m512, b: __m512) -> __mmask16 {
+        unsafe { _mm512_cmp_ps_mask::<_CMP_NEQ_UQ>(a, b) }
+    }
+    #[inline(always)]
+    fn select(self, m: __mmask16, a: __m512, b: __m512) -> __m512 {
+        unsafe { _mm512_mask_blend_ps(m, b, a) }
+    }
+    #[inline(always)]
+    fn to_bits(self, a: __m512) -> __m512i {
+        unsafe { _mm512_castps_si512(a) }
+    }
+    #[inline(always)]
+    fn from_bits(self, a: __m512i) -> __m512 {
+        unsafe { _mm512_castsi512_ps(a) }
+    }
+    #[inline(always)]
+    fn i32_to_f32(self, a: __m512i) -> __m512 {
+        unsafe { _mm512_cvtepi32_ps(a) }
+    }
+    #[inline(always)]
+    fn u32_to_f32(self, a: __m512i) -> __m512 {
+        unsafe { _mm512_cvtepu32_ps(a) }
+    }
+    #[inline(always)]
+    fn trunc_i32(self, a: __m512) -> __m512i {
+        unsafe { _mm512_cvttps_epi32(a) }
+    }
+    #[inline(always)]
+    fn add_u(self, a: __m512i, b: __m512i) -> __m512i {
+        unsafe { _mm512_add_epi32(a, b) }
+    }
+    #[inline(always)]
+    fn sub_u(self, a: __m512i, b: __m512i) -> __m512i {
+        unsafe { _mm512_sub_epi32(a, b) }
+    }
+    #[inline(always)]
+    fn mul_u(self, a: __m512i, b: __m512i) -> __m512i {
+        unsafe { _mm512_mullo_epi32(a, b) }
+    }
+    #[inline(always)]
+    fn and_u(self, a: __m512i, b: __m512i) -> __m512i {
+        unsafe { _mm512_and_si512(a, b) }
+    }
+    #[inline(always)]
+    fn or_u(self, a: __m512i, b: __m512i) -> __m512i {
+        unsafe { _mm512_or_si512(a, b) }
+    }
+    #[inline(always)]
+    fn xor_u(self, a: __m512i, b: __m512i) -> __m512i {
+        unsafe { _mm512_xor_si512(a, b) }
+    }
+    #[inline(always)]
+    fn shl_u(self, a: __m512i, n: u32) -> __m512i {
+        unsafe { _mm512_sll_epi32(a, _mm_cvtsi32_si128(n as i32)) }
+    }
+    #[inline(always)]
+    fn shr_u(self, a: __m512i, n: u32) -> __m512i {
+        unsafe { _mm512_srl_epi32(a, _mm_cvtsi32_si128(n as i32)) }
+    }
+    #[inline(always)]
+    fn rotl_u(self, a: __m512i, n: u32) -> __m512i {
+        unsafe { _mm512_rolv_epi32(a, _mm512_set1_epi32(n as i32)) }
+    }
+    #[inline(always)]
+    fn min_u(self, a: __m512i, b: __m512i) -> __m512i {
+        unsafe { _mm512_min_epu32(a, b) }
+    }
+    #[inline(always)]
+    fn max_u(self, a: __m512i, b: __m512i) -> __m512i {
+        unsafe { _mm512_max_epu32(a, b) }
+    }
+    #[inline(always)]
+    fn eq_u(self, a: __m512i, b: __m512i) -> __mmask16 {
+        unsafe { _mm512_cmpeq_epi32_mask(a, b) }
+    }
+    #[inline(always)]
+    fn lt_u(self, a: __m512i, b: __m512i) -> __mmask16 {
+        unsafe { _mm512_cmplt_epu32_mask(a, b) }
+    }
+    #[inline(always)]
+    fn select_u(self, m: __mmask16, a: __m512i, b: __m512i) -> __m512i {
+        unsafe { _mm512_mask_blend_epi32(m, b, a) }
+    }
+    #[inline(always)]
+    fn mask_and(self, a: __mmask16, b: __mmask16) -> __mmask16 {
+        a & b
+    }
+    #[inline(always)]
+    fn mask_or(self, a: __mmask16, b: __mmask16) -> __mmask16 {
+        a | b
+    }
+    #[inline(always)]
+    fn mask_not(self, a: __mmask16) -> __mmask16 {
+        !a
+    }
+    #[inline(always)]
+    fn mask_bits(self, a: __mmask16) -> u64 {
+        u64::from(a)
+    }
+}

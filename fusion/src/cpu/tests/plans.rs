@@ -1,0 +1,257 @@
+//! Every strategy on a few graphs against the interpreter; ledger counts; bit identity
+//! across levels, thread counts and select laziness.
+
+use super::cartpole::{self, Mode};
+use super::*;
+use crate::graph::{DType, GraphBuilder, ReduceOp};
+use crate::launch::LaunchLedger;
+use std::sync::Arc;
+
+fn graphs() -> Vec<(String, Graph, Params)> {
+    let mut out = Vec::new();
+    for (mode, packed) in [
+        (Mode::SameStep, false),
+        (Mode::NextStep, false),
+        (Mode::SameStep, true),
+    ] {
+        let name = format!("cartpole {mode:?} packed={packed}");
+        out.push((name, cartpole::graph(mode, packed), cartpole::params()));
+    }
+    let b = GraphBuilder::new();
+    let x = b.input("x", DType::F32);
+    let mean = x.row_reduce(ReduceOp::Mean, 8);
+    let c = x - mean;
+    let var = (c * c).row_reduce(ReduceOp::Mean, 8);
+    b.output("y", (c / (var + 1e-5).sqrt()).tanh());
+    b.output("z", (x * 2.0 + 1.0).sin());
+    out.push(("layernorm".into(), b.build().unwrap(), Params::new()));
+    out
+}
+
+/// Inputs of one interpreter step `s` of a K-step input set.
+fn step_inputs(graph: &Graph, inputs: &Inputs, n: usize, s: usize) -> Inputs {
+    inputs
+        .iter()
+        .map(|(name, v)| {
+            let id = graph.input_id(name).unwrap();
+            let w = match graph.node(id).shape {
+                crate::graph::Shape::Lanes => 1,
+                crate::graph::Shape::Packed(k) => k as usize,
+            };
+            let per_step = graph.carry_of(id).is_none() && v.len() > n * w;
+            let (lo, hi) = if per_step {
+                (s * n * w, (s + 1) * n * w)
+            } else {
+                (0, n * w)
+            };
+            let sliced = match v {
+                HostArray::F32(v) => HostArray::F32(v[lo..hi].to_vec()),
+                HostArray::U32(v) => HostArray::U32(v[lo..hi].to_vec()),
+            };
+            (name.clone(), sliced)
+        })
+        .collect()
+}
+
+/// The interpreter run for `k` steps: per-step outputs concatenated step-major, last state.
+fn interpret_steps(
+    graph: &Graph,
+    n: usize,
+    k: usize,
+    inputs: &Inputs,
+    params: &Params,
+) -> HashMap<String, HostArray> {
+    let mut state = inputs.clone();
+    let mut out: HashMap<String, HostArray> = HashMap::new();
+    for s in 0..k {
+        let step = step_inputs(graph, &state, n, s);
+        let r = run_interpreter(graph, n, &step, params);
+        for (name, v) in r {
+            if let Some(input) = name.strip_prefix("next:") {
+                state.insert(input.to_string(), v.clone());
+                out.insert(name, v);
+            } else {
+                match (out.get_mut(&name), v) {
+                    (Some(HostArray::F32(a)), HostArray::F32(b)) => a.extend(b),
+                    (Some(HostArray::U32(a)), HostArray::U32(b)) => a.extend(b),
+                    (_, v) => {
+                        out.insert(name, v);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_strategy_matches_the_interpreter_and_the_plan_ledger() {
+    let strategies = [
+        Strategy::Eager,
+        Strategy::Vertical,
+        Strategy::Horizontal,
+        Strategy::Fused,
+        Strategy::FusedSteps(3),
+        Strategy::XlaDefault,
+    ];
+    for (name, graph, params) in graphs() {
+        for strategy in strategies {
+            let Ok(plan) = Plan::build(&graph, strategy, &PlanOptions::default()) else {
+                continue;
+            };
+            if let Err(error) =
+                CpuExecutor::new(graph.clone(), plan.clone(), 8, CpuOptions::default())
+            {
+                assert!(
+                    name.contains("packed=true") && plan.steps_per_launch > 1,
+                    "{error}"
+                );
+                continue;
+            }
+            let k = plan.steps_per_launch as usize;
+            for n in [1, 17, 1000, 4104] {
+                if graph
+                    .nodes()
+                    .iter()
+                    .any(|node| matches!(node.op, crate::graph::Op::RowReduce(..)))
+                    && n % 8 != 0
+                {
+                    continue;
+                }
+                let inputs = if name == "layernorm" {
+                    Inputs::from([("x".into(), HostArray::F32(Gen(5).f32s(n, -3.0, 3.0)))])
+                } else {
+                    cartpole::inputs(&graph, n, k, n as u64)
+                };
+                let want = interpret_steps(&graph, n, k, &inputs, &params);
+                let ledger = Arc::new(LaunchLedger::new());
+                let mut exec = executor(
+                    &graph,
+                    plan.clone(),
+                    n,
+                    &inputs,
+                    &params,
+                    CpuOptions::default(),
+                )
+                .with_ledger(ledger.clone());
+                exec.run().unwrap();
+                let got = results(&exec);
+                for (out, w) in &want {
+                    assert_close(
+                        &format!("{name} {strategy} n={n} {out}"),
+                        &got[out],
+                        w,
+                        1e-5,
+                    );
+                }
+                let totals = ledger.totals();
+                assert_eq!(
+                    totals.launches as usize,
+                    plan.launches.len(),
+                    "{name} {strategy}"
+                );
+                assert_eq!(
+                    totals.elements as usize,
+                    plan.launches.len() * n * k - copies(&plan) * n * (k - 1)
+                );
+                let bytes = plan.bytes_per_lane_step(&graph) * (n * k) as f64;
+                assert_eq!(
+                    totals.bytes_moved() as f64,
+                    bytes,
+                    "{name} {strategy} n={n}"
+                );
+            }
+        }
+    }
+}
+
+fn copies(plan: &Plan) -> usize {
+    plan.launches
+        .iter()
+        .filter(|l| matches!(l, crate::plan::PlannedLaunch::CopyState { .. }))
+        .count()
+}
+
+#[test]
+fn levels_threads_and_laziness_give_identical_bits() {
+    for (name, graph, params) in graphs()
+        .into_iter()
+        .filter(|(n, ..)| n.starts_with("cartpole"))
+    {
+        for strategy in [Strategy::Fused, Strategy::Eager, Strategy::FusedSteps(4)] {
+            let Ok(plan) = Plan::build(&graph, strategy, &PlanOptions::default()) else {
+                continue;
+            };
+            if CpuExecutor::new(graph.clone(), plan.clone(), 8, CpuOptions::default()).is_err() {
+                continue;
+            }
+            let n = 4099;
+            let inputs = cartpole::inputs(&graph, n, plan.steps_per_launch as usize, 11);
+            let run = |options: CpuOptions| {
+                let mut exec = executor(&graph, plan.clone(), n, &inputs, &params, options);
+                exec.run().unwrap();
+                exec.run().unwrap();
+                results(&exec)
+            };
+            let base = CpuOptions {
+                chunk: 256,
+                parallel_min_lanes: 0,
+                ..CpuOptions::single(SimdLevel::Scalar)
+            };
+            let reference = run(CpuOptions {
+                lazy_selects: false,
+                ..base.clone()
+            });
+            for level in levels() {
+                for threads in [1, 2] {
+                    for lazy in [false, true] {
+                        let options = CpuOptions {
+                            simd: level,
+                            threads,
+                            lazy_selects: lazy,
+                            ..base.clone()
+                        };
+                        let what =
+                            format!("{name} {strategy} {level} threads={threads} lazy={lazy}");
+                        assert_bits(&what, &run(options), &reference);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_reset_branch_is_guarded_in_the_fused_step() {
+    let graph = cartpole::graph(Mode::NextStep, false);
+    let plan = Plan::build(&graph, Strategy::Fused, &PlanOptions::default()).unwrap();
+    let exec = CpuExecutor::new(graph, plan, 64, CpuOptions::default()).unwrap();
+    let guards = crate::cpu::lazy::guards(&exec.programs()[0].ops);
+    assert!(guards >= 4, "one guard per reset component, found {guards}");
+}
+
+#[test]
+fn bad_names_lengths_and_types_are_errors() {
+    let graph = cartpole::graph(Mode::SameStep, false);
+    let plan = Plan::build(&graph, Strategy::Fused, &PlanOptions::default()).unwrap();
+    assert!(CpuExecutor::new(graph.clone(), plan.clone(), 0, CpuOptions::default()).is_err());
+    let mut exec = CpuExecutor::new(graph, plan, 10, CpuOptions::default()).unwrap();
+    assert!(
+        exec.set_input("nope", &HostArray::F32(vec![0.0; 10]))
+            .is_err()
+    );
+    assert!(exec.set_input("x", &HostArray::F32(vec![0.0; 9])).is_err());
+    assert!(exec.set_input("x", &HostArray::U32(vec![0; 10])).is_err());
+    assert!(exec.set_param("tau", Scalar::U32(1)).is_err());
+    assert!(exec.set_param("nope", Scalar::F32(1.0)).is_err());
+    assert!(exec.output("nope").is_err());
+    assert!(exec.bind_input("x", &CpuBuffer::zeroed(9)).is_err());
+    // A buffer the plan writes cannot become one of its inputs.
+    let obs = exec.output("obs").unwrap().clone();
+    assert!(exec.bind_input("x", &CpuBuffer::zeroed(10)).is_ok());
+    assert!(exec.bind_input("action", &obs).is_err());
+    exec.bind_input("action", &CpuBuffer::from_u32(&[1; 10]))
+        .unwrap();
+    exec.run().unwrap();
+    assert_eq!(exec.output("obs").unwrap().len(), 40);
+}
