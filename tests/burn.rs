@@ -130,7 +130,9 @@ fn burn_step_matches_the_reference_on_ndarray() {
 #[test]
 fn burn_step_matches_the_reference_on_wgpu_with_fusion() {
     // Fails with the install hint when the machine has no Vulkan device.
-    crate::util::client();
+    if let Err(error) = cartfuse::fusion::device::wgpu_client() {
+        panic!("this test needs a compute device and found none: {error}");
+    }
     physics_parity::<Wgpu>(&Default::default());
     next_step_episodes::<Wgpu>(&Default::default());
 }

@@ -5,7 +5,7 @@ use cartfuse::{AutoresetMode, CartPoleConfig, CartPoleState, StepPlan};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::util;
+use super::util;
 
 /// Steps a device env and the reference side by side for `steps` random steps, comparing
 /// every output, and re-synchronising the reference's physics to the device's `f32` state

@@ -1,14 +1,13 @@
 //! Every bad input returns its error; nothing panics.
 
 use cartfuse::env::vec_env::max_envs;
-use cartfuse::fusion::backend::Cube;
-use cartfuse::fusion::buffers::upload;
+use cartfuse::fusion::backend::Backend;
 use cartfuse::{
-    CartPoleConfig, CartPoleParams, CartPoleState, CartPoleVecEnv, DeviceActions, EnvError,
+    CartPoleConfig, CartPoleParams, CartPoleState, DeviceActions, EnvError,
     StepPlan,
 };
 
-use crate::util;
+use super::util;
 
 #[test]
 fn wrong_action_count_is_an_error() {
@@ -51,7 +50,7 @@ fn device_resident_invalid_action_is_reported_under_every_plan() {
 
 fn invalid_device_action_is_reported(plan: StepPlan) {
     let mut env = util::env_with(4, CartPoleConfig::default(), plan, 0);
-    let handle = upload(env.client(), &[0u32, 1, 7, 1]);
+    let handle = env.backend().upload_u32(&[0u32, 1, 7, 1]);
     let actions = DeviceActions::from_buffer(handle);
     let error = env.step_device(&actions).unwrap().to_host().unwrap_err();
     assert!(matches!(error, EnvError::InvalidDeviceAction), "{error}");
@@ -62,7 +61,7 @@ fn invalid_device_action_is_reported(plan: StepPlan) {
 
 #[test]
 fn zero_envs_is_an_error() {
-    let error = CartPoleVecEnv::with_client(util::client(), 0, CartPoleConfig::default())
+    let error = util::build(0, CartPoleConfig::default(), StepPlan::default())
         .err()
         .unwrap();
     assert!(matches!(error, EnvError::ZeroEnvs));
@@ -70,10 +69,8 @@ fn zero_envs_is_an_error() {
 
 #[test]
 fn more_envs_than_the_device_holds_is_an_error_before_allocating() {
-    let client = util::client();
-    let backend = Cube::new(client.clone(), "test");
-    let (max, _) = max_envs::<CartPoleParams, _>(&backend);
-    let error = CartPoleVecEnv::with_client(client, max + 1, CartPoleConfig::default())
+    let (max, _) = max_envs::<CartPoleParams, _>(&util::backend());
+    let error = util::build(max + 1, CartPoleConfig::default(), StepPlan::default())
         .err()
         .unwrap();
     match error {
@@ -99,7 +96,7 @@ fn invalid_params_are_an_error() {
         },
         ..Default::default()
     };
-    let error = CartPoleVecEnv::with_client(util::client(), 4, config)
+    let error = util::build(4, config, StepPlan::default())
         .err()
         .unwrap();
     assert!(
@@ -111,7 +108,7 @@ fn invalid_params_are_an_error() {
 #[test]
 fn stepping_before_reset_is_an_error() {
     let mut env =
-        CartPoleVecEnv::with_client(util::client(), 2, CartPoleConfig::default()).unwrap();
+        util::build(2, CartPoleConfig::default(), StepPlan::default()).unwrap();
     assert!(matches!(env.step(&[0, 1]).unwrap_err(), EnvError::NotReset));
 }
 
@@ -143,7 +140,7 @@ fn bad_states_are_errors() {
 fn a_device_action_buffer_of_the_wrong_length_is_an_error_under_every_plan() {
     for plan in util::single_step_plans() {
         let mut env = util::env_with(4, CartPoleConfig::default(), plan, 0);
-        let short = DeviceActions::from_buffer(upload(env.client(), &[0u32, 1, 1]));
+        let short = DeviceActions::from_buffer(env.backend().upload_u32(&[0u32, 1, 1]));
         let error = env.step_device(&short).err().expect("3 actions for 4 envs");
         assert!(
             matches!(error, EnvError::WrongCount { found: 3, .. }),

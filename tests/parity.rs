@@ -5,7 +5,7 @@ use cartfuse::{AutoresetMode, CartPoleConfig, StepPlan};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::util;
+use super::util;
 
 /// States covering the observation space, plus states just inside and just outside each
 /// termination threshold (the step moves x by `tau * x_dot`, so those have zero velocity).

@@ -2,14 +2,14 @@
 
 use std::collections::HashMap;
 
-use cartfuse::fusion::exec::PlanExecutor;
+use cartfuse::fusion::backend::PlanRunner;
 use cartfuse::fusion::graph::{DType, Graph, GraphBuilder, ReduceOp};
 use cartfuse::fusion::interpret::{HostArray, Scalar, Values, interpret};
 use cartfuse::fusion::plan::{Plan, PlanOptions, Strategy};
 
-use crate::util;
+use super::util;
 
-/// Runs one step of `graph` under `strategy` on the device, outputs poisoned first.
+/// Runs one step of `graph` under `strategy` on the backend under test, outputs poisoned first.
 pub fn run_on_device(
     graph: &Graph,
     strategy: Strategy,
@@ -18,9 +18,9 @@ pub fn run_on_device(
     params: &HashMap<String, Scalar>,
 ) -> HashMap<String, HostArray> {
     let plan =
-        Plan::build(graph, strategy, &PlanOptions::for_device(&util::client())).expect("plan");
-    let mut exec = PlanExecutor::new(util::client(), graph.clone(), plan, n).expect("executor");
-    exec.allocate_outputs(true);
+        Plan::build(graph, strategy, &util::plan_options()).expect("plan");
+    let mut exec = util::runner(graph.clone(), plan, n);
+    exec.poison_outputs();
     for (name, values) in inputs {
         exec.set_input(name, values).expect("input");
     }
@@ -147,71 +147,6 @@ fn row_reductions_match_the_interpreter() {
     }
 }
 
-#[test]
-fn vectorised_launches_match_scalar_launches_and_the_interpreter() {
-    let g = GraphBuilder::new();
-    let x = g.input("x", DType::F32);
-    let y = g.input("y", DType::F32);
-    let s = g.param("s", DType::F32);
-    let light = x * 0.5 + 1.0;
-    let medium = (x * s).tanh() + y.sin() * light;
-    let heavy = (medium.square() + 1.0).sqrt().recip() * (y / (x.abs() + 1.0)).exp();
-    g.output("light", light);
-    g.output("heavy", heavy.erf() + (x.abs() + 0.5).pow(y.tanh()));
-    let graph = g.build().unwrap();
-    let n = 4 * 1000;
-    let inputs = HashMap::from([
-        (
-            "x".to_string(),
-            HostArray::F32((0..n).map(|i| (i as f32 * 0.013).sin() * 3.0).collect()),
-        ),
-        (
-            "y".to_string(),
-            HostArray::F32((0..n).map(|i| (i as f32 * 0.007).cos()).collect()),
-        ),
-    ]);
-    let params = HashMap::from([("s".to_string(), Scalar::F32(0.8))]);
-    let want = interpret::<f32>(&graph, n, &inputs, &params).unwrap();
-    for strategy in [
-        Strategy::Eager,
-        Strategy::Vertical,
-        Strategy::Horizontal,
-        Strategy::Fused,
-    ] {
-        for vectorize in [true, false] {
-            let plan =
-                Plan::build(&graph, strategy, &PlanOptions::for_device(&util::client())).unwrap();
-            let mut exec = PlanExecutor::new(util::client(), graph.clone(), plan, n).unwrap();
-            exec.set_vectorize(vectorize);
-            assert_eq!(
-                exec.vector_width(0),
-                if vectorize { 4 } else { 1 },
-                "{strategy}"
-            );
-            exec.allocate_outputs(true);
-            for (name, values) in &inputs {
-                exec.set_input(name, values).unwrap();
-            }
-            exec.set_param("s", Scalar::F32(0.8)).unwrap();
-            exec.run().unwrap();
-            for output in graph.outputs() {
-                let got = exec.read_output(&output.name).unwrap();
-                assert_close(
-                    &format!("{strategy} vectorize={vectorize} {}", output.name),
-                    &got,
-                    &want[&output.name],
-                    2,
-                    1e-6,
-                );
-            }
-        }
-    }
-    // A size that is not a multiple of the width runs scalar.
-    let plan = Plan::build(&graph, Strategy::Fused, &PlanOptions::default()).unwrap();
-    let exec = PlanExecutor::new(util::client(), graph, plan, 1001).unwrap();
-    assert_eq!(exec.vector_width(0), 1);
-}
-
 /// Above 65535 cubes a launch spreads over two dispatch dimensions; every element is
 /// still computed exactly once (outputs start as NaN).
 #[test]
@@ -222,9 +157,8 @@ fn launches_beyond_65535_cubes_cover_every_element() {
     let graph = g.build().unwrap();
     let n = 65_535 * 256 + 3 * 256 + 17;
     let plan = Plan::build(&graph, Strategy::Fused, &PlanOptions::default()).unwrap();
-    let mut exec = PlanExecutor::new(util::client(), graph, plan, n).unwrap();
-    exec.set_vectorize(false);
-    exec.allocate_outputs(true);
+    let mut exec = util::runner(graph, plan, n);
+    exec.poison_outputs();
     exec.set_input(
         "x",
         &HostArray::F32((0..n).map(|i| (i % 1000) as f32).collect()),

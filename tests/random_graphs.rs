@@ -7,20 +7,20 @@
 
 use std::collections::HashMap;
 
-use cartfuse::fusion::exec::PlanExecutor;
+use cartfuse::fusion::backend::PlanRunner;
 use cartfuse::fusion::graph::{
     BinaryOp, CompareOp, DType, FloatUnary, Graph, GraphBuilder, ReduceOp, Var,
 };
 use cartfuse::fusion::interpret::{HostArray, Scalar, interpret};
-use cartfuse::fusion::plan::{Plan, PlanOptions, Strategy};
+use cartfuse::fusion::plan::{Plan, Strategy};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 
-use crate::plans::assert_close;
-use crate::util;
+use super::plans::assert_close;
+use super::util;
 
 const N: usize = 64;
 const COLS: u32 = 8;
@@ -223,15 +223,15 @@ fn check(graph: &Graph, strategy: Strategy) {
         Strategy::FusedSteps(k) => k as usize,
         _ => 1,
     };
-    let Ok(plan) = Plan::build(graph, strategy, &PlanOptions::for_device(&util::client())) else {
+    let Ok(plan) = Plan::build(graph, strategy, &util::plan_options()) else {
         assert!(
             matches!(strategy, Strategy::FusedSteps(_)),
             "{strategy} must plan:\n{graph}"
         );
         return; // Graphs with row reductions are not stepped.
     };
-    let mut exec = PlanExecutor::new(util::client(), graph.clone(), plan, N).unwrap();
-    exec.allocate_outputs(true);
+    let mut exec = util::runner(graph.clone(), plan, N);
+    exec.poison_outputs();
     let state: Vec<f32> = (0..N).map(|i| i as f32 * 0.01).collect();
     exec.set_input("s", &HostArray::F32(state.clone())).unwrap();
     let step_inputs = inputs(0, steps);

@@ -5,7 +5,7 @@ use cartfuse::{AutoresetMode, CartPoleConfig, StepPlan};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::util;
+use super::util;
 
 fn k_steps_equal_single_steps(autoreset: AutoresetMode) {
     let (n, k, calls) = (300, 5, 6);

@@ -1,27 +1,50 @@
 //! The single integration-test binary (cubecl and wgpu are linked once).
 //!
-//! Tests that need a device open the default wgpu adapter through [`util::client`], which
-//! fails the test with instructions when the machine has none: nothing is skipped silently.
+//! The suites that exercise a runtime are written once and compiled once per runtime by
+//! [`runtime_suites!`]: `wgpu` (the default adapter; a machine without one fails these tests
+//! with install instructions, nothing is skipped silently) and `cpu` (the native runtime).
+//! Suites about the binary and burn run once.
 
-mod util;
-
-/// Exact launch and byte counts.
-mod accounting;
 /// The burn-tensor step against the reference.
 mod burn;
 /// The binary end to end.
 mod cli;
-/// Autoreset modes, truncation and step counters, step by step against the reference.
-mod episodes;
-/// Every bad input gets its error.
-mod errors;
-/// One-step kernel parity with the f64 reference.
-mod parity;
-/// Every plan of a graph against the interpreter.
-mod plans;
-/// Random graphs under every strategy against the interpreter.
-mod random_graphs;
-/// Reset bounds, seeding and host/device RNG identity.
-mod resets;
-/// `fused-xK` against single fused steps.
-mod steps;
+
+/// Declares the runtime-generic suites in the calling module, which defines `TestBackend`
+/// and `backend()` (`wgpu/mod.rs`, `cpu/mod.rs`).
+macro_rules! runtime_suites {
+    () => {
+        #[path = "../util.rs"]
+        mod util;
+
+        /// Exact launch and byte counts.
+        #[path = "../accounting.rs"]
+        mod accounting;
+        /// Autoreset modes, truncation and step counters, step by step against the reference.
+        #[path = "../episodes.rs"]
+        mod episodes;
+        /// Every bad input gets its error.
+        #[path = "../errors.rs"]
+        mod errors;
+        /// One-step parity with the f64 reference.
+        #[path = "../parity.rs"]
+        mod parity;
+        /// Every plan of a graph against the interpreter.
+        #[path = "../plans.rs"]
+        mod plans;
+        /// Random graphs under every strategy against the interpreter.
+        #[path = "../random_graphs.rs"]
+        mod random_graphs;
+        /// Reset bounds, seeding and host/device RNG identity.
+        #[path = "../resets.rs"]
+        mod resets;
+        /// `fused-xK` against single fused steps.
+        #[path = "../steps.rs"]
+        mod steps;
+    };
+}
+
+/// The runtime suites on the native CPU runtime.
+mod cpu;
+/// The runtime suites on wgpu's default adapter.
+mod wgpu;

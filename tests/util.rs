@@ -1,43 +1,67 @@
-//! Shared helpers: the test device and small builders.
+//! Shared helpers of one runtime's suites: the backend under test and small builders.
+//!
+//! This file is compiled once per runtime (see `tests.rs`): `super::backend()` is that
+//! runtime's backend, so every suite that builds its envs and runners here runs on each.
 
-use cartfuse::env::StepOutput;
-use cartfuse::fusion::cubecl::prelude::ComputeClient;
-use cartfuse::fusion::cubecl::wgpu::WgpuRuntime;
-use cartfuse::fusion::device::wgpu_client;
-use cartfuse::fusion::plan::Strategy;
-use cartfuse::{CartPoleConfig, CartPoleState, CartPoleVecEnv, StepPlan};
+use std::sync::Arc;
 
-/// The runtime every device test runs on.
-pub type TestRuntime = WgpuRuntime;
+use cartfuse::env::{CartPole, StepOutput, VecEnv};
+use cartfuse::fusion::backend::Backend;
+use cartfuse::fusion::graph::Graph;
+use cartfuse::fusion::launch::LaunchLedger;
+use cartfuse::fusion::plan::{Plan, PlanOptions, Strategy};
+use cartfuse::{CartPoleConfig, CartPoleState, StepPlan};
 
-/// A client on the default wgpu adapter; panics with install instructions when none exists.
-pub fn client() -> ComputeClient<TestRuntime> {
-    match wgpu_client() {
-        Ok(opened) => opened.client,
-        Err(error) => panic!("this test needs a compute device and found none: {error}"),
-    }
-}
+pub use super::{TestBackend, backend};
+
+/// A CartPole vector env on the backend under test.
+pub type TestEnv = VecEnv<CartPole, TestBackend>;
 
 /// A vector env of `num_envs` envs running the default plan, reset with `seed`.
-pub fn env(num_envs: usize, config: CartPoleConfig, seed: u64) -> CartPoleVecEnv<TestRuntime> {
+pub fn env(num_envs: usize, config: CartPoleConfig, seed: u64) -> TestEnv {
     env_with(num_envs, config, StepPlan::default(), seed)
 }
 
-/// A vector env of `num_envs` envs running `plan`, reset with `seed`.
-pub fn env_with(
+/// A vector env of `num_envs` envs running `plan`, not yet reset.
+pub fn build(
     num_envs: usize,
     config: CartPoleConfig,
     plan: StepPlan,
-    seed: u64,
-) -> CartPoleVecEnv<TestRuntime> {
-    let mut env = CartPoleVecEnv::with_plan(client(), num_envs, config, plan).expect("valid env");
+) -> Result<TestEnv, cartfuse::EnvError> {
+    VecEnv::build(backend(), config.params, num_envs, config.episode(), plan)
+}
+
+/// A vector env of `num_envs` envs running `plan`, reset with `seed`.
+pub fn env_with(num_envs: usize, config: CartPoleConfig, plan: StepPlan, seed: u64) -> TestEnv {
+    let mut env = build(num_envs, config, plan).expect("valid env");
     env.reset(Some(seed)).expect("reset");
     env
 }
 
+/// The planner options of the backend under test.
+pub fn plan_options() -> PlanOptions {
+    backend().plan_options()
+}
+
+/// `plan` of `graph` ready to run over `n` lanes on the backend under test.
+pub fn runner(graph: Graph, plan: Plan, n: usize) -> <TestBackend as Backend>::Runner {
+    backend()
+        .runner(graph, plan, n, Arc::new(LaunchLedger::new()))
+        .expect("runner")
+}
+
+/// Every plan this runtime offers CartPole (a runtime without a hand-written kernel
+/// refuses that plan with an error, tested in `errors.rs`).
+pub fn plans() -> Vec<StepPlan> {
+    StepPlan::all()
+        .into_iter()
+        .filter(|plan| build(1, CartPoleConfig::default(), *plan).is_ok())
+        .collect()
+}
+
 /// Every plan whose `step` advances one step (all but `fused-xK`).
 pub fn single_step_plans() -> Vec<StepPlan> {
-    StepPlan::all()
+    plans()
         .into_iter()
         .filter(|plan| !matches!(plan, StepPlan::Graph(Strategy::FusedSteps(_))))
         .collect()

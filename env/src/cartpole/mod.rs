@@ -4,6 +4,7 @@
 //! - [`params`]: [`CartPoleParams`] (gymnasium's defaults, validated) and [`CartPoleConfig`].
 //! - [`reference`]: the f64 host reference, the oracle of every test.
 //! - [`kernel`] and [`hand_written`]: the hand-written `#[cube]` step and reset kernels.
+//! - [`native`]: the same hand-written step written natively for the CPU runtime.
 //! - [`burn_step`]: the same step in burn tensor ops.
 
 pub mod burn_step;
@@ -11,6 +12,7 @@ pub mod burn_step;
 mod graph_tests;
 pub mod hand_written;
 pub mod kernel;
+pub mod native;
 pub mod params;
 pub mod reference;
 mod vector;

@@ -1,17 +1,44 @@
 //! The native CPU runtime hosts vector envs: planned engines run through
-//! [`CpuExecutor`](cartfuse_fusion::cpu::CpuExecutor), device-resident actions are checked in
-//! place.
+//! [`CpuExecutor`](cartfuse_fusion::cpu::CpuExecutor), CartPole's hand-written step is
+//! [`NativeEngine`], device-resident actions are checked in place.
+
+use std::any::Any;
+use std::sync::Arc;
 
 use cartfuse_fusion::backend::{Backend, Cpu};
 use cartfuse_fusion::cpu::CpuBuffer;
 use cartfuse_fusion::launch::LaunchLedger;
 
-use super::{EnvBackend, check_actions_record};
-use crate::environment::GraphEnv;
+use super::{EnvBackend, check_actions_record, planned_engine};
+use crate::cartpole::native::NativeEngine;
+use crate::cartpole::{CartPoleConfig, CartPoleParams};
+use crate::engine::{StepEngine, StepPlan};
+use crate::environment::{EpisodeOptions, GraphEnv};
 use crate::error::EnvError;
 use crate::spaces::ActionSpace;
 
 impl EnvBackend for Cpu {
+    fn engine<E: GraphEnv>(
+        &self,
+        env: &E,
+        n: usize,
+        episode: &EpisodeOptions,
+        plan: StepPlan,
+        ledger: Arc<LaunchLedger>,
+    ) -> Result<Box<dyn StepEngine<Self>>, EnvError> {
+        if plan == StepPlan::HandWritten
+            && let Some(params) = (env as &dyn Any).downcast_ref::<CartPoleParams>()
+        {
+            let config = CartPoleConfig {
+                params: *params,
+                autoreset: episode.autoreset,
+                max_episode_steps: episode.max_episode_steps,
+            };
+            return Ok(Box::new(NativeEngine::new(self, n, &config, ledger)));
+        }
+        planned_engine(self, env, n, episode, plan, ledger)
+    }
+
     fn actions_valid<E: GraphEnv>(
         &self,
         env: &E,

@@ -166,6 +166,10 @@ impl PlanRunner<Cpu> for CpuExecutor {
         CpuExecutor::read_input(self, name)
     }
 
+    fn poison_outputs(&mut self) {
+        self.poison_written();
+    }
+
     fn run(&mut self) -> Result<(), ExecError> {
         CpuExecutor::run(self)
     }

@@ -151,6 +151,10 @@ impl<R: Runtime> PlanRunner<Cube<R>> for PlanExecutor<R> {
         PlanExecutor::read_input(self, name)
     }
 
+    fn poison_outputs(&mut self) {
+        self.allocate_outputs(true);
+    }
+
     fn run(&mut self) -> Result<(), ExecError> {
         PlanExecutor::run(self)
     }

@@ -92,6 +92,9 @@ pub trait PlanRunner<B: Backend>: Send {
     fn read_input(&self, name: &str) -> Result<HostArray, ExecError>;
     /// Runs one call of the plan (`plan().steps_per_launch` steps).
     fn run(&mut self) -> Result<(), ExecError>;
+    /// Fills every buffer the plan writes with NaN (`f32`) or `0xFFFF_FFFF` (`u32`), so a
+    /// test can tell elements a run wrote from stale ones.
+    fn poison_outputs(&mut self);
 
     /// Whether the graph has an input called `name`.
     fn has_input(&self, name: &str) -> bool {

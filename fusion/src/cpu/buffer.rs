@@ -68,9 +68,9 @@ impl CpuBuffer {
         Arc::ptr_eq(&self.words, &other.words)
     }
 
-    /// Exclusive access for the length of a run (a panic elsewhere cannot leave the words
-    /// half-typed, so a poisoned lock is taken over).
-    pub(super) fn lock(&self) -> MutexGuard<'_, Vec<u32>> {
+    /// Exclusive access to the words, padding included, for the length of a kernel (a panic
+    /// elsewhere cannot leave the words half-typed, so a poisoned lock is taken over).
+    pub fn lock(&self) -> MutexGuard<'_, Vec<u32>> {
         self.words.lock().unwrap_or_else(PoisonError::into_inner)
     }
 

@@ -394,6 +394,18 @@ impl CpuExecutor {
         Ok(())
     }
 
+    /// Replaces every buffer the plan writes by one of NaN (`f32`) or `0xFFFF_FFFF` (`u32`),
+    /// so tests can tell written elements from stale ones.
+    pub(crate) fn poison_written(&mut self) {
+        for &b in &self.written {
+            let poisoned = match self.dtypes[b] {
+                DType::F32 => CpuBuffer::from_f32(&vec![f32::NAN; self.lens[b]]),
+                _ => CpuBuffer::from_u32(&vec![u32::MAX; self.lens[b]]),
+            };
+            self.buffers[b] = poisoned;
+        }
+    }
+
     /// Runs the plan once (`steps_per_launch` graph steps), then advances the carried state.
     pub fn run(&mut self) -> Result<(), ExecError> {
         if self.pins_dirty {

@@ -120,26 +120,35 @@ fn sin_cos_poly<V: Simd>(s: V, x: V::F) -> (V::F, V::F) {
     (sin, cos)
 }
 
+/// Sine and cosine from one range reduction: the only definition of both ([`sin`] and
+/// [`cos`] take one half, and inlining drops the other).
+#[inline(always)]
+pub fn sin_cos<V: Simd>(s: V, x: V::F) -> (V::F, V::F) {
+    let (j, r) = reduce(s, abs(s, x));
+    let (ps, pc) = sin_cos_poly(s, r);
+    let sin_sign = s.xor_u(
+        s.and_u(s.to_bits(x), s.splat_u(SIGN)),
+        s.shl_u(s.and_u(j, s.splat_u(4)), 29),
+    );
+    let sin_poly = s.eq_u(s.and_u(j, s.splat_u(2)), s.splat_u(0));
+    let sin = s.from_bits(s.xor_u(s.to_bits(s.select(sin_poly, ps, pc)), sin_sign));
+    let jc = s.sub_u(j, s.splat_u(2));
+    let cos_sign = s.shl_u(s.and_u(s.xor_u(jc, s.splat_u(u32::MAX)), s.splat_u(4)), 29);
+    let cos_poly = s.eq_u(s.and_u(jc, s.splat_u(2)), s.splat_u(0));
+    let cos = s.from_bits(s.xor_u(s.to_bits(s.select(cos_poly, ps, pc)), cos_sign));
+    (sin, cos)
+}
+
 /// Sine.
 #[inline(always)]
 pub fn sin<V: Simd>(s: V, x: V::F) -> V::F {
-    let sign = s.and_u(s.to_bits(x), s.splat_u(SIGN));
-    let (j, r) = reduce(s, abs(s, x));
-    let sign = s.xor_u(sign, s.shl_u(s.and_u(j, s.splat_u(4)), 29));
-    let use_sin = s.eq_u(s.and_u(j, s.splat_u(2)), s.splat_u(0));
-    let (ps, pc) = sin_cos_poly(s, r);
-    s.from_bits(s.xor_u(s.to_bits(s.select(use_sin, ps, pc)), sign))
+    sin_cos(s, x).0
 }
 
 /// Cosine.
 #[inline(always)]
 pub fn cos<V: Simd>(s: V, x: V::F) -> V::F {
-    let (j, r) = reduce(s, abs(s, x));
-    let j = s.sub_u(j, s.splat_u(2));
-    let sign = s.shl_u(s.and_u(s.xor_u(j, s.splat_u(u32::MAX)), s.splat_u(4)), 29);
-    let use_sin = s.eq_u(s.and_u(j, s.splat_u(2)), s.splat_u(0));
-    let (ps, pc) = sin_cos_poly(s, r);
-    s.from_bits(s.xor_u(s.to_bits(s.select(use_sin, ps, pc)), sign))
+    sin_cos(s, x).1
 }
 
 const LOG2E: f32 = std::f32::consts::LOG2_E;

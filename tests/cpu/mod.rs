@@ -1,0 +1,11 @@
+//! The runtime suites on the native CPU runtime (every thread, the best SIMD level).
+
+/// The backend these suites run on.
+pub type TestBackend = cartfuse::fusion::backend::Cpu;
+
+/// The host CPU.
+pub fn backend() -> TestBackend {
+    cartfuse::fusion::backend::Cpu::default()
+}
+
+runtime_suites!();
