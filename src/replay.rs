@@ -2,11 +2,10 @@
 //! with autoreset off, following its actions, and stops at its first termination or
 //! truncation (or when its actions run out).
 
-use cubecl::prelude::*;
 use serde_json::Value;
 
-use crate::{AutoresetMode, CartPoleConfig, CartPoleState, CartPoleVecEnv, EnvError};
-use cartfuse_fusion::cubecl;
+use crate::{AutoresetMode, CartPoleConfig, CartPoleState, EnvError, StepPlan};
+use cartfuse_env::{EnvBackend, VecEnv};
 
 /// One episode to replay.
 #[derive(Debug, Clone, PartialEq)]
@@ -136,12 +135,12 @@ fn parse_episode(episode: usize, value: &Value) -> Result<ReplayEpisode, ReplayE
     })
 }
 
-/// Replays every episode in its own lane of one vector env on `client`.
+/// Replays every episode in its own lane of one vector env on `backend`.
 ///
 /// `config.autoreset` is forced to [`AutoresetMode::Disabled`]; `config.max_episode_steps`
 /// still truncates.
-pub fn replay<R: Runtime>(
-    client: ComputeClient<R>,
+pub fn replay<B: EnvBackend>(
+    backend: B,
     config: CartPoleConfig,
     episodes: &[ReplayEpisode],
 ) -> Result<ReplayOutput, ReplayError> {
@@ -150,7 +149,13 @@ pub fn replay<R: Runtime>(
         ..config
     };
     let n = episodes.len();
-    let mut env = CartPoleVecEnv::with_client(client, n, config)?;
+    let mut env = VecEnv::build(
+        backend,
+        config.params,
+        n,
+        config.episode(),
+        StepPlan::default(),
+    )?;
     env.reset(Some(0))?;
     let initial: Vec<Vec<f64>> = episodes
         .iter()

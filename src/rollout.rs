@@ -2,12 +2,11 @@
 
 use std::time::{Duration, Instant};
 
-use cubecl::prelude::*;
+use cartfuse_env::{CartPole, EnvBackend, VecEnv};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::{CartPoleVecEnv, EnvError};
-use cartfuse_fusion::cubecl;
+use crate::EnvError;
 
 /// What a rollout measured.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -30,8 +29,8 @@ pub struct RolloutReport {
 
 /// Runs `steps` batch steps of a uniformly random policy (actions drawn from `seed`),
 /// calling `progress(done)` after every step.
-pub fn random_rollout<R: Runtime>(
-    env: &mut CartPoleVecEnv<R>,
+pub fn random_rollout<B: EnvBackend>(
+    env: &mut VecEnv<CartPole, B>,
     steps: u64,
     seed: u64,
     mut progress: impl FnMut(u64),

@@ -106,7 +106,7 @@ fn replay_rejects_malformed_input_naming_episode_and_field() {
 #[test]
 fn missing_vulkan_adapter_says_how_to_install_one() {
     let run = Command::new(env!("CARGO_BIN_EXE_cartfuse"))
-        .args(["rollout", "--envs", "4", "--steps", "1"])
+        .args(["--device", "wgpu", "rollout", "--envs", "4", "--steps", "1"])
         .env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
         .env("VK_DRIVER_FILES", "/nonexistent/icd.json")
         .output()
@@ -118,6 +118,64 @@ fn missing_vulkan_adapter_says_how_to_install_one() {
         message.contains("apt-get install mesa-vulkan-drivers"),
         "{message}"
     );
+}
+
+#[test]
+fn without_a_gpu_the_default_device_is_the_cpu_and_says_why() {
+    let run = Command::new(env!("CARGO_BIN_EXE_cartfuse"))
+        .args(["rollout", "--envs", "64", "--steps", "10", "--json"])
+        .env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
+        .env("VK_DRIVER_FILES", "/nonexistent/icd.json")
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert!(
+        stderr(&run).contains("device: cpu (no GPU adapter found)"),
+        "{}",
+        stderr(&run)
+    );
+    let report: serde_json::Value = serde_json::from_str(stdout(&run).trim()).unwrap();
+    assert_eq!(report["num_envs"], 64);
+}
+
+#[test]
+fn bench_on_the_cpu_counts_one_pass_per_fused_step() {
+    for plan in ["fused", "hand-written", "eager"] {
+        let run = cartfuse(&[
+            "--device",
+            "cpu",
+            "bench",
+            "--plan",
+            plan,
+            "--envs",
+            "1000",
+            "--steps",
+            "20",
+            "--repeats",
+            "2",
+            "--json",
+        ]);
+        assert!(run.status.success(), "{plan}: {}", stderr(&run));
+        let report: serde_json::Value = serde_json::from_str(stdout(&run).trim()).unwrap();
+        let launches = report["launches_per_step"].as_f64().unwrap();
+        if plan == "eager" {
+            assert!(launches > 20.0, "{launches}");
+        } else {
+            assert_eq!(launches, 1.0, "{plan}");
+            assert_eq!(report["bytes_per_env_step"], 88.0, "{plan}");
+        }
+    }
+    let run = cartfuse(&[
+        "--device",
+        "cpu",
+        "bench",
+        "--plan",
+        "fused",
+        "--cubecl-log",
+        "x.log",
+    ]);
+    assert!(!run.status.success());
+    assert!(stderr(&run).contains("--cubecl-log"), "{}", stderr(&run));
 }
 
 #[test]
@@ -154,6 +212,8 @@ fn ledger_launches_equal_the_cubecl_runtime_record() {
         std::fs::remove_file(&log).ok();
         let run = Command::new(env!("CARGO_BIN_EXE_cartfuse"))
             .args([
+                "--device",
+                "wgpu",
                 "bench",
                 "--plan",
                 plan,

@@ -32,6 +32,84 @@ impl std::fmt::Display for RuntimeKind {
     }
 }
 
+/// Where a command runs: the native CPU runtime or a CubeCL runtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Device {
+    /// The native CPU runtime ([`crate::backend::Cpu`]).
+    Cpu,
+    /// A CubeCL runtime ([`crate::backend::Cube`]).
+    Cube(RuntimeKind),
+}
+
+impl std::fmt::Display for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Device::Cpu => f.write_str("cpu"),
+            Device::Cube(kind) => kind.fmt(f),
+        }
+    }
+}
+
+/// The device a user gets when they name none, and why: a real GPU when CUDA (with the
+/// feature) or wgpu finds one, the native CPU runtime otherwise. A wgpu adapter that is a
+/// CPU emulation (Mesa's lavapipe) is not picked: the native runtime runs the same plans
+/// without a Vulkan driver in between. It stays available as `--device wgpu`.
+pub fn auto_device() -> (Device, String) {
+    #[cfg(feature = "cuda")]
+    if let Ok(opened) = cuda_client() {
+        return (
+            Device::Cube(RuntimeKind::Cuda),
+            format!("{} found", opened.description),
+        );
+    }
+    #[cfg(feature = "wgpu")]
+    {
+        let adapters = wgpu_adapters();
+        if let Some(gpu) = adapters.iter().find(|(_, is_gpu)| *is_gpu) {
+            return (
+                Device::Cube(RuntimeKind::Wgpu),
+                format!("wgpu adapter {} is a GPU", gpu.0),
+            );
+        }
+        if !adapters.is_empty() {
+            let names: Vec<&str> = adapters.iter().map(|(name, _)| name.as_str()).collect();
+            return (
+                Device::Cpu,
+                format!(
+                    "no GPU: wgpu's only adapters ({}) emulate one on the CPU; \
+                     `--device wgpu` uses them anyway",
+                    names.join(", ")
+                ),
+            );
+        }
+    }
+    (Device::Cpu, "no GPU adapter found".into())
+}
+
+/// The native API's adapters: name, and whether it is a real (discrete, integrated or
+/// virtual) GPU rather than a CPU emulation.
+#[cfg(feature = "wgpu")]
+pub fn wgpu_adapters() -> Vec<(String, bool)> {
+    let (backend, _) = native_wgpu_backend();
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends: backend.into(),
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    });
+    cubecl::future::block_on(instance.enumerate_adapters(backend.into()))
+        .iter()
+        .map(|adapter| {
+            let info = adapter.get_info();
+            let gpu = matches!(
+                info.device_type,
+                wgpu::DeviceType::DiscreteGpu
+                    | wgpu::DeviceType::IntegratedGpu
+                    | wgpu::DeviceType::VirtualGpu
+            );
+            (info.name, gpu)
+        })
+        .collect()
+}
+
 /// Why no device could be opened.
 #[derive(Debug, thiserror::Error)]
 pub enum DeviceError {
@@ -184,6 +262,34 @@ macro_rules! dispatch_runtime {
                 {
                     Err($crate::device::DeviceError::RuntimeNotCompiled { feature: "cuda" }.into())
                 }
+            }
+        }
+    }};
+}
+
+/// Runs `$body` with `$backend` bound to the [`Backend`](crate::backend::Backend) of
+/// [`Device`] `$device` (of type `$B`): [`Cpu`](crate::backend::Cpu) with the default
+/// options, or a [`Cube`](crate::backend::Cube) over the runtime [`dispatch_runtime!`]
+/// opens. Errors (no device, runtime not compiled) convert with `From`.
+#[macro_export]
+macro_rules! dispatch_backend {
+    ($device:expr, |$backend:ident : $B:ident| $body:expr) => {{
+        match $device {
+            $crate::device::Device::Cpu => {
+                #[allow(unused)]
+                type $B = $crate::backend::Cpu;
+                match $crate::backend::Cpu::new($crate::cpu::CpuOptions::default()) {
+                    Ok($backend) => $body,
+                    Err(error) => Err(error.into()),
+                }
+            }
+            $crate::device::Device::Cube(kind) => {
+                $crate::dispatch_runtime!(kind, |opened: R| {
+                    #[allow(unused)]
+                    type $B = $crate::backend::Cube<R>;
+                    let $backend = $crate::backend::Cube::new(opened.client, opened.description);
+                    $body
+                })
             }
         }
     }};

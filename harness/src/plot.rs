@@ -88,6 +88,10 @@ pub fn write_plots(
             both!(dir, "env_steps", report, env_steps),
         ),
         (
+            "The CPU runtime against the device and burn NdArray".to_string(),
+            both!(dir, "cpu", report, cpu_throughput),
+        ),
+        (
             "The ablation ladder: speedup over xla-default".to_string(),
             both!(dir, "ablation", report, ablation),
         ),
@@ -280,13 +284,38 @@ where
             series.push((backend.name().into(), burn));
         }
     }
+    throughput_chart(
+        area,
+        "CartPole-v1 throughput by plan (NextStep autoreset)",
+        series,
+    )
+}
+
+fn cpu_throughput<DB: DrawingBackend>(report: &Report, area: DrawingArea<DB, Shift>) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    area.fill(&WHITE)?;
+    let caption = format!(
+        "CartPole-v1 on the CPU ({}) against the device",
+        report.cpu.simd
+    );
+    throughput_chart(area, &caption, crate::report::cpu::series(report))
+}
+
+/// Env-steps/s against n on log axes, one line per series.
+fn throughput_chart<DB: DrawingBackend>(
+    area: DrawingArea<DB, Shift>,
+    caption: &str,
+    series: Vec<(String, Vec<(f64, f64)>)>,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
     let xs = range_log(series.iter().flat_map(|(_, p)| p.iter().map(|p| p.0)));
     let ys = range_log(series.iter().flat_map(|(_, p)| p.iter().map(|p| p.1)));
     let mut chart = ChartBuilder::on(&area)
-        .caption(
-            "CartPole-v1 throughput by plan (NextStep autoreset)",
-            (FONT, 24),
-        )
+        .caption(caption, (FONT, 24))
         .margin(20)
         .x_label_area_size(55)
         .y_label_area_size(85)

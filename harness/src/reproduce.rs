@@ -1,8 +1,9 @@
 //! `cartfuse reproduce`: every measurement of the report, in one run, on one device.
 
-use cartfuse_env::{AutoresetMode, CartPoleConfig, EnvError, StepPlan};
+use cartfuse_env::{EnvError, StepPlan};
 use std::collections::BTreeMap;
 
+use cartfuse_fusion::backend::Cube;
 use cartfuse_fusion::exec::ExecError;
 use cartfuse_fusion::graph::{Graph, NodeId, Shape};
 use cartfuse_fusion::launch::LaunchLedger;
@@ -13,8 +14,9 @@ use cartfuse_fusion::cubecl;
 
 use crate::ablation::ladder;
 use crate::burn_bench::{BurnBackend, BurnProfile, LaunchProbe, bench_backend};
+use crate::cpu_study::{CpuStudy, cartpole_cell, cpu_tasks, measure_cpu};
 use crate::dispatch::{DispatchTax, break_even_steps, busy_fraction, measure_dispatch_tax};
-use crate::profile::{PlanProfile, ProfileSettings, StepProfile, profile_cartpole, profile_plan};
+use crate::profile::{PlanProfile, ProfileSettings, StepProfile, profile_plan};
 use crate::roofline::{DeviceRoofline, measure_roofline};
 use crate::workloads::{Elementwise, TransformerTail, elementwise_inputs};
 
@@ -82,6 +84,7 @@ impl ReproduceSettings {
                 .launch_probe
                 .as_ref()
                 .map_or(0, |_| probed_backends().count())
+            + cpu_tasks(self.ablation_sizes.len())
     }
 }
 
@@ -205,6 +208,8 @@ pub struct Report {
     pub launch_probe_envs: Option<usize>,
     /// Why launches of a backend could not be counted (`"backend: reason"`).
     pub launch_probe_failures: Vec<String>,
+    /// The native CPU runtime over the same sizes.
+    pub cpu: CpuStudy,
 }
 
 impl Report {
@@ -258,38 +263,6 @@ pub enum ReproduceError {
     Plan(#[from] PlanError),
 }
 
-fn cartpole_cell<R: Runtime>(
-    client: &ComputeClient<R>,
-    plan: StepPlan,
-    label: &str,
-    n: usize,
-    settings: &ProfileSettings,
-) -> Result<AblationCell, ReproduceError> {
-    let config = CartPoleConfig {
-        autoreset: AutoresetMode::NextStep,
-        ..CartPoleConfig::default()
-    };
-    let profile = match profile_cartpole(client.clone(), config, plan, n, settings, |_, _| {}) {
-        Ok(profile) => Ok(profile),
-        Err(EnvError::TooManyEnvs {
-            requested,
-            max,
-            limit,
-        }) => Err(Skipped {
-            reason: format!("does not fit: {requested} envs, at most {max} ({limit})"),
-        }),
-        Err(other) => return Err(other.into()),
-    };
-    Ok(AblationCell {
-        row: label.into(),
-        num_envs: n,
-        profile,
-        speedup_over_previous: None,
-        speedup_over_xla_default: None,
-        speedup_over_eager: None,
-    })
-}
-
 fn step_time(cell: &AblationCell) -> Option<f64> {
     cell.profile.as_ref().ok().map(|p| p.step_s_median)
 }
@@ -303,6 +276,7 @@ pub fn reproduce<R: Runtime>(
     mut progress: impl FnMut(&str),
 ) -> Result<Report, ReproduceError> {
     let ledger = LaunchLedger::new();
+    let backend = Cube::new(client.clone(), device.clone());
     progress("device roofline");
     let roofline = measure_roofline(
         &client,
@@ -318,7 +292,7 @@ pub fn reproduce<R: Runtime>(
     for &n in &settings.ablation_sizes {
         progress(&format!("CartPole eager, n = {n}"));
         eager.push(cartpole_cell(
-            &client,
+            &backend,
             StepPlan::Graph(Strategy::Eager),
             "eager",
             n,
@@ -329,7 +303,7 @@ pub fn reproduce<R: Runtime>(
     for row in ladder() {
         for (i, &n) in settings.ablation_sizes.iter().enumerate() {
             progress(&format!("ablation: {}, n = {n}", row.label));
-            let mut cell = cartpole_cell(&client, row.plan, row.label, n, &settings.profile)?;
+            let mut cell = cartpole_cell(&backend, row.plan, row.label, n, &settings.profile)?;
             if let Some(t) = step_time(&cell) {
                 let previous = ablation
                     .iter()
@@ -502,7 +476,14 @@ pub fn reproduce<R: Runtime>(
             }
         }
     }
+    let cpu = measure_cpu(
+        &settings.ablation_sizes,
+        settings.roofline_copy_bytes,
+        &settings.profile,
+        &mut progress,
+    )?;
     Ok(Report {
+        cpu,
         device_name: adapter_name(&device).to_string(),
         device,
         runtime: R::name(&client).to_string(),

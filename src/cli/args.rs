@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use cartfuse::fusion::device::RuntimeKind;
+use cartfuse::fusion::device::{Device, RuntimeKind, auto_device};
 use cartfuse::fusion::plan::{PlanError, Strategy};
 use cartfuse::{AutoresetMode, StepPlan};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -11,8 +11,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 #[derive(Debug, Parser)]
 #[command(name = "cartfuse", version, about)]
 pub struct Cli {
-    /// Compute device to run on.
-    #[arg(long, global = true, value_enum, default_value_t = DeviceArg::Wgpu)]
+    /// Compute device to run on (`auto`: a real GPU when one is found, else the CPU).
+    #[arg(long, global = true, value_enum, default_value_t = DeviceArg::Auto)]
     pub device: DeviceArg,
     /// More logging on stderr (-v debug, -vv trace).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
@@ -25,17 +25,27 @@ pub struct Cli {
 /// `--device`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DeviceArg {
+    /// A real GPU (CUDA with the feature, or wgpu) when one is found, else the native CPU.
+    Auto,
+    /// The native CPU runtime (SIMD, every core).
+    Cpu,
     /// wgpu: Vulkan / Metal (Mesa lavapipe on machines without a GPU).
     Wgpu,
     /// CUDA (needs the `cuda` feature and an NVIDIA driver).
     Cuda,
 }
 
-impl From<DeviceArg> for RuntimeKind {
-    fn from(device: DeviceArg) -> Self {
-        match device {
-            DeviceArg::Wgpu => RuntimeKind::Wgpu,
-            DeviceArg::Cuda => RuntimeKind::Cuda,
+impl DeviceArg {
+    /// The device this names, and why when `auto` picked it.
+    pub fn resolve(self) -> (Device, Option<String>) {
+        match self {
+            DeviceArg::Auto => {
+                let (device, why) = auto_device();
+                (device, Some(why))
+            }
+            DeviceArg::Cpu => (Device::Cpu, None),
+            DeviceArg::Wgpu => (Device::Cube(RuntimeKind::Wgpu), None),
+            DeviceArg::Cuda => (Device::Cube(RuntimeKind::Cuda), None),
         }
     }
 }

@@ -2,15 +2,22 @@
 
 use anyhow::Context;
 use cartfuse::CartPoleConfig;
-use cartfuse::fusion::device::RuntimeKind;
-use cartfuse::fusion::dispatch_runtime;
-use cartfuse::harness::profile::{ProfileSettings, profile_cartpole};
+use cartfuse::fusion::backend::Backend;
+use cartfuse::fusion::device::Device;
+use cartfuse::fusion::dispatch_backend;
+use cartfuse::harness::profile::{ProfileSettings, profile_env};
 
 use super::args::BenchArgs;
 use super::progress;
 
 /// Profiles the plan and prints the result (text or one JSON object).
-pub fn run(kind: RuntimeKind, args: BenchArgs) -> anyhow::Result<()> {
+pub fn run(device: Device, args: BenchArgs) -> anyhow::Result<()> {
+    if device == Device::Cpu && args.cubecl_log.is_some() {
+        anyhow::bail!(
+            "--cubecl-log counts the kernels CubeCL executes; the CPU runtime runs none (use \
+             --device wgpu or --device cuda)"
+        );
+    }
     let envs = usize::try_from(args.envs).context("--envs does not fit this machine")?;
     let config = CartPoleConfig {
         autoreset: args.autoreset.into(),
@@ -22,11 +29,13 @@ pub fn run(kind: RuntimeKind, args: BenchArgs) -> anyhow::Result<()> {
         calls_per_repeat: args.steps.map(|s| s.div_ceil(k)),
         ..ProfileSettings::default()
     };
-    dispatch_runtime!(kind, |opened: R| {
+    dispatch_backend!(device, |backend: B| {
+        let description = backend.description();
         let bar = progress::bar(settings.repeats as u64, "bench");
-        let profile = profile_cartpole::<R>(
-            opened.client,
-            config,
+        let profile = profile_env(
+            backend,
+            config.params,
+            config.episode(),
             args.plan,
             envs,
             &settings,
@@ -42,7 +51,7 @@ pub fn run(kind: RuntimeKind, args: BenchArgs) -> anyhow::Result<()> {
         } else {
             println!(
                 "plan:               {} on {} ({})",
-                profile.plan, kind, opened.description
+                profile.plan, device, description
             );
             println!("envs:               {}", profile.num_envs);
             println!(

@@ -10,19 +10,23 @@ mod reproduce;
 mod rollout;
 pub mod runtime_dir;
 
-use cartfuse::fusion::device::RuntimeKind;
-
 use args::{Cli, Command};
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
-    let kind = RuntimeKind::from(cli.device);
+    let device = || {
+        let (device, why) = cli.device.resolve();
+        if let Some(why) = why {
+            eprintln!("device: {device} ({why})");
+        }
+        device
+    };
     match cli.command {
         Command::BurnProbe(args) => burn_probe::run(args),
-        Command::Reproduce(args) => reproduce::run(kind, args),
+        Command::Reproduce(args) => reproduce::run(device(), args),
         Command::Plan(args) => plan::run(args),
-        Command::Bench(args) => bench::run(kind, args),
-        Command::Rollout(args) => rollout::run(kind, args),
-        Command::Replay(args) => replay::run(kind, args),
+        Command::Bench(args) => bench::run(device(), args),
+        Command::Rollout(args) => rollout::run(device(), args),
+        Command::Replay(args) => replay::run(device(), args),
     }
 }

@@ -2,14 +2,14 @@
 
 use anyhow::Context;
 use cartfuse::CartPoleConfig;
-use cartfuse::fusion::device::RuntimeKind;
-use cartfuse::fusion::dispatch_runtime;
+use cartfuse::fusion::device::Device;
+use cartfuse::fusion::dispatch_backend;
 use cartfuse::replay::{parse_replay_input, replay};
 
 use super::args::ReplayArgs;
 
 /// Replays `--input` and writes the result to `--output` or stdout.
-pub fn run(kind: RuntimeKind, args: ReplayArgs) -> anyhow::Result<()> {
+pub fn run(device: Device, args: ReplayArgs) -> anyhow::Result<()> {
     let input = &args.input;
     let text = std::fs::read_to_string(input)
         .with_context(|| format!("cannot read {}", input.display()))?;
@@ -18,8 +18,8 @@ pub fn run(kind: RuntimeKind, args: ReplayArgs) -> anyhow::Result<()> {
         max_episode_steps: args.max_episode_steps,
         ..Default::default()
     };
-    let result = dispatch_runtime!(kind, |opened: R| {
-        anyhow::Ok(replay::<R>(opened.client, config, &episodes)?)
+    let result = dispatch_backend!(device, |backend: B| {
+        anyhow::Ok(replay(backend, config, &episodes)?)
     })?;
     let text = serde_json::to_string(&result)?;
     match args.output {

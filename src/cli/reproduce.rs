@@ -1,7 +1,7 @@
 //! `cartfuse reproduce`: the report.
 
 use anyhow::Context;
-use cartfuse::fusion::device::RuntimeKind;
+use cartfuse::fusion::device::{Device, RuntimeKind};
 use cartfuse::fusion::dispatch_runtime;
 use cartfuse::harness::burn_bench::LaunchProbe;
 use cartfuse::harness::plot::write_plots;
@@ -16,7 +16,20 @@ const PROBE_ENVS: usize = 1024;
 const PROBE_STEPS: usize = 20;
 
 /// Measures everything, then writes the report, the CSVs and the plots into `--out`.
-pub fn run(kind: RuntimeKind, args: ReproduceArgs) -> anyhow::Result<()> {
+///
+/// The study compares a device with the CPU: the device sections run on `device`'s CubeCL
+/// runtime, or on wgpu when `device` is the CPU (the CPU side is measured in every run).
+pub fn run(device: Device, args: ReproduceArgs) -> anyhow::Result<()> {
+    let kind = match device {
+        Device::Cube(kind) => kind,
+        Device::Cpu => {
+            eprintln!(
+                "reproduce: the device sections run on wgpu (the study sets a device against the \
+                 CPU); the CPU side runs natively"
+            );
+            RuntimeKind::Wgpu
+        }
+    };
     let mut settings = if args.quick {
         ReproduceSettings::quick()
     } else {

@@ -1,25 +1,34 @@
 //! `cartfuse rollout`: a random policy, measured.
 
 use anyhow::Context;
-use cartfuse::fusion::device::RuntimeKind;
-use cartfuse::fusion::dispatch_runtime;
+use cartfuse::env::VecEnv;
+use cartfuse::fusion::backend::Backend;
+use cartfuse::fusion::device::Device;
+use cartfuse::fusion::dispatch_backend;
 use cartfuse::rollout::random_rollout;
-use cartfuse::{CartPoleConfig, CartPoleVecEnv};
+use cartfuse::{CartPoleConfig, StepPlan};
 
 use super::args::RolloutArgs;
 use super::progress;
 
 /// Steps the envs under a random policy and prints the rollout report.
-pub fn run(kind: RuntimeKind, args: RolloutArgs) -> anyhow::Result<()> {
+pub fn run(device: Device, args: RolloutArgs) -> anyhow::Result<()> {
     let config = CartPoleConfig {
         autoreset: args.autoreset.into(),
         max_episode_steps: args.max_episode_steps,
         ..Default::default()
     };
     let envs = usize::try_from(args.envs).context("--envs does not fit this machine")?;
-    dispatch_runtime!(kind, |opened: R| {
-        tracing::info!(device = %opened.description, "opened device");
-        let mut env = CartPoleVecEnv::<R>::with_client(opened.client, envs, config)?;
+    dispatch_backend!(device, |backend: B| {
+        let description = backend.description();
+        tracing::info!(device = %description, "opened device");
+        let mut env = VecEnv::build(
+            backend,
+            config.params,
+            envs,
+            config.episode(),
+            StepPlan::default(),
+        )?;
         let bar = progress::bar(args.steps, "rollout");
         let report = random_rollout(&mut env, args.steps, args.seed, |done| {
             bar.set_position(done)
@@ -28,7 +37,7 @@ pub fn run(kind: RuntimeKind, args: RolloutArgs) -> anyhow::Result<()> {
         if args.json {
             println!("{}", serde_json::to_string(&report)?);
         } else {
-            println!("device:              {} ({})", kind, opened.description);
+            println!("device:              {device} ({description})");
             println!(
                 "envs x steps:        {} x {}",
                 report.num_envs, report.steps

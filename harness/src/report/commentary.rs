@@ -510,6 +510,14 @@ mod tests {
             burn: vec![],
             launch_probe_envs: None,
             launch_probe_failures: vec![],
+            cpu: crate::cpu_study::CpuStudy {
+                device: "a CPU".into(),
+                simd: "avx2".into(),
+                threads: 2,
+                copy_gbps: 10.0,
+                gflops: 100.0,
+                cells: vec![],
+            },
         }
     }
 

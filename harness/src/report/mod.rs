@@ -6,6 +6,7 @@
 //! ([`commentary`]) and names the device they were measured on.
 
 pub mod commentary;
+pub mod cpu;
 pub mod table;
 pub mod tables;
 
@@ -152,6 +153,16 @@ pub fn markdown(report: &Report, tables: &tables::Tables, plots: &[(String, Stri
         md += "What the numbers show:\n\n";
         md += &bullets(&burn);
     }
+    md += &format!(
+        "## The CPU side: {}\n\nThe same CartPole step on the native CPU runtime (`--device cpu`): \
+         every plan runs as SIMD passes over chunks of envs on every core; the hand-written \
+         step is written natively. Host roofline measured in this run:\n\n{}\n{}\n{}\n",
+        report.cpu.device,
+        tables.cpu_roofline.markdown(),
+        tables.cpu_plans.markdown(),
+        tables.cpu_vs_device.markdown()
+    );
+    md += &bullets(&cpu::commentary(report));
     if !plots.is_empty() {
         md += "## Plots\n\n";
         for (title, file) in plots {

@@ -26,6 +26,12 @@ pub struct Tables {
     pub burn: Table,
     /// burn against cartfuse.
     pub burn_vs_cartfuse: Table,
+    /// The host roofline.
+    pub cpu_roofline: Table,
+    /// Every plan on the CPU.
+    pub cpu_plans: Table,
+    /// The CPU against the device and burn NdArray.
+    pub cpu_vs_device: Table,
 }
 
 impl Tables {
@@ -41,11 +47,14 @@ impl Tables {
             break_even: break_even(report),
             burn: burn(report),
             burn_vs_cartfuse: burn_vs_cartfuse(report),
+            cpu_roofline: super::cpu::roofline(report),
+            cpu_plans: super::cpu::plans(report),
+            cpu_vs_device: super::cpu::vs_device(report),
         }
     }
 
     /// Every table, in report order.
-    pub fn all(&self) -> [&Table; 9] {
+    pub fn all(&self) -> [&Table; 12] {
         [
             &self.device,
             &self.ablation,
@@ -56,6 +65,9 @@ impl Tables {
             &self.break_even,
             &self.burn,
             &self.burn_vs_cartfuse,
+            &self.cpu_roofline,
+            &self.cpu_plans,
+            &self.cpu_vs_device,
         ]
     }
 }

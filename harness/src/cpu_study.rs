@@ -1,0 +1,233 @@
+//! The CPU side of the study: the host roofline and CartPole under every plan on the native
+//! CPU runtime, over the same sizes as the device ablation, in the same run.
+//!
+//! The study ran XLA's CPU backend beside the GPU and found the CPU faster below about 70
+//! simulations; [`CpuStudy::crossover`] finds the size at which this run's device starts to
+//! beat this run's CPU.
+
+use cartfuse_env::{AutoresetMode, CartPoleConfig, EnvBackend, EnvError, StepPlan};
+use cartfuse_fusion::backend::{Backend, Cpu};
+use cartfuse_fusion::cpu::roofline::measure_roofline;
+use cartfuse_fusion::plan::Strategy;
+
+use crate::profile::{ProfileSettings, profile_env};
+use crate::reproduce::{AblationCell, ReproduceError, Skipped};
+
+/// The plans measured on the CPU, with their row labels.
+pub fn cpu_plans() -> Vec<(&'static str, StepPlan)> {
+    vec![
+        ("eager", StepPlan::Graph(Strategy::Eager)),
+        ("vertical", StepPlan::Graph(Strategy::Vertical)),
+        ("horizontal", StepPlan::Graph(Strategy::Horizontal)),
+        ("xla-default", StepPlan::Graph(Strategy::XlaDefault)),
+        ("fused", StepPlan::Graph(Strategy::Fused)),
+        ("fused-x10", StepPlan::Graph(Strategy::FusedSteps(10))),
+        ("hand-written", StepPlan::HandWritten),
+    ]
+}
+
+/// What the CPU side measured.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct CpuStudy {
+    /// The CPU, its SIMD level and thread count.
+    pub device: String,
+    /// SIMD level of the runtime and of the FLOP roof.
+    pub simd: String,
+    /// Threads of every measurement.
+    pub threads: usize,
+    /// Host copy bandwidth (bytes read + written per second), in GB/s.
+    pub copy_gbps: f64,
+    /// Host peak `f32` multiply+add throughput (not fused), in GFLOP/s.
+    pub gflops: f64,
+    /// Every plan at every size, row-major; `speedup_over_eager` is against CPU eager.
+    pub cells: Vec<AblationCell>,
+}
+
+impl CpuStudy {
+    /// The cell of `row` at `n`.
+    pub fn cell(&self, row: &str, n: usize) -> Option<&AblationCell> {
+        self.cells.iter().find(|c| c.row == row && c.num_envs == n)
+    }
+
+    /// The fastest measured plan at `n`: `(row, env-steps/s)`.
+    pub fn best(&self, n: usize) -> Option<(&str, f64)> {
+        self.cells
+            .iter()
+            .filter(|c| c.num_envs == n)
+            .filter_map(|c| {
+                c.profile
+                    .as_ref()
+                    .ok()
+                    .map(|p| (c.row.as_str(), p.env_steps_per_s))
+            })
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+    }
+
+    /// The smallest of `sizes` from which on `device_rate(n)` beats the CPU's best plan at
+    /// every larger measured size; `None` when the device never does.
+    pub fn crossover(
+        &self,
+        sizes: &[usize],
+        device_rate: impl Fn(usize) -> Option<f64>,
+    ) -> Option<usize> {
+        let wins: Vec<(usize, bool)> = sizes
+            .iter()
+            .filter_map(|&n| Some((n, device_rate(n)? > self.best(n)?.1)))
+            .collect();
+        let last_loss = wins.iter().rposition(|(_, win)| !win);
+        match last_loss {
+            None => wins.first().map(|(n, _)| *n),
+            Some(i) => wins.get(i + 1).map(|(n, _)| *n),
+        }
+    }
+}
+
+/// Profiles CartPole (NextStep autoreset) under `plan` at `n` on `backend`; a size that does
+/// not fit becomes a [`Skipped`] cell.
+pub fn cartpole_cell<B: EnvBackend>(
+    backend: &B,
+    plan: StepPlan,
+    label: &str,
+    n: usize,
+    settings: &ProfileSettings,
+) -> Result<AblationCell, ReproduceError> {
+    let config = CartPoleConfig {
+        autoreset: AutoresetMode::NextStep,
+        ..CartPoleConfig::default()
+    };
+    let profile = profile_env(
+        backend.clone(),
+        config.params,
+        config.episode(),
+        plan,
+        n,
+        settings,
+        |_, _| {},
+    );
+    let profile = match profile {
+        Ok(profile) => Ok(profile),
+        Err(EnvError::TooManyEnvs {
+            requested,
+            max,
+            limit,
+        }) => Err(Skipped {
+            reason: format!("does not fit: {requested} envs, at most {max} ({limit})"),
+        }),
+        Err(other) => return Err(other.into()),
+    };
+    Ok(AblationCell {
+        row: label.into(),
+        num_envs: n,
+        profile,
+        speedup_over_previous: None,
+        speedup_over_xla_default: None,
+        speedup_over_eager: None,
+    })
+}
+
+/// Measures the host roofline and every CPU plan at every size; `progress(message)` before
+/// each measurement.
+pub fn measure_cpu(
+    sizes: &[usize],
+    roofline_copy_bytes: u64,
+    settings: &ProfileSettings,
+    mut progress: impl FnMut(&str),
+) -> Result<CpuStudy, ReproduceError> {
+    let cpu = Cpu::default();
+    progress("host roofline");
+    let roofline = measure_roofline(cpu.options().threads, roofline_copy_bytes as usize);
+    let mut cells: Vec<AblationCell> = Vec::new();
+    for (label, plan) in cpu_plans() {
+        for &n in sizes {
+            progress(&format!("CPU {label}, n = {n}"));
+            cells.push(cartpole_cell(&cpu, plan, label, n, settings)?);
+        }
+    }
+    let eager_time = |n: usize, cells: &[AblationCell]| {
+        cells
+            .iter()
+            .find(|c| c.row == "eager" && c.num_envs == n)
+            .and_then(|c| c.profile.as_ref().ok())
+            .map(|p| p.step_s_median)
+    };
+    for i in 0..cells.len() {
+        let n = cells[i].num_envs;
+        let eager = eager_time(n, &cells);
+        if let (Some(e), Ok(p)) = (eager, &cells[i].profile) {
+            cells[i].speedup_over_eager = Some(e / p.step_s_median);
+        }
+    }
+    Ok(CpuStudy {
+        device: cpu.description(),
+        simd: roofline.simd.to_string(),
+        threads: roofline.threads,
+        copy_gbps: roofline.copy_bytes_per_s / 1e9,
+        gflops: roofline.flops_per_s / 1e9,
+        cells,
+    })
+}
+
+/// Measurements [`measure_cpu`] takes for `sizes`.
+pub fn cpu_tasks(sizes: usize) -> usize {
+    1 + cpu_plans().len() * sizes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::StepProfile;
+
+    fn cell(row: &str, n: usize, rate: f64) -> AblationCell {
+        AblationCell {
+            row: row.into(),
+            num_envs: n,
+            profile: Ok(StepProfile {
+                plan: row.into(),
+                num_envs: n,
+                steps_per_call: 1,
+                calls_per_repeat: 1,
+                step_s_median: n as f64 / rate,
+                step_s_min: 0.0,
+                step_s_max: 0.0,
+                env_steps_per_s: rate,
+                launches_per_step: 1.0,
+                bytes_per_env_step: 88.0,
+                gbps: 0.0,
+                gflops: 0.0,
+                compile_s: 0.0,
+                launches_total: 1,
+            }),
+            speedup_over_previous: None,
+            speedup_over_xla_default: None,
+            speedup_over_eager: None,
+        }
+    }
+
+    #[test]
+    fn crossover_is_the_first_size_from_which_the_device_always_wins() {
+        let study = CpuStudy {
+            device: "cpu".into(),
+            simd: "avx2".into(),
+            threads: 2,
+            copy_gbps: 10.0,
+            gflops: 100.0,
+            cells: vec![
+                cell("fused", 1, 10.0),
+                cell("fused", 64, 100.0),
+                cell("fused", 4096, 1000.0),
+            ],
+        };
+        let sizes = [1, 64, 4096];
+        // The device wins at 4096 only.
+        assert_eq!(
+            study.crossover(&sizes, |n| Some(n as f64 * 0.3)),
+            Some(4096)
+        );
+        // A win at 1 followed by a loss at 64 is not a crossover at 1.
+        let rates = |n: usize| Some(if n == 64 { 50.0 } else { 1e9 });
+        assert_eq!(study.crossover(&sizes, rates), Some(4096));
+        assert_eq!(study.crossover(&sizes, |_| Some(1e9)), Some(1));
+        assert_eq!(study.crossover(&sizes, |_| Some(1.0)), None);
+        assert_eq!(study.best(64), Some(("fused", 100.0)));
+    }
+}

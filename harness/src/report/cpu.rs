@@ -1,0 +1,259 @@
+//! The CPU side of the report: the host roofline, every plan on the native CPU runtime
+//! against CPU eager, and the CPU against the device (and burn's NdArray) over n, with the
+//! size from which the device wins. Tables and sentences come from the run's numbers.
+
+use crate::cpu_study::{CpuStudy, cpu_plans};
+use crate::reproduce::Report;
+
+use super::commentary::speed;
+use super::table::{Cell, Column, Format, Shown, Table};
+
+/// The study's crossover: XLA's CPU backend beat the GPU below about this many simulations.
+pub const STUDY_CROSSOVER: usize = 70;
+
+/// The fastest device plan at `n` (eager or any ladder row): `(row, env-steps/s)`.
+pub fn device_best(report: &Report, n: usize) -> Option<(&str, f64)> {
+    report
+        .eager
+        .iter()
+        .chain(&report.ablation)
+        .filter(|c| c.num_envs == n)
+        .filter_map(|c| {
+            c.profile
+                .as_ref()
+                .ok()
+                .map(|p| (c.row.as_str(), p.env_steps_per_s))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+fn rate(study: &CpuStudy, row: &str, n: usize) -> Option<f64> {
+    study
+        .cell(row, n)
+        .and_then(|c| c.profile.as_ref().ok())
+        .map(|p| p.env_steps_per_s)
+}
+
+/// The host roofline table.
+pub fn roofline(report: &Report) -> Table {
+    let c = &report.cpu;
+    let mut table = Table::new(
+        "CPU roofline",
+        "cpu_roofline.csv",
+        vec![
+            Column::new("quantity", ""),
+            Column::new("measured", ""),
+            Column::new("unit", "").shown(Shown::CsvOnly),
+        ],
+    );
+    let rows = [
+        (
+            "copy bandwidth (read + write, every thread)",
+            c.copy_gbps,
+            Format::FixedUnit(2, "GB/s"),
+            "GB/s",
+        ),
+        (
+            "peak f32 multiply + add (not fused)",
+            c.gflops,
+            Format::FixedUnit(1, "GFLOP/s"),
+            "GFLOP/s",
+        ),
+        ("threads", c.threads as f64, Format::Fixed(0), ""),
+    ];
+    for (quantity, value, format, unit) in rows {
+        table.push(vec![
+            Cell::text(quantity),
+            Cell::Number(value, format),
+            Cell::text(unit),
+        ]);
+    }
+    table.push(vec![
+        Cell::text("SIMD level"),
+        Cell::text(c.simd.clone()),
+        Cell::text(""),
+    ]);
+    table
+}
+
+/// Every CPU plan at every size: env-steps/s and the ratio to CPU eager.
+pub fn plans(report: &Report) -> Table {
+    let mut table = Table::new(
+        "CartPole on the CPU: every plan against CPU eager",
+        "cpu_plans.csv",
+        vec![
+            Column::new("plan", ""),
+            Column::new("n", ""),
+            Column::new("env-steps/s", "1/s"),
+            Column::new("time per step", "s"),
+            Column::new("passes per step", ""),
+            Column::new("bytes per env-step", "bytes"),
+            Column::new("achieved bandwidth", "GB/s"),
+            Column::new("x CPU eager", ""),
+            Column::new("skipped", "").shown(Shown::WhenPresent),
+        ],
+    );
+    for cell in &report.cpu.cells {
+        let p = cell.profile.as_ref().ok();
+        table.push(vec![
+            Cell::text(cell.row.clone()),
+            Cell::Number(cell.num_envs as f64, Format::Fixed(0)),
+            Cell::number(p.map(|p| p.env_steps_per_s), Format::Si),
+            Cell::number(p.map(|p| p.step_s_median), Format::Seconds),
+            Cell::number(p.map(|p| p.launches_per_step), Format::Fixed(1)),
+            Cell::number(p.map(|p| p.bytes_per_env_step), Format::Fixed(0)),
+            Cell::number(p.map(|p| p.gbps), Format::FixedUnit(2, "GB/s")),
+            Cell::number(cell.speedup_over_eager, Format::Ratio),
+            Cell::text(
+                cell.profile
+                    .as_ref()
+                    .err()
+                    .map_or(String::new(), |s| s.reason.clone()),
+            ),
+        ]);
+    }
+    table
+}
+
+/// The CPU's best plan against the device's best plan and burn NdArray at every size.
+pub fn vs_device(report: &Report) -> Table {
+    let mut table = Table::new(
+        format!("CPU against {} and burn NdArray", report.device_name),
+        "cpu_vs_device.csv",
+        vec![
+            Column::new("n", ""),
+            Column::new("best CPU plan", ""),
+            Column::new("CPU env-steps/s", "1/s"),
+            Column::new("best device plan", ""),
+            Column::new("device env-steps/s", "1/s"),
+            Column::new("device / CPU", ""),
+            Column::new("burn ndarray env-steps/s", "1/s"),
+            Column::new("CPU / burn ndarray", ""),
+        ],
+    );
+    for n in report.sizes() {
+        let cpu = report.cpu.best(n);
+        let device = device_best(report, n);
+        let ndarray = report
+            .burn_profile("burn ndarray", n)
+            .map(|b| b.env_steps_per_s);
+        table.push(vec![
+            Cell::Number(n as f64, Format::Fixed(0)),
+            cpu.map_or(Cell::Missing, |(row, _)| Cell::text(row)),
+            Cell::number(cpu.map(|c| c.1), Format::Si),
+            device.map_or(Cell::Missing, |(row, _)| Cell::text(row)),
+            Cell::number(device.map(|d| d.1), Format::Si),
+            Cell::number(device.zip(cpu).map(|(d, c)| d.1 / c.1), Format::Ratio),
+            Cell::number(ndarray, Format::Si),
+            Cell::number(cpu.zip(ndarray).map(|(c, b)| c.1 / b), Format::Ratio),
+        ]);
+    }
+    table
+}
+
+/// Sentences on the CPU side, each computed from this run's numbers.
+pub fn commentary(report: &Report) -> Vec<String> {
+    let study = &report.cpu;
+    let sizes = report.sizes();
+    let mut out = Vec::new();
+    let crossover = study.crossover(&sizes, |n| device_best(report, n).map(|d| d.1));
+    out.push(match crossover {
+        Some(n) => format!(
+            "{} beats the CPU's best plan from n = {n} on (every measured size from there up); \
+             the study found XLA's GPU ahead from about {STUDY_CROSSOVER} simulations.",
+            report.device_name
+        ),
+        None => format!(
+            "{} never beats the CPU's best plan at the measured sizes (up to n = {}); the study \
+             found XLA's GPU ahead from about {STUDY_CROSSOVER} simulations, on a real GPU.",
+            report.device_name,
+            sizes.last().copied().unwrap_or(0)
+        ),
+    });
+    if let Some(&n) = sizes.last()
+        && let (Some(fused), Some(eager)) = (rate(study, "fused", n), rate(study, "eager", n))
+    {
+        out.push(format!(
+            "At n = {n}, CPU fused against CPU eager (the numpy-like baseline: one pass per op, \
+             every intermediate through memory): {}.",
+            speed(fused / eager)
+        ));
+    }
+    if let Some(&n) = sizes.last()
+        && let Some(cell) = study.cell("fused", n)
+        && let Ok(p) = &cell.profile
+    {
+        out.push(format!(
+            "At n = {n}, CPU fused moves {:.2} GB/s by the ledger's byte count, {:.0}% of the \
+             {:.2} GB/s copy bandwidth measured in this run.",
+            p.gbps,
+            100.0 * p.gbps / study.copy_gbps,
+            study.copy_gbps
+        ));
+    }
+    for n in [4096, 1024]
+        .into_iter()
+        .filter(|n| sizes.contains(n))
+        .take(1)
+    {
+        if let (Some(cpu), Some(burn)) = (
+            study.best(n),
+            report
+                .burn_profile("burn ndarray", n)
+                .map(|b| b.env_steps_per_s),
+        ) {
+            out.push(format!(
+                "At n = {n}, the CPU's best plan ({}) against burn NdArray: {}.",
+                cpu.0,
+                speed(cpu.1 / burn)
+            ));
+        }
+    }
+    let hand_written_roof = sizes
+        .iter()
+        .filter_map(|&n| Some((n, rate(study, "hand-written", n)?, study.best(n)?)));
+    let beaten: Vec<String> = hand_written_roof
+        .filter(|(_, hand, (row, best))| *row != "hand-written" && best > hand)
+        .map(|(n, _, (row, _))| format!("{row} at n = {n}"))
+        .collect();
+    if !beaten.is_empty() {
+        out.push(format!(
+            "The native hand-written step is not the roof everywhere: {} beat it.",
+            beaten.join(", ")
+        ));
+    }
+    out
+}
+
+/// The rows of the CPU plot: `(label, [(n, env-steps/s)])`.
+pub fn series(report: &Report) -> Vec<(String, Vec<(f64, f64)>)> {
+    let mut series: Vec<(String, Vec<(f64, f64)>)> = cpu_plans()
+        .into_iter()
+        .map(|(row, _)| {
+            let points = report
+                .sizes()
+                .into_iter()
+                .filter_map(|n| Some((n as f64, rate(&report.cpu, row, n)?)))
+                .collect();
+            (format!("CPU {row}"), points)
+        })
+        .collect();
+    let device = report
+        .sizes()
+        .into_iter()
+        .filter_map(|n| Some((n as f64, device_best(report, n)?.1)))
+        .collect();
+    series.push((format!("{} best plan", report.device_name), device));
+    let ndarray = report
+        .sizes()
+        .into_iter()
+        .filter_map(|n| {
+            Some((
+                n as f64,
+                report.burn_profile("burn ndarray", n)?.env_steps_per_s,
+            ))
+        })
+        .collect();
+    series.push(("burn ndarray".into(), ndarray));
+    series
+}
