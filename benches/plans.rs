@@ -18,7 +18,8 @@ fn plans(c: &mut Criterion) {
     group.warm_up_time(Duration::from_secs(1));
     for n in [1usize, 4096, 262_144] {
         for plan in StepPlan::all() {
-            let (mut env, actions) = common::ready_env(n, CartPoleConfig::default(), plan);
+            let (mut env, actions) =
+                common::ready_env(common::wgpu(), n, CartPoleConfig::default(), plan);
             group.throughput(Throughput::Elements((n * env.steps_per_call()) as u64));
             group.bench_with_input(BenchmarkId::new(plan.to_string(), n), &n, |b, _| {
                 b.iter_custom(|iters| common::time_steps(&mut env, &actions, iters))

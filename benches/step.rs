@@ -22,8 +22,12 @@ fn hand_written_step(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(4));
     group.warm_up_time(Duration::from_secs(1));
     for n in SIZES {
-        let (mut env, actions) =
-            common::ready_env(n, CartPoleConfig::default(), StepPlan::HandWritten);
+        let (mut env, actions) = common::ready_env(
+            common::wgpu(),
+            n,
+            CartPoleConfig::default(),
+            StepPlan::HandWritten,
+        );
         group.throughput(Throughput::Elements(n as u64));
         group.bench_with_input(BenchmarkId::new("hand-written", n), &n, |b, _| {
             b.iter_custom(|iters| common::time_steps(&mut env, &actions, iters))

@@ -1,9 +1,12 @@
 //! The single integration-test binary (cubecl and wgpu are linked once).
 //!
 //! The suites that exercise a runtime are written once and compiled once per runtime by
-//! [`runtime_suites!`]: `wgpu` (the default adapter; a machine without one fails these tests
+//! `runtime_suites!`: `wgpu` (the default adapter; a machine without one fails these tests
 //! with install instructions, nothing is skipped silently) and `cpu` (the native runtime).
 //! Suites about the binary and burn run once.
+
+// Loading each suite file once per runtime module is the point: one instantiation per runtime.
+#![allow(clippy::duplicate_mod)]
 
 /// The burn-tensor step against the reference.
 mod burn;

@@ -1,22 +1,31 @@
-//! What the CartPole benches share: an env ready to step on the device, and the timing
-//! loop (enqueue `iters` steps, sync before the clock stops).
+//! What the CartPole benches share: an env ready to step on a backend, and the timing loop
+//! (enqueue `iters` steps, sync before the clock stops).
 
 use std::time::{Duration, Instant};
 
-use cartfuse::fusion::cubecl::server::Handle;
+use cartfuse::env::{CartPole, EnvBackend, VecEnv};
+use cartfuse::fusion::backend::{Backend, Cube};
 use cartfuse::fusion::cubecl::wgpu::WgpuRuntime;
 use cartfuse::fusion::device::wgpu_client;
-use cartfuse::{CartPoleConfig, CartPoleVecEnv, DeviceActions, StepPlan};
+use cartfuse::{CartPoleConfig, DeviceActions, StepPlan};
 
-/// A reset env of `n` envs under `config` running `plan`, with alternating actions already
-/// on the device.
-pub fn ready_env(
+/// The default wgpu adapter.
+#[allow(dead_code)] // each bench binary uses the helpers it needs
+pub fn wgpu() -> Cube<WgpuRuntime> {
+    let opened = wgpu_client().expect("a compute device (install mesa-vulkan-drivers)");
+    Cube::new(opened.client, opened.description)
+}
+
+/// A reset env of `n` envs under `config` running `plan` on `backend`, with alternating
+/// actions already on the backend.
+#[allow(dead_code)] // each bench binary uses the helpers it needs
+pub fn ready_env<B: EnvBackend>(
+    backend: B,
     n: usize,
     config: CartPoleConfig,
     plan: StepPlan,
-) -> (CartPoleVecEnv<WgpuRuntime>, DeviceActions<Handle>) {
-    let opened = wgpu_client().expect("a compute device (install mesa-vulkan-drivers)");
-    let mut env = CartPoleVecEnv::with_plan(opened.client, n, config, plan).expect("env");
+) -> (VecEnv<CartPole, B>, DeviceActions<<B as Backend>::Buffer>) {
+    let mut env = VecEnv::build(backend, config.params, n, config.episode(), plan).expect("env");
     env.reset(Some(0)).expect("reset");
     let k = env.steps_per_call();
     let actions: Vec<u32> = (0..(n * k) as u32).map(|i| i % 2).collect();
@@ -25,9 +34,9 @@ pub fn ready_env(
 }
 
 /// Time of `iters` device-resident step calls, synced before and after.
-pub fn time_steps(
-    env: &mut CartPoleVecEnv<WgpuRuntime>,
-    actions: &DeviceActions<Handle>,
+pub fn time_steps<B: EnvBackend>(
+    env: &mut VecEnv<CartPole, B>,
+    actions: &DeviceActions<<B as Backend>::Buffer>,
     iters: u64,
 ) -> Duration {
     env.sync().expect("sync");

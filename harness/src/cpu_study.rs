@@ -82,7 +82,7 @@ impl CpuStudy {
     }
 }
 
-/// Profiles CartPole (NextStep autoreset) under `plan` at `n` on `backend`; a size that does
+/// Profiles CartPole (`NextStep` autoreset) under `plan` at `n` on `backend`; a size that does
 /// not fit becomes a [`Skipped`] cell.
 pub fn cartpole_cell<B: EnvBackend>(
     backend: &B,

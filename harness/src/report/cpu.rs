@@ -1,5 +1,5 @@
 //! The CPU side of the report: the host roofline, every plan on the native CPU runtime
-//! against CPU eager, and the CPU against the device (and burn's NdArray) over n, with the
+//! against CPU eager, and the CPU against the device (and burn's `NdArray`) over n, with the
 //! size from which the device wins. Tables and sentences come from the run's numbers.
 
 use crate::cpu_study::{CpuStudy, cpu_plans};
@@ -115,7 +115,7 @@ pub fn plans(report: &Report) -> Table {
     table
 }
 
-/// The CPU's best plan against the device's best plan and burn NdArray at every size.
+/// The CPU's best plan against the device's best plan and burn `NdArray` at every size.
 pub fn vs_device(report: &Report) -> Table {
     let mut table = Table::new(
         format!("CPU against {} and burn NdArray", report.device_name),

@@ -30,7 +30,7 @@ pub struct Tables {
     pub cpu_roofline: Table,
     /// Every plan on the CPU.
     pub cpu_plans: Table,
-    /// The CPU against the device and burn NdArray.
+    /// The CPU against the device and burn `NdArray`.
     pub cpu_vs_device: Table,
 }
 

@@ -1,0 +1,49 @@
+//! Env-steps per second of CartPole-v1 on the native CPU runtime (`--device cpu`): the
+//! numpy-like `eager`, `fused`, `fused-x10` and the native hand-written step, n = 1 to 1M.
+//!
+//! ```sh
+//! cargo bench --bench cpu
+//! CARTFUSE_CPU_SIMD=avx2 cargo bench --bench cpu   # a narrower SIMD level
+//! ```
+//!
+//! Actions stay in a host buffer the runtime reads in place; each iteration is one step
+//! call, finished when it returns.
+#![allow(missing_docs)] // criterion's macros generate undocumented functions.
+
+mod common;
+
+use std::time::Duration;
+
+use cartfuse::fusion::backend::Cpu;
+use cartfuse::fusion::plan::Strategy;
+use cartfuse::{CartPoleConfig, StepPlan};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+
+const SIZES: [usize; 5] = [1, 256, 4096, 65_536, 1 << 20];
+
+fn cpu_plans(c: &mut Criterion) {
+    let mut group = c.benchmark_group("cartpole_cpu");
+    group.measurement_time(Duration::from_secs(3));
+    group.warm_up_time(Duration::from_secs(1));
+    let plans = [
+        StepPlan::Graph(Strategy::Eager),
+        StepPlan::Graph(Strategy::Fused),
+        StepPlan::Graph(Strategy::FusedSteps(10)),
+        StepPlan::HandWritten,
+    ];
+    for plan in plans {
+        for n in SIZES {
+            let (mut env, actions) =
+                common::ready_env(Cpu::default(), n, CartPoleConfig::default(), plan);
+            let k = env.steps_per_call() as u64;
+            group.throughput(Throughput::Elements(n as u64 * k));
+            group.bench_with_input(BenchmarkId::new(plan.to_string(), n), &n, |b, _| {
+                b.iter_custom(|iters| common::time_steps(&mut env, &actions, iters))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, cpu_plans);
+criterion_main!(benches);
