@@ -51,16 +51,7 @@ impl CpuStudy {
 
     /// The fastest measured plan at `n`: `(row, env-steps/s)`.
     pub fn best(&self, n: usize) -> Option<(&str, f64)> {
-        self.cells
-            .iter()
-            .filter(|c| c.num_envs == n)
-            .filter_map(|c| {
-                c.profile
-                    .as_ref()
-                    .ok()
-                    .map(|p| (c.row.as_str(), p.env_steps_per_s))
-            })
-            .max_by(|a, b| a.1.total_cmp(&b.1))
+        fastest(&self.cells, n)
     }
 
     /// The smallest of `sizes` from which on `device_rate(n)` beats the CPU's best plan at
@@ -80,6 +71,23 @@ impl CpuStudy {
             Some(i) => wins.get(i + 1).map(|(n, _)| *n),
         }
     }
+}
+
+/// The fastest measured cell of `cells` at `n`: `(row, env-steps/s)`.
+pub fn fastest<'a>(
+    cells: impl IntoIterator<Item = &'a AblationCell>,
+    n: usize,
+) -> Option<(&'a str, f64)> {
+    cells
+        .into_iter()
+        .filter(|c| c.num_envs == n)
+        .filter_map(|c| {
+            c.profile
+                .as_ref()
+                .ok()
+                .map(|p| (c.row.as_str(), p.env_steps_per_s))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
 }
 
 /// Profiles CartPole (`NextStep` autoreset) under `plan` at `n` on `backend`; a size that does

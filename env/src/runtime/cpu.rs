@@ -2,16 +2,14 @@
 //! [`CpuExecutor`](cartfuse_fusion::cpu::CpuExecutor), CartPole's hand-written step is
 //! [`NativeEngine`], device-resident actions are checked in place.
 
-use std::any::Any;
 use std::sync::Arc;
 
 use cartfuse_fusion::backend::{Backend, Cpu};
 use cartfuse_fusion::cpu::CpuBuffer;
 use cartfuse_fusion::launch::LaunchLedger;
 
-use super::{EnvBackend, check_actions_record, planned_engine};
+use super::{EnvBackend, check_actions_record, hand_written_cartpole, planned_engine};
 use crate::cartpole::native::NativeEngine;
-use crate::cartpole::{CartPoleConfig, CartPoleParams};
 use crate::engine::{StepEngine, StepPlan};
 use crate::environment::{EpisodeOptions, GraphEnv};
 use crate::error::EnvError;
@@ -26,14 +24,7 @@ impl EnvBackend for Cpu {
         plan: StepPlan,
         ledger: Arc<LaunchLedger>,
     ) -> Result<Box<dyn StepEngine<Self>>, EnvError> {
-        if plan == StepPlan::HandWritten
-            && let Some(params) = (env as &dyn Any).downcast_ref::<CartPoleParams>()
-        {
-            let config = CartPoleConfig {
-                params: *params,
-                autoreset: episode.autoreset,
-                max_episode_steps: episode.max_episode_steps,
-            };
+        if let Some(config) = hand_written_cartpole(env, episode, plan) {
             return Ok(Box::new(NativeEngine::new(self, n, &config, ledger)));
         }
         planned_engine(self, env, n, episode, plan, ledger)

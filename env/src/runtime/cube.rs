@@ -2,7 +2,6 @@
 //! device-resident discrete actions.
 #![allow(missing_docs)] // `#[cube]` expands into undocumented items.
 
-use std::any::Any;
 use std::sync::Arc;
 
 use cartfuse_fusion::backend::{Backend, Cube};
@@ -10,8 +9,8 @@ use cartfuse_fusion::launch::{LaunchLedger, elementwise_launch_shape};
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 
-use super::{EnvBackend, check_actions_record, planned_engine};
-use crate::cartpole::{CartPoleConfig, CartPoleParams, hand_written::HandWrittenEngine};
+use super::{EnvBackend, check_actions_record, hand_written_cartpole, planned_engine};
+use crate::cartpole::hand_written::HandWrittenEngine;
 use crate::engine::{StepEngine, StepPlan};
 use crate::environment::{EpisodeOptions, GraphEnv};
 use crate::error::EnvError;
@@ -35,14 +34,7 @@ impl<R: Runtime> EnvBackend for Cube<R> {
         plan: StepPlan,
         ledger: Arc<LaunchLedger>,
     ) -> Result<Box<dyn StepEngine<Self>>, EnvError> {
-        if plan == StepPlan::HandWritten
-            && let Some(params) = (env as &dyn Any).downcast_ref::<CartPoleParams>()
-        {
-            let config = CartPoleConfig {
-                params: *params,
-                autoreset: episode.autoreset,
-                max_episode_steps: episode.max_episode_steps,
-            };
+        if let Some(config) = hand_written_cartpole(env, episode, plan) {
             return Ok(Box::new(HandWrittenEngine::new(self, n, &config, ledger)));
         }
         planned_engine(self, env, n, episode, plan, ledger)

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use cartfuse_fusion::backend::Backend;
 use cartfuse_fusion::launch::{KernelLaunch, LaunchLedger};
 
+use crate::cartpole::{CartPoleConfig, CartPoleParams};
 use crate::engine::{PlannedEngine, StepEngine, StepPlan, layout_for};
 use crate::environment::{EpisodeOptions, GraphEnv};
 use crate::error::EnvError;
@@ -27,6 +28,24 @@ pub fn check_actions_record(len: usize) -> KernelLaunch<'static> {
         bytes_read: 4 * len as u64,
         bytes_written: 0,
     }
+}
+
+/// The CartPole config of a hand-written engine, when `plan` asks for one and `env` is
+/// CartPole (the only environment with hand-written kernels); `None` otherwise.
+pub fn hand_written_cartpole<E: GraphEnv>(
+    env: &E,
+    episode: &EpisodeOptions,
+    plan: StepPlan,
+) -> Option<CartPoleConfig> {
+    if plan != StepPlan::HandWritten {
+        return None;
+    }
+    let params = (env as &dyn std::any::Any).downcast_ref::<CartPoleParams>()?;
+    Some(CartPoleConfig {
+        params: *params,
+        autoreset: episode.autoreset,
+        max_episode_steps: episode.max_episode_steps,
+    })
 }
 
 /// A backend a vector env can run on.

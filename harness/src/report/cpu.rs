@@ -2,7 +2,7 @@
 //! against CPU eager, and the CPU against the device (and burn's `NdArray`) over n, with the
 //! size from which the device wins. Tables and sentences come from the run's numbers.
 
-use crate::cpu_study::{CpuStudy, cpu_plans};
+use crate::cpu_study::{CpuStudy, cpu_plans, fastest};
 use crate::reproduce::Report;
 
 use super::commentary::speed;
@@ -13,18 +13,7 @@ pub const STUDY_CROSSOVER: usize = 70;
 
 /// The fastest device plan at `n` (eager or any ladder row): `(row, env-steps/s)`.
 pub fn device_best(report: &Report, n: usize) -> Option<(&str, f64)> {
-    report
-        .eager
-        .iter()
-        .chain(&report.ablation)
-        .filter(|c| c.num_envs == n)
-        .filter_map(|c| {
-            c.profile
-                .as_ref()
-                .ok()
-                .map(|p| (c.row.as_str(), p.env_steps_per_s))
-        })
-        .max_by(|a, b| a.1.total_cmp(&b.1))
+    fastest(report.eager.iter().chain(&report.ablation), n)
 }
 
 fn rate(study: &CpuStudy, row: &str, n: usize) -> Option<f64> {
