@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
 # Installs what cartfuse needs on a fresh Debian/Ubuntu machine, as root or as a user with
 # sudo: the Vulkan loader and Mesa's lavapipe (a software Vulkan device, so the wgpu runtime
-# works without a GPU). Rust itself comes from rustup. Safe to run again.
+# works without a GPU), and Python's venv module (for the Python package's tests). Rust
+# itself comes from rustup. Safe to run again.
 set -euo pipefail
 
-if ldconfig -p | grep -q libvulkan.so.1 && ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1; then
-  echo "setup: the Vulkan loader and lavapipe are already installed"
+packages=()
+if ! { ldconfig -p | grep -q libvulkan.so.1 && ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1; }; then
+  packages+=(mesa-vulkan-drivers libvulkan1)
+fi
+if ! python3 -c "import ensurepip, venv" >/dev/null 2>&1; then
+  packages+=(python3-venv)
+fi
+if [ "${#packages[@]}" -eq 0 ]; then
+  echo "setup: the Vulkan loader, lavapipe and python3-venv are already installed"
   exit 0
 fi
 SUDO=""
@@ -15,5 +23,5 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq mesa-vulkan-drivers libvulkan1 >/dev/null
-echo "setup: installed mesa-vulkan-drivers and libvulkan1"
+$SUDO apt-get install -y -qq "${packages[@]}" >/dev/null
+echo "setup: installed ${packages[*]}"

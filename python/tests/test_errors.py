@@ -1,0 +1,126 @@
+"""Every bad input raises an error naming the argument, before anything is stepped."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+from cartfuse import CartPoleVectorEnv
+
+
+@pytest.fixture
+def env() -> CartPoleVectorEnv:
+    env = CartPoleVectorEnv(4)
+    env.reset(seed=0)
+    return env
+
+
+@pytest.mark.parametrize(
+    ("actions", "error", "words"),
+    [
+        (np.zeros(3, dtype=np.int64), ValueError, "shape (4,)"),
+        (np.zeros((4, 1), dtype=np.int64), ValueError, "shape (4,)"),
+        (np.zeros(4, dtype=np.float32), TypeError, "integer dtype"),
+        (np.zeros(4, dtype=np.float64), TypeError, "integer dtype"),
+        (np.array([0, 1, -1, 0]), ValueError, "actions[2] = -1"),
+        (np.array([0, 2, 0, 0], dtype=np.uint8), ValueError, "actions[1] = 2"),
+        (np.array(["a", "b", "c", "d"]), TypeError, "integer dtype"),
+        ([0, 1, 0.5, 1], TypeError, "integer dtype"),
+    ],
+)
+def test_bad_actions(env: CartPoleVectorEnv, actions: object, error: type, words: str) -> None:
+    before = env.get_state()
+    with pytest.raises(error, match="actions") as raised:
+        env.step(actions)  # type: ignore[arg-type]
+    assert words in str(raised.value)
+    np.testing.assert_array_equal(env.get_state(), before)  # nothing was stepped
+
+
+def test_accepted_action_forms(env: CartPoleVectorEnv) -> None:
+    for actions in (
+        np.array([0, 1, 1, 0], dtype=np.int32),
+        np.array([0, 1, 1, 0], dtype=np.uint8),
+        np.array([True, False, True, False]),
+        [0, 1, 1, 0],
+        np.array([0, 0, 1, 1, 0, 1, 0, 1])[::2],  # strided
+    ):
+        env.step(actions)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("seed", "error", "words"),
+    [
+        ([1, 2, 3], ValueError, "4 entries, got 3"),
+        (-1, ValueError, "[0, 2**64)"),
+        ([1, 2, -3, 4], ValueError, "seed[2]"),
+        ([1, 2, "x", 4], ValueError, "seed[2]"),
+        ("7", TypeError, "expected None, an int or a list"),
+        (1.5, TypeError, "expected None, an int or a list"),
+        (2**64, ValueError, "[0, 2**64)"),
+    ],
+)
+def test_bad_seeds(env: CartPoleVectorEnv, seed: object, error: type, words: str) -> None:
+    with pytest.raises(error, match="seed") as raised:
+        env.reset(seed=seed)  # type: ignore[arg-type]
+    assert words in str(raised.value)
+
+
+def test_bad_reset_masks() -> None:
+    env = CartPoleVectorEnv(4, autoreset_mode=AutoresetMode.DISABLED)
+    env.reset(seed=0)
+    cases = [
+        ([True, False, True, False], TypeError, "numpy bool array"),
+        (np.array([True, False]), ValueError, "shape (4,)"),
+        (np.array([1, 0, 1, 0]), TypeError, "dtype bool"),
+        (np.zeros(4, dtype=bool), ValueError, "at least one True"),
+    ]
+    for mask, error, words in cases:
+        with pytest.raises(error, match="reset_mask") as raised:
+            env.reset(options={"reset_mask": mask})
+        assert words in str(raised.value)
+    next_step = CartPoleVectorEnv(4)
+    with pytest.raises(ValueError, match="DISABLED"):
+        next_step.reset(options={"reset_mask": np.ones(4, dtype=bool)})
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "words"),
+    [
+        ({"device": "tpu"}, ValueError, "device"),
+        ({"device": 3}, TypeError, "device"),
+        ({"plan": "fastest"}, ValueError, "unknown plan"),
+        ({"plan": "fused-x10"}, ValueError, "steps per call"),
+        ({"autoreset_mode": "sometimes"}, ValueError, "autoreset_mode"),
+        ({"max_episode_steps": 0}, ValueError, "max_episode_steps"),
+        ({"max_episode_steps": 1.5}, TypeError, "max_episode_steps"),
+        ({"render_mode": "human"}, ValueError, "render_mode"),
+    ],
+)
+def test_bad_constructor_arguments(kwargs: dict[str, object], error: type, words: str) -> None:
+    with pytest.raises(error, match=words):
+        CartPoleVectorEnv(4, **kwargs)  # type: ignore[arg-type]
+
+
+def test_bad_num_envs() -> None:
+    with pytest.raises(ValueError, match="num_envs"):
+        CartPoleVectorEnv(0)
+    with pytest.raises(TypeError, match="num_envs"):
+        CartPoleVectorEnv(2.0)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="num_envs"):
+        CartPoleVectorEnv(2**40)
+
+
+def test_bad_states(env: CartPoleVectorEnv) -> None:
+    with pytest.raises(ValueError, match=r"states: expected shape \(4, 4\)"):
+        env.set_state(np.zeros((3, 4)))
+    with pytest.raises(ValueError, match="finite"):
+        env.set_state(np.full((4, 4), np.nan))
+    with pytest.raises(TypeError, match="states"):
+        env.set_state(np.array([["a"] * 4] * 4))
+
+
+def test_step_before_reset_is_an_error_not_a_crash() -> None:
+    env = CartPoleVectorEnv(2)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(np.zeros(2, dtype=np.int64))
