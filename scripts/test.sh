@@ -10,7 +10,10 @@ cargo test --workspace --release
 venv="${CARTFUSE_TEST_VENV:-target/test-venv}"
 python3 -m venv "$venv"
 "$venv/bin/pip" install -q --upgrade pip
-"$venv/bin/pip" install -q "maturin==1.16.0" "gymnasium==1.4.0" "numpy>=1.26" "pytest>=8"
+"$venv/bin/pip" install -q "maturin==1.16.0" "gymnasium==1.4.0" "numpy>=1.26" "pytest>=8" \
+  "ruff==0.17.6"
+"$venv/bin/ruff" check python
+"$venv/bin/ruff" format --check python
 # The extension is built in the workspace's target dir with the release profile, reusing
 # what `cargo test` compiled; no build isolation: maturin is already in the venv (its build
 # hook calls `maturin` from PATH).

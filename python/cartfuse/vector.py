@@ -77,8 +77,9 @@ class CartPoleVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
         num_envs: number of envs (at least 1).
         device: ``"cpu"`` (the native SIMD runtime), ``"wgpu"``, ``"cuda"`` or ``None``: a
             real GPU when CUDA (if built with it) or wgpu finds one, else the CPU.
-        plan: how the step runs: ``"hand-written"`` (default: the fastest step on every device), ``"fused"``, ``"vertical"``,
-            ``"horizontal"``, ``"eager"``, ``"xla-default"``.
+        plan: how the step runs: ``"hand-written"`` (default: the fastest step on every
+            device), ``"fused"``, ``"vertical"``, ``"horizontal"``, ``"eager"``,
+            ``"xla-default"``.
         autoreset_mode: ``AutoresetMode.NEXT_STEP`` (default), ``SAME_STEP`` or ``DISABLED``.
         max_episode_steps: truncation limit (CartPole-v1: 500).
         render_mode: only ``None``.
