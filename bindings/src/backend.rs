@@ -20,8 +20,7 @@ use std::fmt;
 
 use cartfuse_env::reference::reset_state;
 use cartfuse_env::{
-    AutoresetMode, CartPole, CartPoleConfig, CartPoleState, EnvBackend, EnvError, StepPlan,
-    VecEnv,
+    AutoresetMode, CartPole, CartPoleConfig, CartPoleState, EnvBackend, EnvError, StepPlan, VecEnv,
 };
 use cartfuse_fusion::backend::{Cpu, Cube};
 use cartfuse_fusion::device::{self as devices, DeviceError, RuntimeKind};
@@ -570,15 +569,13 @@ fn open(
         Device::Cpu => build(Cpu::default(), n, config, plan).map(DeviceEnv::Cpu),
         #[cfg(feature = "wgpu")]
         Device::Wgpu => {
-            let opened =
-                devices::wgpu_client().map_err(|error| unavailable(error.to_string()))?;
+            let opened = devices::wgpu_client().map_err(|error| unavailable(error.to_string()))?;
             let backend = Cube::new(opened.client, opened.description);
             build(backend, n, config, plan).map(DeviceEnv::Wgpu)
         }
         #[cfg(feature = "cuda")]
         Device::Cuda => {
-            let opened =
-                devices::cuda_client().map_err(|error| unavailable(error.to_string()))?;
+            let opened = devices::cuda_client().map_err(|error| unavailable(error.to_string()))?;
             let backend = Cube::new(opened.client, opened.description);
             build(backend, n, config, plan).map(DeviceEnv::Cuda)
         }
