@@ -12,12 +12,14 @@
 //! - [`params`]: the shared [`AutoresetMode`].
 //! - [`registry`]: every environment by gymnasium id, for the CLI and bindings.
 //! - [`cartpole`]: CartPole-v1 (params, graph ops, f64 reference, hand-written kernels).
+//! - [`mountain_car`]: MountainCar-v0 (params, graph ops, f64 reference).
 
 pub mod cartpole;
 pub mod engine;
 pub mod environment;
 pub mod error;
 pub mod graph;
+pub mod mountain_car;
 pub mod params;
 pub mod registry;
 pub mod runtime;

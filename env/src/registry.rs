@@ -4,7 +4,7 @@
 //! so the CLI, the harness and the bindings reach every environment without naming one.
 
 /// gymnasium ids of every registered environment.
-pub const ENV_IDS: &[&str] = &["CartPole-v1"];
+pub const ENV_IDS: &[&str] = &["CartPole-v1", "MountainCar-v0"];
 
 /// Runs `$body` with `$E` bound to the environment type `$id` names, or evaluates
 /// `$unknown` when no environment has that id.
@@ -14,6 +14,10 @@ macro_rules! with_env {
         match $id {
             "CartPole-v1" => {
                 type $E = $crate::cartpole::CartPole;
+                $body
+            }
+            "MountainCar-v0" => {
+                type $E = $crate::mountain_car::MountainCar;
                 $body
             }
             _ => $unknown,
