@@ -139,6 +139,34 @@ fn without_a_gpu_the_default_device_is_the_cpu_and_says_why() {
 }
 
 #[test]
+fn bench_takes_any_registered_environment() {
+    let run = cartfuse(&[
+        "--device",
+        "cpu",
+        "bench",
+        "--env",
+        "MountainCar-v0",
+        "--plan",
+        "fused",
+        "--envs",
+        "512",
+        "--steps",
+        "20",
+        "--repeats",
+        "2",
+        "--json",
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let report: serde_json::Value = serde_json::from_str(stdout(&run).trim()).unwrap();
+    assert_eq!(report["launches_per_step"], 1.0);
+    let run = cartfuse(&[
+        "--device", "cpu", "bench", "--env", "Pong-v5", "--plan", "fused",
+    ]);
+    assert!(!run.status.success());
+    assert!(stderr(&run).contains("MountainCar-v0"), "{}", stderr(&run));
+}
+
+#[test]
 fn bench_on_the_cpu_counts_one_pass_per_fused_step() {
     for plan in ["fused", "hand-written", "eager"] {
         let run = cartfuse(&[

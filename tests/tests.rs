@@ -2,7 +2,8 @@
 //!
 //! The suites that exercise a runtime are written once and compiled once per runtime by
 //! `runtime_suites!`: `wgpu` (the default adapter; a machine without one fails these tests
-//! with install instructions, nothing is skipped silently) and `cpu` (the native runtime).
+//! with install instructions, nothing is skipped silently), `cpu` (the native runtime) and,
+//! built with `--features cuda`, `cuda`.
 //! Suites about the binary and burn run once.
 
 // Loading each suite file once per runtime module is the point: one instantiation per runtime.
@@ -49,5 +50,8 @@ macro_rules! runtime_suites {
 
 /// The runtime suites on the native CPU runtime.
 mod cpu;
+/// The runtime suites on CUDA (with the `cuda` feature).
+#[cfg(feature = "cuda")]
+mod cuda;
 /// The runtime suites on wgpu's default adapter.
 mod wgpu;

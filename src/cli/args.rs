@@ -185,6 +185,9 @@ pub struct PlanArgs {
 /// `cartfuse bench`.
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
+    /// The environment, by gymnasium id.
+    #[arg(long, default_value = "CartPole-v1", value_parser = clap::builder::PossibleValuesParser::new(cartfuse::env::registry::ENV_IDS))]
+    pub env: String,
     #[arg(long, value_parser = parse_plan, help = plan_help(), long_help = format!("{}\nhand-written: the hand-written step kernel", Strategy::help()))]
     pub plan: StepPlan,
     /// Number of envs stepped in parallel.

@@ -1,7 +1,8 @@
 //! `cartfuse bench`: one plan, measured.
 
 use anyhow::Context;
-use cartfuse::CartPoleConfig;
+use cartfuse::env::registry::unknown_env;
+use cartfuse::env::{EpisodeOptions, GraphEnv, with_env};
 use cartfuse::fusion::backend::Backend;
 use cartfuse::fusion::device::Device;
 use cartfuse::fusion::dispatch_backend;
@@ -19,10 +20,6 @@ pub fn run(device: Device, args: BenchArgs) -> anyhow::Result<()> {
         );
     }
     let envs = usize::try_from(args.envs).context("--envs does not fit this machine")?;
-    let config = CartPoleConfig {
-        autoreset: args.autoreset.into(),
-        ..Default::default()
-    };
     let k = u64::from(args.plan.steps_per_call());
     let settings = ProfileSettings {
         repeats: args.repeats as usize,
@@ -32,14 +29,19 @@ pub fn run(device: Device, args: BenchArgs) -> anyhow::Result<()> {
     dispatch_backend!(device, |backend: B| {
         let description = backend.description();
         let bar = progress::bar(settings.repeats as u64, "bench");
-        let profile = profile_env(
-            backend,
-            config.params,
-            config.episode(),
-            args.plan,
-            envs,
-            &settings,
-            |done, _| bar.set_position(done as u64),
+        let progress = |done: usize, _| bar.set_position(done as u64);
+        let profile = with_env!(
+            args.env.as_str(),
+            |E| {
+                let episode = EpisodeOptions {
+                    autoreset: args.autoreset.into(),
+                    max_episode_steps: E::MAX_EPISODE_STEPS,
+                };
+                let env = E::default();
+                profile_env(backend, env, episode, args.plan, envs, &settings, progress)
+                    .map_err(anyhow::Error::from)
+            },
+            Err(anyhow::anyhow!(unknown_env(&args.env)))
         )?;
         bar.finish_and_clear();
         if args.json {
@@ -50,8 +52,8 @@ pub fn run(device: Device, args: BenchArgs) -> anyhow::Result<()> {
             println!("{value}");
         } else {
             println!(
-                "plan:               {} on {} ({})",
-                profile.plan, device, description
+                "plan:               {} of {} on {} ({})",
+                profile.plan, args.env, device, description
             );
             println!("envs:               {}", profile.num_envs);
             println!(

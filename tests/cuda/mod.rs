@@ -1,0 +1,16 @@
+//! The runtime suites on CUDA device 0 (built with `--features cuda`; a machine without an
+//! NVIDIA driver fails these tests with the runtime's error).
+
+/// The backend these suites run on.
+pub type TestBackend =
+    cartfuse::fusion::backend::Cube<cartfuse::fusion::cubecl::cuda::CudaRuntime>;
+
+/// Opens CUDA device 0.
+pub fn backend() -> TestBackend {
+    match cartfuse::fusion::device::cuda_client() {
+        Ok(opened) => cartfuse::fusion::backend::Cube::new(opened.client, opened.description),
+        Err(error) => panic!("this test needs a CUDA device and found none: {error}"),
+    }
+}
+
+runtime_suites!();
