@@ -12,5 +12,6 @@ pub mod profile;
 pub mod report;
 pub mod reproduce;
 pub mod roofline;
+pub mod tail;
 pub mod work;
 pub mod workloads;

@@ -2,8 +2,7 @@
 //! NVIDIA driver fails these tests with the runtime's error).
 
 /// The backend these suites run on.
-pub type TestBackend =
-    cartfuse::fusion::backend::Cube<cartfuse::fusion::cubecl::cuda::CudaRuntime>;
+pub type TestBackend = cartfuse::fusion::backend::Cube<cartfuse::fusion::cubecl::cuda::CudaRuntime>;
 
 /// Opens CUDA device 0.
 pub fn backend() -> TestBackend {
