@@ -54,6 +54,21 @@ impl Default for MountainCar {
 const RESET_CENTER: f32 = -0.5;
 const RESET_HALF_WIDTH: f32 = 0.1;
 
+impl MountainCar {
+    /// Every param with its name (validated, and handed to the graphs as `f32`).
+    fn named(&self) -> [(&'static str, f64); 7] {
+        [
+            ("force", self.force),
+            ("gravity", self.gravity),
+            ("min_position", self.min_position),
+            ("max_position", self.max_position),
+            ("max_speed", self.max_speed),
+            ("goal_position", self.goal_position),
+            ("goal_velocity", self.goal_velocity),
+        ]
+    }
+}
+
 impl GraphEnv for MountainCar {
     const ID: &'static str = "MountainCar-v0";
     const STATE: &'static [&'static str] = &STATE;
@@ -63,16 +78,7 @@ impl GraphEnv for MountainCar {
     type Action = u32;
 
     fn validate(&self) -> Result<(), EnvError> {
-        let fields = [
-            ("force", self.force),
-            ("gravity", self.gravity),
-            ("min_position", self.min_position),
-            ("max_position", self.max_position),
-            ("max_speed", self.max_speed),
-            ("goal_position", self.goal_position),
-            ("goal_velocity", self.goal_velocity),
-        ];
-        for (name, value) in fields {
+        for (name, value) in self.named() {
             if !value.is_finite() {
                 return Err(EnvError::InvalidParam {
                     name,
@@ -119,17 +125,9 @@ impl GraphEnv for MountainCar {
     }
 
     fn graph_params(&self) -> Vec<(&'static str, Scalar)> {
-        [
-            ("force", self.force),
-            ("gravity", self.gravity),
-            ("min_position", self.min_position),
-            ("max_position", self.max_position),
-            ("max_speed", self.max_speed),
-            ("goal_position", self.goal_position),
-            ("goal_velocity", self.goal_velocity),
-        ]
-        .map(|(name, value)| (name, Scalar::F32(value as f32)))
-        .to_vec()
+        self.named()
+            .map(|(name, value)| (name, Scalar::F32(value as f32)))
+            .to_vec()
     }
 
     fn dynamics<'g>(&self, g: &'g GraphBuilder, s: &[Var<'g>], action: Var<'g>) -> Vec<Var<'g>> {
