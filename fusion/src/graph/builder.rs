@@ -108,6 +108,10 @@ impl<'g> Var<'g> {
     pub fn recip(self) -> Var<'g> {
         self.unary(FloatUnary::Recip)
     }
+    /// The largest integer not above `self`.
+    pub fn floor(self) -> Var<'g> {
+        self.unary(FloatUnary::Floor)
+    }
     /// Minimum.
     pub fn min(self, rhs: Var<'g>) -> Var<'g> {
         self.binary(BinaryOp::Min, rhs)
