@@ -26,12 +26,15 @@ pub mod runtime;
 pub mod spaces;
 pub mod vec_env;
 
+#[cfg(test)]
+mod env_tests;
+
 pub use cartpole::{
     CartPole, CartPoleConfig, CartPoleParams, CartPoleState, CartPoleVecEnv, burn_step, kernel,
     reference,
 };
 pub use engine::StepPlan;
-pub use environment::{EpisodeOptions, GraphEnv};
+pub use environment::{EpisodeOptions, GraphEnv, Transition};
 pub use error::EnvError;
 pub use params::AutoresetMode;
 pub use runtime::EnvBackend;
