@@ -20,6 +20,7 @@ pub mod environment;
 pub mod error;
 pub mod graph;
 pub mod mountain_car;
+pub mod mountain_car_continuous;
 pub mod params;
 pub mod registry;
 pub mod runtime;
