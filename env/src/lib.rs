@@ -22,6 +22,7 @@ pub mod graph;
 pub mod mountain_car;
 pub mod mountain_car_continuous;
 pub mod params;
+pub mod pendulum;
 pub mod registry;
 pub mod runtime;
 pub mod spaces;

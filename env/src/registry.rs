@@ -8,6 +8,7 @@ pub const ENV_IDS: &[&str] = &[
     "CartPole-v1",
     "MountainCar-v0",
     "MountainCarContinuous-v0",
+    "Pendulum-v1",
 ];
 
 /// Runs `$body` with `$E` bound to the environment type `$id` names, or evaluates
@@ -26,6 +27,10 @@ macro_rules! with_env {
             }
             "MountainCarContinuous-v0" => {
                 type $E = $crate::mountain_car_continuous::MountainCarContinuous;
+                $body
+            }
+            "Pendulum-v1" => {
+                type $E = $crate::pendulum::Pendulum;
                 $body
             }
             _ => $unknown,
