@@ -14,6 +14,7 @@
 //! - [`cartpole`]: CartPole-v1 (params, graph ops, f64 reference, hand-written kernels).
 //! - [`mountain_car`]: MountainCar-v0 (params, graph ops, f64 reference).
 
+pub mod acrobot;
 pub mod cartpole;
 pub mod engine;
 pub mod environment;

@@ -7,6 +7,7 @@
 pub const ENV_IDS: &[&str] = &[
     "CartPole-v1",
     "MountainCar-v0",
+    "Acrobot-v1",
     "MountainCarContinuous-v0",
     "Pendulum-v1",
 ];
@@ -23,6 +24,10 @@ macro_rules! with_env {
             }
             "MountainCar-v0" => {
                 type $E = $crate::mountain_car::MountainCar;
+                $body
+            }
+            "Acrobot-v1" => {
+                type $E = $crate::acrobot::Acrobot;
                 $body
             }
             "MountainCarContinuous-v0" => {
