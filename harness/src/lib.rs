@@ -7,6 +7,7 @@ pub mod ablation;
 pub mod burn_bench;
 pub mod cpu_study;
 pub mod dispatch;
+pub mod env_study;
 pub mod plot;
 pub mod profile;
 pub mod report;

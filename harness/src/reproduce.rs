@@ -14,6 +14,7 @@ use crate::ablation::ladder;
 use crate::burn_bench::{BurnBackend, BurnProfile, LaunchProbe, bench_backend};
 use crate::cpu_study::{CpuStudy, cartpole_cell, cpu_tasks, measure_cpu};
 use crate::dispatch::{DispatchTax, break_even_steps, busy_fraction, measure_dispatch_tax};
+use crate::env_study::{EnvStudy, env_tasks, measure_study};
 use crate::profile::{PlanProfile, ProfileSettings, StepProfile, profile_plan};
 use crate::roofline::{DeviceRoofline, measure_roofline};
 pub use crate::tail::TailRow;
@@ -39,6 +40,12 @@ pub struct ReproduceSettings {
     pub dispatch_launches: usize,
     /// How burn's launches per step are counted; `None` leaves them unmeasured.
     pub launch_probe: Option<LaunchProbe>,
+    /// Environments of the every-environment section (empty: no such section).
+    pub env_ids: Vec<&'static str>,
+    /// Env counts of the every-environment section.
+    pub env_sizes: Vec<usize>,
+    /// Timing of the every-environment section's profiles.
+    pub env_profile: ProfileSettings,
 }
 
 impl ReproduceSettings {
@@ -54,6 +61,13 @@ impl ReproduceSettings {
             roofline_copy_bytes: 256 << 20,
             dispatch_launches: 500,
             launch_probe: None,
+            env_ids: Vec::new(),
+            env_sizes: vec![4096, 1 << 20],
+            env_profile: ProfileSettings {
+                min_seconds_per_repeat: 0.2,
+                repeats: 3,
+                calls_per_repeat: None,
+            },
         }
     }
 
@@ -72,6 +86,13 @@ impl ReproduceSettings {
             roofline_copy_bytes: 64 << 20,
             dispatch_launches: 100,
             launch_probe: None,
+            env_ids: Vec::new(),
+            env_sizes: vec![1024],
+            env_profile: ProfileSettings {
+                min_seconds_per_repeat: 0.05,
+                repeats: 3,
+                calls_per_repeat: None,
+            },
         }
     }
 
@@ -85,6 +106,7 @@ impl ReproduceSettings {
                 .as_ref()
                 .map_or(0, |_| probed_backends().count())
             + cpu_tasks(self.ablation_sizes.len())
+            + 2 * env_tasks(self.env_ids.len(), self.env_sizes.len())
     }
 }
 
@@ -192,6 +214,8 @@ pub struct Report {
     pub launch_probe_failures: Vec<String>,
     /// The native CPU runtime over the same sizes.
     pub cpu: CpuStudy,
+    /// Every environment under every plan (`--env all`); `None` when not asked for.
+    pub envs: Option<EnvStudy>,
 }
 
 impl Report {
@@ -243,6 +267,9 @@ pub enum ReproduceError {
     /// A plan could not be built.
     #[error(transparent)]
     Plan(#[from] PlanError),
+    /// No environment has this id.
+    #[error("{0}")]
+    UnknownEnv(String),
 }
 
 fn step_time(cell: &AblationCell) -> Option<f64> {
@@ -421,7 +448,15 @@ pub fn reproduce<R: Runtime>(
         &settings.profile,
         &mut progress,
     )?;
+    let envs = measure_study(
+        &backend,
+        R::name(&client),
+        (&settings.env_ids, &settings.env_sizes),
+        &settings.env_profile,
+        &mut progress,
+    )?;
     Ok(Report {
+        envs,
         cpu,
         device_name: adapter_name(&device).to_string(),
         device,

@@ -162,6 +162,19 @@ pub struct ReproduceArgs {
     /// Rounds of the heavy workload's per-element loop.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub heavy_loops: Option<u32>,
+    /// Add a section with every plan of this environment beside CartPole-v1, or of every
+    /// environment (`all`), on the CPU and the device at n = 4096 and 1M.
+    #[arg(long, value_parser = parse_study_envs)]
+    pub env: Option<StudyEnvs>,
+}
+
+/// The environments `reproduce --env` names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StudyEnvs(pub Vec<&'static str>);
+
+/// `--env` of `reproduce`: a gymnasium id or `all`.
+fn parse_study_envs(value: &str) -> Result<StudyEnvs, String> {
+    cartfuse::harness::env_study::study_envs(value).map(StudyEnvs)
 }
 
 /// `cartfuse plan`.

@@ -38,6 +38,9 @@ pub fn run(device: Device, args: ReproduceArgs) -> anyhow::Result<()> {
     if let Some(loops) = args.heavy_loops {
         settings.heavy_loops = loops;
     }
+    if let Some(envs) = &args.env {
+        settings.env_ids = envs.0.clone();
+    }
     settings.launch_probe = Some(LaunchProbe {
         program: std::env::current_exe().context("cannot find the cartfuse executable")?,
         args: vec!["burn-probe".into()],

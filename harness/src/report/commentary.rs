@@ -481,6 +481,7 @@ mod tests {
             }
         }
         Report {
+            envs: None,
             device: format!("{device} (DiscreteGpu, driver)"),
             device_name: device.into(),
             runtime: "wgpu".into(),

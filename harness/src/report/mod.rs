@@ -7,6 +7,7 @@
 
 pub mod commentary;
 pub mod cpu;
+pub mod envs;
 pub mod table;
 pub mod tables;
 
@@ -163,6 +164,23 @@ pub fn markdown(report: &Report, tables: &tables::Tables, plots: &[(String, Stri
         tables.cpu_vs_device.markdown()
     );
     md += &bullets(&cpu::commentary(report));
+    if let (Some(study), Some(plans), Some(fusion)) =
+        (&report.envs, &tables.env_plans, &tables.env_fusion)
+    {
+        md += &format!(
+            "## Every environment
+
+Each environment's step graph under every plan, on the              native CPU and on {}; the default autoreset (next step) and actions covering the              action space. FLOPs are counted on the step graph (the same for every plan).
+
+{}
+{}
+",
+            report.device_name,
+            fusion.markdown(),
+            plans.markdown()
+        );
+        md += &bullets(&envs::commentary(study));
+    }
     if !plots.is_empty() {
         md += "## Plots\n\n";
         for (title, file) in plots {

@@ -32,6 +32,10 @@ pub struct Tables {
     pub cpu_plans: Table,
     /// The CPU against the device and burn `NdArray`.
     pub cpu_vs_device: Table,
+    /// Every environment under every plan (`--env all`).
+    pub env_plans: Option<Table>,
+    /// Fused against eager per environment (`--env all`).
+    pub env_fusion: Option<Table>,
 }
 
 impl Tables {
@@ -50,12 +54,14 @@ impl Tables {
             cpu_roofline: super::cpu::roofline(report),
             cpu_plans: super::cpu::plans(report),
             cpu_vs_device: super::cpu::vs_device(report),
+            env_plans: report.envs.as_ref().map(super::envs::plans),
+            env_fusion: report.envs.as_ref().map(super::envs::fusion),
         }
     }
 
     /// Every table, in report order.
-    pub fn all(&self) -> [&Table; 12] {
-        [
+    pub fn all(&self) -> Vec<&Table> {
+        let fixed = [
             &self.device,
             &self.ablation,
             &self.vs_eager,
@@ -68,7 +74,12 @@ impl Tables {
             &self.cpu_roofline,
             &self.cpu_plans,
             &self.cpu_vs_device,
-        ]
+        ];
+        fixed
+            .into_iter()
+            .chain(self.env_plans.as_ref())
+            .chain(self.env_fusion.as_ref())
+            .collect()
     }
 }
 
