@@ -36,6 +36,19 @@ impl ActionElement for f32 {
     }
 }
 
+/// One step as the reward sees it: where it started, what was done, where it ended.
+#[derive(Clone, Copy)]
+pub struct Transition<'a, 'g> {
+    /// The state before the step.
+    pub state: &'a [Var<'g>],
+    /// The action as given (before any clipping the dynamics apply).
+    pub action: Var<'g>,
+    /// The state after the step.
+    pub next: &'a [Var<'g>],
+    /// [`GraphEnv::terminated`] of `next`.
+    pub terminated: Var<'g>,
+}
+
 /// One environment, written once and run under every plan on every runtime.
 ///
 /// The value itself holds the environment's params (gravity, masses, ...): two values of
@@ -72,8 +85,8 @@ pub trait GraphEnv: Clone + PartialEq + std::fmt::Debug + Send + Sync + 'static 
     -> Vec<Var<'g>>;
     /// Whether the episode ended in `next` (gymnasium's `terminated`).
     fn terminated<'g>(&self, g: &'g GraphBuilder, next: &[Var<'g>]) -> Var<'g>;
-    /// The reward of the step from `state` to `next`.
-    fn reward<'g>(&self, g: &'g GraphBuilder, state: &[Var<'g>], next: &[Var<'g>]) -> Var<'g>;
+    /// The reward of one step (before autoreset touches it).
+    fn reward<'g>(&self, g: &'g GraphBuilder, step: &Transition<'_, 'g>) -> Var<'g>;
     /// The observation of `state`, one value per column.
     fn observe<'g>(&self, g: &'g GraphBuilder, state: &[Var<'g>]) -> Vec<Var<'g>>;
     /// A fresh state from [`Self::RESET_DRAWS`] raw draws, each uniform in `[-1, 1)`.

@@ -25,7 +25,7 @@ use cartfuse_fusion::graph::{DType, Graph, GraphBuilder, Var};
 use cartfuse_fusion::interpret::Scalar;
 use cartfuse_fusion::rng;
 
-use crate::environment::{ActionElement, EpisodeOptions, GraphEnv};
+use crate::environment::{ActionElement, EpisodeOptions, GraphEnv, Transition};
 use crate::params::AutoresetMode;
 
 /// The packed state input of [`StateLayout::Packed`].
@@ -108,7 +108,15 @@ pub fn step_graph<E: GraphEnv>(env: &E, autoreset: AutoresetMode, layout: StateL
     let steps = elapsed + g.u32(1);
     let out_of_bounds = env.terminated(&g, &stepped);
     let hit_limit = steps.ge(max_steps);
-    let step_reward = env.reward(&g, &state.components, &stepped);
+    let step_reward = env.reward(
+        &g,
+        &Transition {
+            state: &state.components,
+            action,
+            next: &stepped,
+            terminated: out_of_bounds,
+        },
+    );
 
     let mut next_state = stepped.clone();
     let mut next_elapsed = steps;

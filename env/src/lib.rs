@@ -14,24 +14,30 @@
 //! - [`cartpole`]: CartPole-v1 (params, graph ops, f64 reference, hand-written kernels).
 //! - [`mountain_car`]: MountainCar-v0 (params, graph ops, f64 reference).
 
+pub mod acrobot;
 pub mod cartpole;
 pub mod engine;
 pub mod environment;
 pub mod error;
 pub mod graph;
 pub mod mountain_car;
+pub mod mountain_car_continuous;
 pub mod params;
+pub mod pendulum;
 pub mod registry;
 pub mod runtime;
 pub mod spaces;
 pub mod vec_env;
+
+#[cfg(test)]
+mod env_tests;
 
 pub use cartpole::{
     CartPole, CartPoleConfig, CartPoleParams, CartPoleState, CartPoleVecEnv, burn_step, kernel,
     reference,
 };
 pub use engine::StepPlan;
-pub use environment::{EpisodeOptions, GraphEnv};
+pub use environment::{EpisodeOptions, GraphEnv, Transition};
 pub use error::EnvError;
 pub use params::AutoresetMode;
 pub use runtime::EnvBackend;

@@ -9,8 +9,9 @@
 use cartfuse_fusion::graph::{DType, GraphBuilder, Var};
 use cartfuse_fusion::interpret::Scalar;
 
-use crate::environment::GraphEnv;
+use crate::environment::{GraphEnv, Transition};
 use crate::error::EnvError;
+use crate::params::{check_finite, check_positive, f32_graph_params};
 use crate::spaces::{ActionSpace, BoxSpace};
 
 /// State components, in the order of gymnasium's `env.unwrapped.state`.
@@ -51,8 +52,87 @@ impl Default for MountainCar {
 
 /// Reset positions are uniform in `[RESET_CENTER - RESET_HALF_WIDTH, RESET_CENTER +
 /// RESET_HALF_WIDTH)` (gymnasium: `uniform(-0.6, -0.4)`), velocity 0.
-const RESET_CENTER: f32 = -0.5;
-const RESET_HALF_WIDTH: f32 = 0.1;
+pub(crate) const RESET_CENTER: f32 = -0.5;
+pub(crate) const RESET_HALF_WIDTH: f32 = 0.1;
+
+impl MountainCar {
+    /// Every param with its name (validated, and handed to the graphs as `f32`).
+    fn named(&self) -> [(&'static str, f64); 7] {
+        [
+            ("force", self.force),
+            ("gravity", self.gravity),
+            ("min_position", self.min_position),
+            ("max_position", self.max_position),
+            ("max_speed", self.max_speed),
+            ("goal_position", self.goal_position),
+            ("goal_velocity", self.goal_velocity),
+        ]
+    }
+}
+
+impl MountainCar {
+    /// The valley this car drives in.
+    fn valley(&self) -> Valley {
+        Valley {
+            gravity: self.gravity,
+            min_position: self.min_position,
+            max_position: self.max_position,
+            max_speed: self.max_speed,
+            goal_position: self.goal_position,
+            goal_velocity: self.goal_velocity,
+        }
+    }
+}
+
+/// The valley both mountain cars drive in, as the f64 references compute it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Valley {
+    pub gravity: f64,
+    pub min_position: f64,
+    pub max_position: f64,
+    pub max_speed: f64,
+    pub goal_position: f64,
+    pub goal_velocity: f64,
+}
+
+impl Valley {
+    /// `velocity += push - gravity cos(3 position)` within the speed limit, then the
+    /// position within the track; the car stops at the left wall.
+    pub fn drive(&self, state: &[f64], push: f64) -> Vec<f64> {
+        let (position, velocity) = (state[0], state[1]);
+        let velocity = (velocity + (push - self.gravity * (3.0 * position).cos()))
+            .clamp(-self.max_speed, self.max_speed);
+        let position = (position + velocity).clamp(self.min_position, self.max_position);
+        let at_wall = position == self.min_position && velocity < 0.0;
+        vec![position, if at_wall { 0.0 } else { velocity }]
+    }
+
+    /// Whether the car is at the flag, fast enough.
+    pub fn reached_goal(&self, state: &[f64]) -> bool {
+        state[0] >= self.goal_position && state[1] >= self.goal_velocity
+    }
+}
+
+/// [`Valley::drive`] as graph ops, reading the params `gravity`, `max_speed`,
+/// `min_position` and `max_position`.
+pub(crate) fn drive<'g>(g: &'g GraphBuilder, state: &[Var<'g>], push: Var<'g>) -> Vec<Var<'g>> {
+    let p = |name| g.param(name, DType::F32);
+    let (gravity, max_speed) = (p("gravity"), p("max_speed"));
+    let (min_position, max_position) = (p("min_position"), p("max_position"));
+    let (position, velocity) = (state[0], state[1]);
+    let velocity = velocity + (push - gravity * (position * 3.0).cos());
+    let velocity = velocity.max(-max_speed).min(max_speed);
+    let position = (position + velocity).max(min_position).min(max_position);
+    let at_wall = position.eq(min_position).and(velocity.lt(g.f32(0.0)));
+    vec![position, g.select(at_wall, g.f32(0.0), velocity)]
+}
+
+/// [`Valley::reached_goal`] as graph ops (params `goal_position`, `goal_velocity`).
+pub(crate) fn reached_goal<'g>(g: &'g GraphBuilder, state: &[Var<'g>]) -> Var<'g> {
+    let goal_position = g.param("goal_position", DType::F32);
+    let goal_velocity = g.param("goal_velocity", DType::F32);
+    state[0].ge(goal_position).and(state[1].ge(goal_velocity))
+}
 
 impl GraphEnv for MountainCar {
     const ID: &'static str = "MountainCar-v0";
@@ -63,31 +143,8 @@ impl GraphEnv for MountainCar {
     type Action = u32;
 
     fn validate(&self) -> Result<(), EnvError> {
-        let fields = [
-            ("force", self.force),
-            ("gravity", self.gravity),
-            ("min_position", self.min_position),
-            ("max_position", self.max_position),
-            ("max_speed", self.max_speed),
-            ("goal_position", self.goal_position),
-            ("goal_velocity", self.goal_velocity),
-        ];
-        for (name, value) in fields {
-            if !value.is_finite() {
-                return Err(EnvError::InvalidParam {
-                    name,
-                    value,
-                    expected: "a finite number",
-                });
-            }
-        }
-        if self.max_speed <= 0.0 {
-            return Err(EnvError::InvalidParam {
-                name: "max_speed",
-                value: self.max_speed,
-                expected: "a finite number > 0",
-            });
-        }
+        check_finite(&self.named())?;
+        check_positive("max_speed", self.max_speed)?;
         if self.max_position <= self.min_position {
             return Err(EnvError::InvalidParam {
                 name: "max_position",
@@ -119,44 +176,25 @@ impl GraphEnv for MountainCar {
     }
 
     fn graph_params(&self) -> Vec<(&'static str, Scalar)> {
-        [
-            ("force", self.force),
-            ("gravity", self.gravity),
-            ("min_position", self.min_position),
-            ("max_position", self.max_position),
-            ("max_speed", self.max_speed),
-            ("goal_position", self.goal_position),
-            ("goal_velocity", self.goal_velocity),
-        ]
-        .map(|(name, value)| (name, Scalar::F32(value as f32)))
-        .to_vec()
+        f32_graph_params(&self.named())
     }
 
     fn dynamics<'g>(&self, g: &'g GraphBuilder, s: &[Var<'g>], action: Var<'g>) -> Vec<Var<'g>> {
         let p = |name| g.param(name, DType::F32);
-        let (force, gravity, max_speed) = (p("force"), p("gravity"), p("max_speed"));
-        let (min_position, max_position) = (p("min_position"), p("max_position"));
-        let (position, velocity) = (s[0], s[1]);
+        let force = p("force");
         let push = g.select(
             action.eq(g.u32(0)),
             -force,
             g.select(action.eq(g.u32(2)), force, g.f32(0.0)),
         );
-        let velocity = velocity + (push + (position * 3.0).cos() * -gravity);
-        let velocity = velocity.max(-max_speed).min(max_speed);
-        let position = (position + velocity).max(min_position).min(max_position);
-        let at_wall = position.eq(min_position).and(velocity.lt(g.f32(0.0)));
-        let velocity = g.select(at_wall, g.f32(0.0), velocity);
-        vec![position, velocity]
+        drive(g, s, push)
     }
 
     fn terminated<'g>(&self, g: &'g GraphBuilder, next: &[Var<'g>]) -> Var<'g> {
-        let goal_position = g.param("goal_position", DType::F32);
-        let goal_velocity = g.param("goal_velocity", DType::F32);
-        next[0].ge(goal_position).and(next[1].ge(goal_velocity))
+        reached_goal(g, next)
     }
 
-    fn reward<'g>(&self, g: &'g GraphBuilder, _state: &[Var<'g>], _next: &[Var<'g>]) -> Var<'g> {
+    fn reward<'g>(&self, g: &'g GraphBuilder, _step: &Transition<'_, 'g>) -> Var<'g> {
         g.f32(-1.0)
     }
 
@@ -169,15 +207,10 @@ impl GraphEnv for MountainCar {
     }
 
     fn reference_step(&self, state: &[f64], action: u32) -> (Vec<f64>, f64, bool) {
-        let (mut position, mut velocity) = (state[0], state[1]);
-        velocity += (f64::from(action) - 1.0) * self.force + (3.0 * position).cos() * -self.gravity;
-        velocity = velocity.clamp(-self.max_speed, self.max_speed);
-        position = (position + velocity).clamp(self.min_position, self.max_position);
-        if position == self.min_position && velocity < 0.0 {
-            velocity = 0.0;
-        }
-        let terminated = position >= self.goal_position && velocity >= self.goal_velocity;
-        (vec![position, velocity], -1.0, terminated)
+        let push = (f64::from(action) - 1.0) * self.force;
+        let next = self.valley().drive(state, push);
+        let terminated = self.valley().reached_goal(&next);
+        (next, -1.0, terminated)
     }
 
     fn reference_reset(&self, draws: &[f32]) -> Vec<f64> {
@@ -191,15 +224,11 @@ impl GraphEnv for MountainCar {
 
 #[cfg(test)]
 mod tests {
-    use cartfuse_fusion::backend::Cpu;
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
 
     use super::*;
-    use crate::engine::StepPlan;
-    use crate::environment::EpisodeOptions;
-    use crate::params::AutoresetMode;
-    use crate::vec_env::VecEnv;
+    use crate::env_tests;
 
     /// Random states over the observation box, plus states at the left wall moving left.
     fn states(count: usize) -> Vec<Vec<f64>> {
@@ -216,59 +245,16 @@ mod tests {
     #[test]
     fn every_plan_matches_the_f64_reference_on_the_cpu() {
         let env = MountainCar::default();
-        let episode = EpisodeOptions {
-            autoreset: AutoresetMode::Disabled,
-            max_episode_steps: 200,
-        };
         let n = 2000;
-        let start = states(n);
         let actions: Vec<u32> = (0..n).map(|i| env.pattern_action(i)).collect();
-        let mut plans = 0;
-        for plan in StepPlan::all() {
-            let Ok(mut vec_env) = VecEnv::build(Cpu::default(), env, n, episode, plan) else {
-                assert_eq!(plan, StepPlan::HandWritten, "only CartPole has one");
-                continue;
-            };
-            let k = vec_env.steps_per_call();
-            vec_env.reset(Some(1)).unwrap();
-            vec_env.set_state(&start).unwrap();
-            let all_actions: Vec<u32> = (0..k).flat_map(|_| actions.clone()).collect();
-            let out = vec_env.step(&all_actions).unwrap();
-            for (i, state) in start.iter().enumerate() {
-                let (next, reward, terminated) = env.reference_step(state, actions[i]);
-                let row = &out.obs[2 * i..2 * i + 2];
-                for (got, want) in row.iter().zip(&next) {
-                    assert!(
-                        (f64::from(*got) - want).abs() <= 1e-6,
-                        "{plan} env {i}: {row:?} vs {next:?}"
-                    );
-                }
-                assert_eq!(out.reward[i], reward as f32, "{plan} env {i}");
-                assert_eq!(out.terminated[i], terminated, "{plan} env {i}");
-            }
-            plans += 1;
-        }
-        assert!(plans >= 6, "{plans}");
+        env_tests::every_plan_matches_the_reference(&env, &states(n), &actions, 1e-6);
     }
 
     #[test]
     fn resets_draw_inside_gymnasiums_range_and_match_the_host_draws() {
-        let env = MountainCar::default();
-        let n = 1000;
-        let mut vec_env = VecEnv::build(
-            Cpu::default(),
-            env,
-            n,
-            EpisodeOptions::default_for::<MountainCar>(),
-            StepPlan::default(),
-        )
-        .unwrap();
-        let obs = vec_env.reset(Some(9)).unwrap();
-        for i in 0..n {
-            let want = crate::graph::reference_reset(&env, 9, i as u32, 0);
-            assert_eq!(obs[2 * i], want[0] as f32, "env {i}");
-            assert_eq!(obs[2 * i + 1], 0.0);
-            assert!((-0.6..-0.4).contains(&obs[2 * i]), "{}", obs[2 * i]);
+        for state in env_tests::resets_match_the_host_draws(&MountainCar::default(), 1000, 9) {
+            assert!((-0.6..-0.4).contains(&state[0]), "{state:?}");
+            assert_eq!(state[1], 0.0);
         }
     }
 

@@ -18,3 +18,37 @@ pub enum AutoresetMode {
 }
 
 pub use crate::cartpole::params::{CartPoleConfig, CartPoleParams};
+
+/// Checks that every named param is finite, naming the first that is not.
+pub fn check_finite(params: &[(&'static str, f64)]) -> Result<(), crate::error::EnvError> {
+    match params.iter().find(|(_, value)| !value.is_finite()) {
+        Some(&(name, value)) => Err(crate::error::EnvError::InvalidParam {
+            name,
+            value,
+            expected: "a finite number",
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Checks that `value` (the param `name`) is above 0.
+pub fn check_positive(name: &'static str, value: f64) -> Result<(), crate::error::EnvError> {
+    if value > 0.0 {
+        return Ok(());
+    }
+    Err(crate::error::EnvError::InvalidParam {
+        name,
+        value,
+        expected: "a finite number > 0",
+    })
+}
+
+/// Named params as the graphs read them (`f32`).
+pub fn f32_graph_params(
+    params: &[(&'static str, f64)],
+) -> Vec<(&'static str, cartfuse_fusion::interpret::Scalar)> {
+    params
+        .iter()
+        .map(|&(name, value)| (name, cartfuse_fusion::interpret::Scalar::F32(value as f32)))
+        .collect()
+}

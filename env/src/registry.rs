@@ -4,7 +4,13 @@
 //! so the CLI, the harness and the bindings reach every environment without naming one.
 
 /// gymnasium ids of every registered environment.
-pub const ENV_IDS: &[&str] = &["CartPole-v1", "MountainCar-v0"];
+pub const ENV_IDS: &[&str] = &[
+    "CartPole-v1",
+    "MountainCar-v0",
+    "Acrobot-v1",
+    "MountainCarContinuous-v0",
+    "Pendulum-v1",
+];
 
 /// Runs `$body` with `$E` bound to the environment type `$id` names, or evaluates
 /// `$unknown` when no environment has that id.
@@ -18,6 +24,18 @@ macro_rules! with_env {
             }
             "MountainCar-v0" => {
                 type $E = $crate::mountain_car::MountainCar;
+                $body
+            }
+            "Acrobot-v1" => {
+                type $E = $crate::acrobot::Acrobot;
+                $body
+            }
+            "MountainCarContinuous-v0" => {
+                type $E = $crate::mountain_car_continuous::MountainCarContinuous;
+                $body
+            }
+            "Pendulum-v1" => {
+                type $E = $crate::pendulum::Pendulum;
                 $body
             }
             _ => $unknown,

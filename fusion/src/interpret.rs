@@ -149,6 +149,7 @@ macro_rules! host_float {
                     FloatUnary::Erf => $erf(a),
                     FloatUnary::Square => a * a,
                     FloatUnary::Recip => 1.0 / a,
+                    FloatUnary::Floor => a.floor(),
                 }
             }
             fn binary(op: BinaryOp, a: Self, b: Self) -> Self {

@@ -17,6 +17,13 @@ use crate::engine::{StepBuffer, StepEngine};
 use crate::error::EnvError;
 use crate::params::AutoresetMode;
 
+/// Why a hand-written engine (device or native) refuses a masked reset.
+pub(crate) fn masked_reset_unsupported() -> EnvError {
+    EnvError::Unsupported(
+        "the hand-written kernel resets every env; reset a subset with a graph plan".into(),
+    )
+}
+
 /// Kernel name of the hand-written step in the launch ledger.
 pub const STEP_KERNEL: &str = "cartpole_step_array";
 /// Kernel name of the reset kernel in the launch ledger.
@@ -287,9 +294,7 @@ impl<R: Runtime> StepEngine<Cube<R>> for HandWrittenEngine<R> {
 
     fn reset(&mut self, seed: u64, restart: bool, mask: Option<&[bool]>) -> Result<(), EnvError> {
         if mask.is_some() {
-            return Err(EnvError::Unsupported(
-                "the hand-written kernel resets every env; reset a subset with a graph plan".into(),
-            ));
+            return Err(masked_reset_unsupported());
         }
         launch_reset(self.launch(seed), &self.state, restart, &self.outputs.obs);
         Ok(())

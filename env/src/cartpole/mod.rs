@@ -24,7 +24,7 @@ pub use params::{CartPoleConfig, CartPoleParams};
 pub use reference::CartPoleState;
 pub use vector::CartPoleVecEnv;
 
-use crate::environment::{EpisodeOptions, GraphEnv};
+use crate::environment::{EpisodeOptions, GraphEnv, Transition};
 use crate::error::EnvError;
 use crate::graph::StateLayout;
 use crate::params::AutoresetMode;
@@ -126,7 +126,7 @@ impl GraphEnv for CartPoleParams {
             .or(theta.gt(theta_threshold))
     }
 
-    fn reward<'g>(&self, g: &'g GraphBuilder, _state: &[Var<'g>], _next: &[Var<'g>]) -> Var<'g> {
+    fn reward<'g>(&self, g: &'g GraphBuilder, _step: &Transition<'_, 'g>) -> Var<'g> {
         g.f32(1.0)
     }
 

@@ -18,7 +18,9 @@ use cartfuse_fusion::launch::{KernelLaunch, LaunchLedger};
 use cartfuse_fusion::rng;
 use rayon::prelude::*;
 
-use super::hand_written::{RESET_KERNEL, STEP_KERNEL, reset_bytes_per_env, step_bytes_per_env};
+use super::hand_written::{
+    RESET_KERNEL, STEP_KERNEL, masked_reset_unsupported, reset_bytes_per_env, step_bytes_per_env,
+};
 use super::params::CartPoleConfig;
 use crate::engine::{StepBuffer, StepEngine};
 use crate::error::EnvError;
@@ -380,9 +382,7 @@ impl StepEngine<Cpu> for NativeEngine {
 
     fn reset(&mut self, seed: u64, restart: bool, mask: Option<&[bool]>) -> Result<(), EnvError> {
         if mask.is_some() {
-            return Err(EnvError::Unsupported(
-                "the hand-written kernel resets every env; reset a subset with a graph plan".into(),
-            ));
+            return Err(masked_reset_unsupported());
         }
         let record = self.record(RESET_KERNEL, reset_bytes_per_env());
         let key = rng::seed_key(seed);

@@ -22,6 +22,7 @@ pub fn float_unary<N: Size>(x: Vector<f32, N>, #[comptime] op: FloatUnary) -> Ve
         FloatUnary::Erf => Erf::erf(x),
         FloatUnary::Square => x * x,
         FloatUnary::Recip => Vector::new(f32::new(1.0)) / x,
+        FloatUnary::Floor => Floor::floor(x),
     }
 }
 

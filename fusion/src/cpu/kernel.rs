@@ -274,6 +274,7 @@ unsafe fn exec<V: Simd>(s: V, ctx: &Ctx<'_>, op: &Op, lo: usize, hi: usize) {
                     FloatUnary::Erf => map_f(s, lo, hi, d, a, |x| math::erf(s, x)),
                     FloatUnary::Square => map_f(s, lo, hi, d, a, |x| s.mul(x, x)),
                     FloatUnary::Recip => map_f(s, lo, hi, d, a, |x| s.div(s.splat(1.0), x)),
+                    FloatUnary::Floor => map_f(s, lo, hi, d, a, |x| math::floor(s, x)),
                 }
             }
             Op::LogicUnary(LogicUnary::Not, d, a) => map_u(s, lo, hi, ctx.p(d), ctx.p(a), |x| {

@@ -76,6 +76,22 @@ fn round<V: Simd>(s: V, x: V::F) -> V::F {
     s.sub(s.add(x, s.splat(ROUND_MAGIC)), s.splat(ROUND_MAGIC))
 }
 
+/// `floor(x)`, exact for every `f32` (lanes of magnitude 2^23 or more, infinities and NaN
+/// are already integral and pass through; `-0.0` stays `-0.0`).
+#[inline(always)]
+pub fn floor<V: Simd>(s: V, x: V::F) -> V::F {
+    let truncated = s.i32_to_f32(s.trunc_i32(x));
+    let below = s.select(
+        s.lt(x, truncated),
+        s.sub(truncated, s.splat(1.0)),
+        truncated,
+    );
+    // Keep the sign of zero results (`trunc(-0.5) = -0.0`, as Rust's `floor(-0.0)`).
+    let signed = s.from_bits(s.or_u(s.to_bits(below), s.and_u(s.to_bits(x), s.splat_u(SIGN))));
+    let below = s.select(s.eq(below, s.splat(0.0)), signed, below);
+    s.select(s.lt(abs(s, x), s.splat(8_388_608.0)), below, x)
+}
+
 /// Horner evaluation of `coefficients` (highest degree first) at `x`, mul then add.
 #[inline(always)]
 fn horner<V: Simd>(s: V, x: V::F, coefficients: &[f32]) -> V::F {

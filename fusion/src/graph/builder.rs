@@ -108,6 +108,10 @@ impl<'g> Var<'g> {
     pub fn recip(self) -> Var<'g> {
         self.unary(FloatUnary::Recip)
     }
+    /// The largest integer not above `self`.
+    pub fn floor(self) -> Var<'g> {
+        self.unary(FloatUnary::Floor)
+    }
     /// Minimum.
     pub fn min(self, rhs: Var<'g>) -> Var<'g> {
         self.binary(BinaryOp::Min, rhs)
@@ -261,8 +265,18 @@ impl GraphBuilder {
         )
     }
 
-    /// A runtime scalar.
+    /// A runtime scalar. Asking again for a name already declared with the same dtype
+    /// returns that node, so helpers can read params without threading them through.
     pub fn param(&self, name: &str, dtype: DType) -> Var<'_> {
+        let existing = self.state.borrow().nodes.iter().position(|node| {
+            node.dtype == dtype && matches!(&node.op, Op::Param { name: known } if known == name)
+        });
+        if let Some(index) = existing {
+            return Var {
+                builder: self,
+                id: NodeId(index as u32),
+            };
+        }
         self.push_typed(Op::Param { name: name.into() }, (dtype, Shape::Lanes))
     }
 

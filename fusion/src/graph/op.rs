@@ -118,11 +118,13 @@ pub enum FloatUnary {
     Square,
     /// `1 / a`.
     Recip,
+    /// The largest integer not above `a` (rounds toward negative infinity).
+    Floor,
 }
 
 impl FloatUnary {
     /// Every float unary op.
-    pub const ALL: [FloatUnary; 11] = [
+    pub const ALL: [FloatUnary; 12] = [
         FloatUnary::Neg,
         FloatUnary::Abs,
         FloatUnary::Sqrt,
@@ -134,6 +136,7 @@ impl FloatUnary {
         FloatUnary::Erf,
         FloatUnary::Square,
         FloatUnary::Recip,
+        FloatUnary::Floor,
     ];
 
     /// Lower-case name.
@@ -150,6 +153,7 @@ impl FloatUnary {
             FloatUnary::Erf => "erf",
             FloatUnary::Square => "square",
             FloatUnary::Recip => "recip",
+            FloatUnary::Floor => "floor",
         }
     }
 

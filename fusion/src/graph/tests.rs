@@ -145,3 +145,19 @@ fn text_and_dot_dumps_name_every_node() {
         "{dot}"
     );
 }
+
+#[test]
+fn a_param_asked_for_twice_is_one_node_but_a_retyped_one_is_an_error() {
+    let g = GraphBuilder::new();
+    let x = g.input("x", DType::F32);
+    let (a, b) = (g.param("s", DType::F32), g.param("s", DType::F32));
+    assert_eq!(a.id(), b.id());
+    g.output("y", x * a + b);
+    assert_eq!(g.build().unwrap().params().len(), 1);
+
+    let g = GraphBuilder::new();
+    let x = g.input("x", DType::U32);
+    g.output("y", x + g.param("s", DType::U32));
+    g.output("z", g.param("s", DType::F32));
+    assert!(matches!(g.build(), Err(GraphError::DuplicateName(name)) if name == "s"));
+}

@@ -55,6 +55,7 @@ fn unary_float_ops_match_the_interpreter() {
             FloatUnary::Erf => x.erf(),
             FloatUnary::Square => x.square(),
             FloatUnary::Recip => x.recip(),
+            FloatUnary::Floor => x.floor(),
         };
         b.output("y", y);
         check(&b.build().unwrap(), &f32_input(lo, hi), &Params::new(), tol);
