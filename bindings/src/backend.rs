@@ -23,7 +23,7 @@ use cartfuse_env::{AutoresetMode, EpisodeOptions, StepPlan};
 
 use crate::device::Device;
 use crate::envs::{self, Actions, DynVecEnv, EnvInfo};
-use crate::error::{BackendError, choices};
+use crate::error::{BackendError, choices, non_finite};
 
 /// How finished episodes restart (gymnasium's `AutoresetMode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -354,9 +354,10 @@ impl Backend {
                     return Err(BackendError::invalid(
                         "actions",
                         format!(
-                            "actions[{}, {}] = {value} is not finite",
+                            "actions[{}, {}] = {} is not finite",
                             i / size,
-                            i % size
+                            i % size,
+                            non_finite(f64::from(*value))
                         ),
                     ));
                 }

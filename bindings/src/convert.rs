@@ -13,7 +13,7 @@ use pyo3::types::{PyBool, PyList, PyTuple};
 
 use crate::backend::Seeds;
 use crate::envs::{Actions, EnvInfo};
-use crate::error::choices;
+use crate::error::{choices, non_finite};
 
 /// Hands `[n * dim]` values to numpy as `(n, dim)` without copying.
 pub fn rows<T: numpy::Element>(
@@ -239,7 +239,8 @@ fn continuous(
             format!("{}, {}", i / size, i % size)
         };
         return Err(PyValueError::new_err(format!(
-            "actions: actions[{index}] = {value} is not finite"
+            "actions: actions[{index}] = {} is not finite",
+            non_finite(*value)
         )));
     }
     // Finite values beyond f32's range become its largest finite values (clipped anyway).

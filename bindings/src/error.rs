@@ -62,3 +62,14 @@ pub fn choices(n: u32) -> String {
         _ => format!("{{0, ..., {}}}", n - 1),
     }
 }
+
+/// A non-finite value as Python writes it: `nan`, `inf` or `-inf`.
+pub fn non_finite(value: f64) -> &'static str {
+    if value.is_nan() {
+        "nan"
+    } else if value > 0.0 {
+        "inf"
+    } else {
+        "-inf"
+    }
+}

@@ -95,17 +95,21 @@ def test_registration_matches_gymnasiums(env_id: str) -> None:
     assert repr(envs).startswith(f"{named.__name__}(num_envs=3")
 
 
+def checker_warnings(env: gym.Env[object, object]) -> set[str]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(env, skip_render_check=True)
+    return {str(w.message) for w in caught}
+
+
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_make_gives_a_single_env_that_passes_gymnasiums_checker(env_id: str) -> None:
     env = gym.make(f"cartfuse/{env_id}")
     assert isinstance(env.unwrapped, CartfuseEnv)
     assert env.unwrapped.observation_space == gym.make(env_id).observation_space
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        check_env(env.unwrapped, skip_render_check=True)
-    # gymnasium's own CartPole-v1 draws the same warnings: its velocity bounds are inf.
-    unexpected = [str(w.message) for w in caught if "infinity" not in str(w.message)]
-    assert unexpected == []
+    # No warning gymnasium's own env does not draw too (CartPole's inf velocity bounds,
+    # Pendulum's unnormalised action box).
+    assert checker_warnings(env.unwrapped) <= checker_warnings(gym.make(env_id).unwrapped)
     env.reset(seed=0)
     limit = gym.spec(env_id).max_episode_steps
     assert limit is not None
@@ -122,20 +126,32 @@ def test_make_gives_a_single_env_that_passes_gymnasiums_checker(env_id: str) -> 
     env.close()
 
 
+def gymnasium_observation(env: gym.Env[np.ndarray, object], state: np.ndarray) -> np.ndarray:
+    """What gymnasium's own `env` observes in `state` (its private `_get_ob`/`_get_obs`
+    where the observation is not the state itself)."""
+    env.state = state.copy()  # type: ignore[attr-defined]
+    observe = getattr(env, "_get_ob", None) or getattr(env, "_get_obs", None)
+    return np.asarray(observe() if observe else state, dtype=np.float32)
+
+
 @pytest.mark.parametrize("device", ["cpu", "wgpu"])
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_one_step_parity_with_gymnasium(env_id: str, device: str) -> None:
     """Each step starts gymnasium's own env from the state cartfuse holds (gymnax's and
     envpool's check): obs within 1e-5, rewards within 1e-5 relative, identical flags.
     Steps on which cartfuse resets an env (NEXT_STEP) are checked for their reset
-    semantics instead."""
-    n, steps = 32, 30
-    ours = CartfuseVectorEnv(env_id, n, device=device)
+    semantics, and reset observations are gymnasium's observation of the reset state."""
+    n, steps, limit = 32, 30, 12
+    ours = CartfuseVectorEnv(env_id, n, device=device, max_episode_steps=limit)
     assert ours.device == device
     theirs = gym.make(env_id).unwrapped
     rng = np.random.default_rng(7)
-    ours.reset(seed=1)
+    theirs.reset()
+    obs, _ = ours.reset(seed=1)
+    for i, state in enumerate(ours.get_state()):
+        np.testing.assert_allclose(obs[i], gymnasium_observation(theirs, state), atol=1e-6)
     prev_done = np.zeros(n, dtype=bool)
+    elapsed = np.zeros(n, dtype=int)
     compared = 0
     for _ in range(steps):
         actions = random_actions(ours.action_space, rng)
@@ -144,9 +160,12 @@ def test_one_step_parity_with_gymnasium(env_id: str, device: str) -> None:
         assert info == {}
         assert obs.dtype == np.float32 and obs.shape == (n, info_dim(env_id))
         assert reward.dtype == np.float32 and term.dtype == np.bool_ and trunc.dtype == np.bool_
+        elapsed = np.where(prev_done, 0, elapsed + 1)
         for i in range(n):
             if prev_done[i]:
                 assert reward[i] == 0.0 and not term[i] and not trunc[i]
+                reset_obs = gymnasium_observation(theirs, ours.get_state()[i])
+                np.testing.assert_allclose(obs[i], reset_obs, atol=1e-6)
                 continue
             theirs.reset()  # clears CartPole's steps_beyond_terminated
             theirs.state = before[i].copy()  # type: ignore[attr-defined]
@@ -154,10 +173,11 @@ def test_one_step_parity_with_gymnasium(env_id: str, device: str) -> None:
             np.testing.assert_allclose(obs[i], g_obs, atol=1e-5, rtol=0, err_msg=f"env {i}")
             np.testing.assert_allclose(reward[i], g_reward, rtol=1e-5, atol=1e-6)
             assert term[i] == g_term, f"env {i} from {before[i]}"
-            assert not trunc[i]
+            assert trunc[i] == (elapsed[i] >= limit)
             compared += 1
         prev_done = term | trunc
     assert compared > n * steps // 2
+    assert n * steps - compared >= n  # reset steps
 
 
 def info_dim(env_id: str) -> int:
