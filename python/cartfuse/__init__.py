@@ -2,9 +2,9 @@
 native CPU runtime), as gymnasium environments.
 
 The environments are the ones cartfuse's Rust crate registers (:data:`ENV_IDS`):
-CartPole-v1 and MountainCar-v0, and Acrobot-v1, MountainCarContinuous-v0 and Pendulum-v1 in
-builds that have them. Each follows gymnasium's definition (spaces, dynamics, rewards,
-episode ends, registered ``max_episode_steps``). Importing ``cartfuse`` registers
+CartPole-v1, MountainCar-v0, Acrobot-v1 (discrete actions), MountainCarContinuous-v0 and
+Pendulum-v1 (continuous actions). Each follows gymnasium's definition (spaces, dynamics,
+rewards, episode ends, registered ``max_episode_steps``). Importing ``cartfuse`` registers
 ``cartfuse/<id>`` with gymnasium for every one of them::
 
     import gymnasium as gym
