@@ -14,6 +14,8 @@ python3 -m venv "$venv"
   "ruff==0.17.6"
 "$venv/bin/ruff" check python
 "$venv/bin/ruff" format --check python
+"$venv/bin/ruff" check --config python/pyproject.toml scripts
+"$venv/bin/ruff" format --check --config python/pyproject.toml scripts
 # The extension is built in the workspace's target dir with the release profile, reusing
 # what `cargo test` compiled; no build isolation: maturin is already in the venv (its build
 # hook calls `maturin` from PATH).

@@ -1,26 +1,29 @@
 //! Replaying recorded episodes: each episode runs in its own lane from its initial state,
 //! with autoreset off, following its actions, and stops at its first termination or
-//! truncation (or when its actions run out).
+//! truncation (or when its actions run out). Any registered environment: the initial state
+//! is its internal state in the order of gymnasium's `env.unwrapped.state`, the actions of
+//! its action type.
 
 use serde_json::Value;
 
-use crate::{AutoresetMode, CartPoleConfig, CartPoleState, EnvError, StepPlan};
-use cartfuse_env::{EnvBackend, VecEnv};
+use crate::{AutoresetMode, EnvError, StepPlan};
+use cartfuse_env::spaces::{ActionSpace, describe_action_space};
+use cartfuse_env::{EnvBackend, EpisodeOptions, GraphEnv, VecEnv};
 
 /// One episode to replay.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ReplayEpisode {
-    /// `[x, x_dot, theta, theta_dot]` before the first action.
-    pub initial_state: CartPoleState,
-    /// Actions, each 0 or 1.
-    pub actions: Vec<u32>,
+pub struct ReplayEpisode<A> {
+    /// The environment's state before the first action ([`GraphEnv::STATE`] order).
+    pub initial_state: Vec<f64>,
+    /// Actions, each in the action space.
+    pub actions: Vec<A>,
 }
 
 /// What one replayed episode produced, one entry per step taken.
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ReplayedEpisode {
     /// Observation after each step.
-    pub observations: Vec<[f32; 4]>,
+    pub observations: Vec<Vec<f32>>,
     /// Reward of each step.
     pub rewards: Vec<f32>,
     /// Termination flag of each step.
@@ -60,8 +63,46 @@ pub enum ReplayError {
     Env(#[from] EnvError),
 }
 
-/// Parses `{"episodes":[{"initial_state":[x,x_dot,theta,theta_dot],"actions":[0,1,...]}]}`.
-pub fn parse_replay_input(text: &str) -> Result<Vec<ReplayEpisode>, ReplayError> {
+/// An action as JSON writes it: an integer for discrete spaces, a number for boxes.
+pub trait JsonAction: Sized {
+    /// The action `value` holds, if it is of this type.
+    fn from_json(value: &Value) -> Option<Self>;
+}
+
+impl JsonAction for u32 {
+    fn from_json(value: &Value) -> Option<Self> {
+        value.as_u64().and_then(|v| u32::try_from(v).ok())
+    }
+}
+
+impl JsonAction for f32 {
+    fn from_json(value: &Value) -> Option<Self> {
+        value.as_f64().map(|v| v as f32)
+    }
+}
+
+/// What an action of `space` must be, for error messages.
+fn expected_action(space: &ActionSpace) -> String {
+    match space {
+        ActionSpace::Discrete(space) if space.n == 2 => "expected 0 or 1".into(),
+        ActionSpace::Discrete(space) => {
+            format!("expected an integer from 0 to {}", space.n - 1)
+        }
+        ActionSpace::Box(_) => format!(
+            "expected a finite number (clipped into {})",
+            describe_action_space(space)
+        ),
+    }
+}
+
+/// Parses `{"episodes":[{"initial_state":[...],"actions":[...]}]}` for `env`.
+pub fn parse_replay_input<E: GraphEnv>(
+    env: &E,
+    text: &str,
+) -> Result<Vec<ReplayEpisode<E::Action>>, ReplayError>
+where
+    E::Action: JsonAction,
+{
     let document: Value = serde_json::from_str(text)?;
     let episodes = document
         .get("episodes")
@@ -76,11 +117,18 @@ pub fn parse_replay_input(text: &str) -> Result<Vec<ReplayEpisode>, ReplayError>
     episodes
         .iter()
         .enumerate()
-        .map(|(episode, value)| parse_episode(episode, value))
+        .map(|(episode, value)| parse_episode(env, episode, value))
         .collect()
 }
 
-fn parse_episode(episode: usize, value: &Value) -> Result<ReplayEpisode, ReplayError> {
+fn parse_episode<E: GraphEnv>(
+    env: &E,
+    episode: usize,
+    value: &Value,
+) -> Result<ReplayEpisode<E::Action>, ReplayError>
+where
+    E::Action: JsonAction,
+{
     let field_error = |field, problem: String| ReplayError::Field {
         episode,
         field,
@@ -91,84 +139,78 @@ fn parse_episode(episode: usize, value: &Value) -> Result<ReplayEpisode, ReplayE
             "episode {episode} must be an object with `initial_state` and `actions`"
         ))
     })?;
+    let k = E::STATE.len();
+    let names = E::STATE.join(", ");
     let state = object
         .get("initial_state")
         .ok_or_else(|| field_error("initial_state", "missing".into()))?
         .as_array()
-        .ok_or_else(|| field_error("initial_state", "must be an array of 4 numbers".into()))?;
-    if state.len() != 4 {
+        .ok_or_else(|| field_error("initial_state", format!("must be an array of {k} numbers")))?;
+    if state.len() != k {
         return Err(field_error(
             "initial_state",
-            format!(
-                "must hold 4 numbers [x, x_dot, theta, theta_dot], found {}",
-                state.len()
-            ),
+            format!("must hold {k} numbers [{names}], found {}", state.len()),
         ));
     }
-    let mut components = [0.0; 4];
-    for (k, (slot, value)) in components.iter_mut().zip(state).enumerate() {
-        *slot = value.as_f64().filter(|v| v.is_finite()).ok_or_else(|| {
-            field_error(
-                "initial_state",
-                format!("element {k} is {value}, expected a finite number"),
-            )
-        })?;
-    }
+    let initial_state = state
+        .iter()
+        .enumerate()
+        .map(|(i, value)| {
+            value.as_f64().filter(|v| v.is_finite()).ok_or_else(|| {
+                field_error(
+                    "initial_state",
+                    format!("element {i} is {value}, expected a finite number"),
+                )
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    let expected = expected_action(&env.action_space());
     let actions = object
         .get("actions")
         .ok_or_else(|| field_error("actions", "missing".into()))?
         .as_array()
-        .ok_or_else(|| field_error("actions", "must be an array of 0s and 1s".into()))?
+        .ok_or_else(|| field_error("actions", format!("must be an array: {expected}")))?
         .iter()
         .enumerate()
-        .map(|(k, value)| match value.as_u64() {
-            Some(action @ (0 | 1)) => Ok(action as u32),
+        .map(|(i, value)| match E::Action::from_json(value) {
+            Some(action) if env.action_is_valid(action) => Ok(action),
             _ => Err(field_error(
                 "actions",
-                format!("element {k} is {value}, expected 0 or 1"),
+                format!("element {i} is {value}, {expected}"),
             )),
         })
         .collect::<Result<_, _>>()?;
     Ok(ReplayEpisode {
-        initial_state: CartPoleState::from_array(components),
+        initial_state,
         actions,
     })
 }
 
-/// Replays every episode in its own lane of one vector env on `backend`.
-///
-/// `config.autoreset` is forced to [`AutoresetMode::Disabled`]; `config.max_episode_steps`
-/// still truncates.
-pub fn replay<B: EnvBackend>(
+/// Replays every episode in its own lane of one vector env of `env` on `backend`, with
+/// autoreset off; episodes are truncated after `max_episode_steps`.
+pub fn replay<E: GraphEnv, B: EnvBackend>(
     backend: B,
-    config: CartPoleConfig,
-    episodes: &[ReplayEpisode],
+    env: E,
+    max_episode_steps: u32,
+    episodes: &[ReplayEpisode<E::Action>],
 ) -> Result<ReplayOutput, ReplayError> {
-    let config = CartPoleConfig {
+    let episode = EpisodeOptions {
         autoreset: AutoresetMode::Disabled,
-        ..config
+        max_episode_steps,
     };
     let n = episodes.len();
-    let mut env = VecEnv::build(
-        backend,
-        config.params,
-        n,
-        config.episode(),
-        StepPlan::default(),
-    )?;
+    let mut env = VecEnv::build(backend, env, n, episode, StepPlan::default())?;
     env.reset(Some(0))?;
-    let initial: Vec<Vec<f64>> = episodes
-        .iter()
-        .map(|e| e.initial_state.to_array().to_vec())
-        .collect();
+    let initial: Vec<Vec<f64>> = episodes.iter().map(|e| e.initial_state.clone()).collect();
     env.set_state(&initial)?;
     let mut outputs = vec![ReplayedEpisode::default(); n];
     let mut active: Vec<bool> = episodes.iter().map(|e| !e.actions.is_empty()).collect();
-    let mut actions = vec![0u32; n];
+    let idle = env.env().pattern_action(0);
+    let mut actions = vec![idle; n];
     let mut t = 0;
     while active.iter().any(|a| *a) {
         for (i, episode) in episodes.iter().enumerate() {
-            actions[i] = if active[i] { episode.actions[t] } else { 0 };
+            actions[i] = if active[i] { episode.actions[t] } else { idle };
         }
         let out = env.step(&actions)?;
         for i in 0..n {
@@ -176,8 +218,7 @@ pub fn replay<B: EnvBackend>(
                 continue;
             }
             let record = &mut outputs[i];
-            let row = out.obs_row(i);
-            record.observations.push([row[0], row[1], row[2], row[3]]);
+            record.observations.push(out.obs_row(i).to_vec());
             record.rewards.push(out.reward[i]);
             record.terminated.push(out.terminated[i]);
             record.truncated.push(out.truncated[i]);
@@ -192,20 +233,25 @@ pub fn replay<B: EnvBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cartfuse_env::CartPole;
+    use cartfuse_env::pendulum::Pendulum;
 
     fn error_of(text: &str) -> String {
-        parse_replay_input(text).unwrap_err().to_string()
+        parse_replay_input(&CartPole::default(), text)
+            .unwrap_err()
+            .to_string()
     }
 
     #[test]
     fn parses_a_valid_document() {
         let episodes = parse_replay_input(
+            &CartPole::default(),
             r#"{"episodes":[{"initial_state":[0.1,0,-0.02,0.5],"actions":[0,1,1]}]}"#,
         )
         .unwrap();
         assert_eq!(episodes.len(), 1);
         assert_eq!(episodes[0].actions, vec![0, 1, 1]);
-        assert_eq!(episodes[0].initial_state.theta_dot, 0.5);
+        assert_eq!(episodes[0].initial_state, vec![0.1, 0.0, -0.02, 0.5]);
     }
 
     #[test]
@@ -232,5 +278,25 @@ mod tests {
         assert!(error_of(r#"{"runs":[]}"#).contains("missing top-level field `episodes`"));
         assert!(error_of(r#"{"episodes":[]}"#).contains("nothing to replay"));
         assert!(error_of("not json").contains("not valid JSON"));
+    }
+
+    #[test]
+    fn any_environment_takes_its_own_state_and_actions() {
+        let episodes = parse_replay_input(
+            &Pendulum::default(),
+            r#"{"episodes":[{"initial_state":[3.0,-0.5],"actions":[2.5,-0.25]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(episodes[0].actions, vec![2.5f32, -0.25]);
+        let error = parse_replay_input(
+            &Pendulum::default(),
+            r#"{"episodes":[{"initial_state":[3.0,-0.5,1.0],"actions":[]}]}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            error,
+            "episode 0, field `initial_state`: must hold 2 numbers [theta, theta_dot], found 3"
+        );
     }
 }

@@ -4,7 +4,12 @@ use std::collections::BTreeSet;
 
 use cartfuse::env::cartpole::cartpole_step_graph;
 use cartfuse::env::cartpole::hand_written::step_bytes_per_env;
-use cartfuse::env::graph::StateLayout;
+use cartfuse::env::acrobot::Acrobot;
+use cartfuse::env::graph::{StateLayout, step_graph};
+use cartfuse::env::mountain_car::MountainCar;
+use cartfuse::env::mountain_car_continuous::MountainCarContinuous;
+use cartfuse::env::pendulum::Pendulum;
+use cartfuse::env::{EpisodeOptions, GraphEnv};
 use cartfuse::fusion::graph::{Graph, Op, Shape};
 use cartfuse::fusion::plan::{Plan, Strategy};
 use cartfuse::{AutoresetMode, CartPoleConfig, StepPlan};
@@ -118,4 +123,60 @@ fn launch_and_byte_counts_are_exact_for_every_plan() {
             "{strategy}"
         );
     }
+}
+
+/// Runs `plan` for one call over `n` envs of `E` and returns (launches, bytes moved).
+fn measure_env<E: GraphEnv + Default>(plan: StepPlan, n: usize) -> (u64, u64) {
+    let mut env = util::build_env(E::default(), n, EpisodeOptions::default_for::<E>(), plan)
+        .expect("plan builds");
+    env.reset(Some(1)).unwrap();
+    let before = env.ledger().totals();
+    let k = env.steps_per_call();
+    let actions: Vec<E::Action> = (0..n * k).map(|i| E::default().pattern_action(i)).collect();
+    env.step(&actions).unwrap();
+    let delta = env.ledger().totals().since(&before);
+    (delta.launches, delta.bytes_moved())
+}
+
+/// The same exact counts for an environment with no hand-written kernel: `fused` moves
+/// only the compulsory bytes, `fused-x10` the state once, eager one launch per op, and the
+/// per-kernel plans what their plans say.
+fn counts_are_exact<E: GraphEnv + Default>() {
+    let n = 1000usize;
+    let graph = step_graph(&E::default(), AutoresetMode::NextStep, StateLayout::StructOfArrays);
+    let packed = step_graph(&E::default(), AutoresetMode::NextStep, StateLayout::Packed);
+    let options = util::plan_options();
+    let state = 4 * E::STATE.len() as u64 + 12; // physical state, elapsed, resets, needs_reset
+    let per_step = 4 + 4 * E::OBS_DIM as u64 + 12; // action; obs, reward, terminated, truncated
+    let fused = measure_env::<E>(StepPlan::Graph(Strategy::Fused), n);
+    assert_eq!(fused, (1, (2 * state + per_step) * n as u64), "{}", E::ID);
+    let x10 = measure_env::<E>(StepPlan::Graph(Strategy::FusedSteps(10)), n);
+    assert_eq!(x10, (1, (2 * state + 10 * per_step) * n as u64), "{}", E::ID);
+    let eager = measure_env::<E>(StepPlan::Graph(Strategy::Eager), n);
+    assert_eq!(eager.0, graph.computing_ops() as u64, "{}", E::ID);
+    assert_eq!(eager.1, eager_bytes_per_lane(&graph) * n as u64, "{}", E::ID);
+    for (strategy, graph) in [
+        (Strategy::Vertical, &graph),
+        (Strategy::Horizontal, &graph),
+        (Strategy::XlaDefault, &packed),
+    ] {
+        let plan = Plan::build(graph, strategy, &options).unwrap();
+        let (launches, bytes) = measure_env::<E>(StepPlan::Graph(strategy), n);
+        assert_eq!(launches as usize, plan.launches.len(), "{} {strategy}", E::ID);
+        assert_eq!(
+            bytes as f64,
+            plan.bytes_per_lane_step(graph) * n as f64,
+            "{} {strategy}",
+            E::ID
+        );
+        assert!(launches > 1 && bytes > fused.1, "{} {strategy}", E::ID);
+    }
+}
+
+#[test]
+fn launch_and_byte_counts_are_exact_for_every_environment() {
+    counts_are_exact::<MountainCar>();
+    counts_are_exact::<Acrobot>();
+    counts_are_exact::<MountainCarContinuous>();
+    counts_are_exact::<Pendulum>();
 }

@@ -281,7 +281,7 @@ fn ledger_launches_equal_the_cubecl_runtime_record() {
 
 #[test]
 fn plan_command_explains_every_boundary() {
-    let run = cartfuse(&["plan", "--graph", "cartpole", "--strategy", "xla-default"]);
+    let run = cartfuse(&["plan", "--env", "CartPole-v1", "--strategy", "xla-default"]);
     assert!(run.status.success(), "{}", stderr(&run));
     let text = stdout(&run);
     assert!(text.contains("plan xla-default:"), "{text}");
@@ -373,5 +373,93 @@ fn reproduce_quick_writes_the_whole_report() {
     let markdown = std::fs::read_to_string(dir.join("report.md")).unwrap();
     assert!(markdown.contains("## The study's CartPole ablation, replayed"));
     assert!(markdown.contains("![Roofline"));
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn rollout_and_plan_take_every_environment() {
+    for id in cartfuse::env::registry::ENV_IDS {
+        let run = cartfuse(&[
+            "--device", "cpu", "rollout", "--env", id, "--envs", "64", "--steps", "600", "--json",
+        ]);
+        assert!(run.status.success(), "{id}: {}", stderr(&run));
+        let report: serde_json::Value = serde_json::from_str(stdout(&run).trim()).unwrap();
+        assert_eq!(report["num_envs"], 64, "{id}");
+        // Every environment ends episodes within 600 steps: by its limit at the latest
+        // (500 for CartPole and Acrobot, 200 for MountainCar and Pendulum), except
+        // MountainCarContinuous (999), which a random policy almost never solves.
+        let finished = report["episodes_finished"].as_u64().unwrap();
+        if *id == "MountainCarContinuous-v0" {
+            assert!(finished < 64, "{id}: {finished}");
+        } else {
+            assert!(finished >= 64, "{id}: {finished}");
+        }
+        let plan = cartfuse(&["plan", "--env", id, "--strategy", "fused"]);
+        assert!(plan.status.success(), "{id}: {}", stderr(&plan));
+        assert!(
+            stdout(&plan).contains(&format!("graph: {id} step")),
+            "{}",
+            stdout(&plan)
+        );
+    }
+}
+
+#[test]
+fn replay_runs_any_environment_from_gymnasiums_states() {
+    let fixture: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/gymnasium/Pendulum-v1.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let episode = &fixture["episodes"][0];
+    let actions: Vec<f64> = episode["actions"].as_array().unwrap()[..20]
+        .iter()
+        .map(|a| a.as_f64().unwrap())
+        .collect();
+    let input = serde_json::json!({"episodes": [{
+        "initial_state": episode["initial_state"],
+        "actions": actions,
+    }]});
+    let dir = std::env::temp_dir().join(format!("cartfuse-pendulum-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("input.json");
+    std::fs::write(&path, input.to_string()).unwrap();
+    let run = cartfuse(&[
+        "--device",
+        "cpu",
+        "replay",
+        "--env",
+        "Pendulum-v1",
+        "--input",
+        path.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let replayed: ReplayOutput = serde_json::from_str(stdout(&run).trim()).unwrap();
+    let got = &replayed.episodes[0];
+    assert_eq!(got.observations.len(), 20);
+    for (t, row) in got.observations.iter().enumerate() {
+        for (k, value) in row.iter().enumerate() {
+            let want = episode["obs"][t][k].as_f64().unwrap();
+            assert!((f64::from(*value) - want).abs() < 1e-5, "step {t}: {row:?}");
+        }
+    }
+    let bad = cartfuse(&[
+        "--device",
+        "cpu",
+        "replay",
+        "--env",
+        "Acrobot-v1",
+        "--input",
+        path.to_str().unwrap(),
+    ]);
+    assert!(!bad.status.success());
+    assert!(
+        stderr(&bad).contains("must hold 4 numbers [theta1, theta2, dtheta1, dtheta2], found 2"),
+        "{}",
+        stderr(&bad)
+    );
     std::fs::remove_dir_all(dir).ok();
 }

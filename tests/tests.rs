@@ -30,6 +30,9 @@ macro_rules! runtime_suites {
         /// Every bad input gets its error.
         #[path = "../errors.rs"]
         mod errors;
+        /// Every environment against trajectories recorded from gymnasium itself.
+        #[path = "../gymnasium.rs"]
+        mod gymnasium;
         /// One-step parity with the f64 reference.
         #[path = "../parity.rs"]
         mod parity;

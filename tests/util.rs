@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use cartfuse::env::{CartPole, StepOutput, VecEnv};
+use cartfuse::env::{CartPole, EpisodeOptions, GraphEnv, StepOutput, VecEnv};
 use cartfuse::fusion::backend::Backend;
 use cartfuse::fusion::graph::Graph;
 use cartfuse::fusion::launch::LaunchLedger;
@@ -95,5 +95,23 @@ pub fn cartpole_states(states: &[Vec<f64>]) -> Vec<CartPoleState> {
     states
         .iter()
         .map(|s| CartPoleState::from_array([s[0], s[1], s[2], s[3]]))
+        .collect()
+}
+
+/// A vector env of any environment on the backend under test.
+pub fn build_env<E: GraphEnv>(
+    env: E,
+    num_envs: usize,
+    episode: EpisodeOptions,
+    plan: StepPlan,
+) -> Result<VecEnv<E, TestBackend>, cartfuse::EnvError> {
+    VecEnv::build(backend(), env, num_envs, episode, plan)
+}
+
+/// Every plan this runtime offers `E` (only CartPole has a hand-written kernel).
+pub fn plans_for<E: GraphEnv + Default>() -> Vec<StepPlan> {
+    StepPlan::all()
+        .into_iter()
+        .filter(|plan| build_env(E::default(), 1, EpisodeOptions::default_for::<E>(), *plan).is_ok())
         .collect()
 }

@@ -68,13 +68,6 @@ impl From<AutoresetArg> for AutoresetMode {
     }
 }
 
-/// `--graph`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GraphArg {
-    /// The CartPole-v1 step, in the state layout the strategy runs on.
-    Cartpole,
-}
-
 /// `--layout`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LayoutArg {
@@ -132,6 +125,14 @@ pub enum Command {
     Replay(ReplayArgs),
 }
 
+/// `--env`: which registered environment a command runs.
+#[derive(Debug, Clone, clap::Args)]
+pub struct EnvArg {
+    /// The environment, by gymnasium id.
+    #[arg(long = "env", default_value = "CartPole-v1", value_parser = clap::builder::PossibleValuesParser::new(cartfuse::env::registry::ENV_IDS))]
+    pub id: String,
+}
+
 /// `cartfuse burn-probe`.
 #[derive(Debug, clap::Args)]
 pub struct BurnProbeArgs {
@@ -166,12 +167,11 @@ pub struct ReproduceArgs {
 /// `cartfuse plan`.
 #[derive(Debug, clap::Args)]
 pub struct PlanArgs {
-    /// The graph to plan.
-    #[arg(long, value_enum, default_value_t = GraphArg::Cartpole)]
-    pub graph: GraphArg,
+    #[command(flatten)]
+    pub env: EnvArg,
     #[arg(long, value_parser = parse_strategy, help = strategy_help(), long_help = Strategy::help())]
     pub strategy: Strategy,
-    /// Autoreset mode of the CartPole graph.
+    /// Autoreset mode of the step graph.
     #[arg(long, value_enum, default_value_t = AutoresetArg::NextStep)]
     pub autoreset: AutoresetArg,
     /// State layout (default: packed for xla-default, soa otherwise).
@@ -185,9 +185,8 @@ pub struct PlanArgs {
 /// `cartfuse bench`.
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
-    /// The environment, by gymnasium id.
-    #[arg(long, default_value = "CartPole-v1", value_parser = clap::builder::PossibleValuesParser::new(cartfuse::env::registry::ENV_IDS))]
-    pub env: String,
+    #[command(flatten)]
+    pub env: EnvArg,
     #[arg(long, value_parser = parse_plan, help = plan_help(), long_help = format!("{}\nhand-written: the hand-written step kernel", Strategy::help()))]
     pub plan: StepPlan,
     /// Number of envs stepped in parallel.
@@ -215,6 +214,8 @@ pub struct BenchArgs {
 /// `cartfuse rollout`.
 #[derive(Debug, clap::Args)]
 pub struct RolloutArgs {
+    #[command(flatten)]
+    pub env: EnvArg,
     /// Number of envs stepped in parallel.
     #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..))]
     pub envs: u64,
@@ -227,9 +228,10 @@ pub struct RolloutArgs {
     /// What happens when an episode ends.
     #[arg(long, value_enum, default_value_t = AutoresetArg::NextStep)]
     pub autoreset: AutoresetArg,
-    /// Episodes are truncated after this many steps.
-    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..))]
-    pub max_episode_steps: u32,
+    /// Episodes are truncated after this many steps (default: the environment's
+    /// registered limit, 500 for CartPole-v1).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_episode_steps: Option<u32>,
     /// Print the report as one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -238,15 +240,20 @@ pub struct RolloutArgs {
 /// `cartfuse replay`.
 #[derive(Debug, clap::Args)]
 pub struct ReplayArgs {
-    /// Input JSON file: an `episodes` array of `initial_state` (4 numbers) and `actions` (0s and 1s).
+    #[command(flatten)]
+    pub env: EnvArg,
+    /// Input JSON file: an `episodes` array of `initial_state` (the environment's internal
+    /// state, in the order of gymnasium's `env.unwrapped.state`; 4 numbers for CartPole) and
+    /// `actions` (of the environment's action type: 0s and 1s for CartPole).
     #[arg(long)]
     pub input: PathBuf,
     /// Where to write the output JSON (stdout if omitted).
     #[arg(long)]
     pub output: Option<PathBuf>,
-    /// Episodes are truncated after this many steps.
-    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..))]
-    pub max_episode_steps: u32,
+    /// Episodes are truncated after this many steps (default: the environment's
+    /// registered limit).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_episode_steps: Option<u32>,
 }
 
 #[cfg(test)]

@@ -31,7 +31,7 @@ pub fn run(device: Device, args: BenchArgs) -> anyhow::Result<()> {
         let bar = progress::bar(settings.repeats as u64, "bench");
         let progress = |done: usize, _| bar.set_position(done as u64);
         let profile = with_env!(
-            args.env.as_str(),
+            args.env.id.as_str(),
             |E| {
                 let episode = EpisodeOptions {
                     autoreset: args.autoreset.into(),
@@ -41,7 +41,7 @@ pub fn run(device: Device, args: BenchArgs) -> anyhow::Result<()> {
                 profile_env(backend, env, episode, args.plan, envs, &settings, progress)
                     .map_err(anyhow::Error::from)
             },
-            Err(anyhow::anyhow!(unknown_env(&args.env)))
+            Err(anyhow::anyhow!(unknown_env(&args.env.id)))
         )?;
         bar.finish_and_clear();
         if args.json {
@@ -53,7 +53,7 @@ pub fn run(device: Device, args: BenchArgs) -> anyhow::Result<()> {
         } else {
             println!(
                 "plan:               {} of {} on {} ({})",
-                profile.plan, args.env, device, description
+                profile.plan, args.env.id, device, description
             );
             println!("envs:               {}", profile.num_envs);
             println!(
