@@ -1,97 +1,29 @@
-//! The one module that calls cartfuse's Rust API. Everything else in this crate speaks
-//! [`Backend`], so re-pointing the bindings at a new Rust API touches this file only.
+//! The gymnasium-shaped vector env over cartfuse's Rust API: seeds, masked resets and
+//! truncation as gymnasium defines them, for any registered environment. Everything else in
+//! this crate speaks [`Backend`]; the environment and runtime sit behind
+//! [`DynVecEnv`](crate::envs::DynVecEnv).
 //!
-//! What the Rust API (`cartfuse_env::CartPoleVecEnv`, today) lacks, and how it is worked
-//! around here:
+//! What the Rust API (`cartfuse_env::VecEnv`) does differently, and how it is bridged here:
 //!
 //! - **Per-env seeds.** The device keys every env's reset draws with one batch seed and the
 //!   env index: reset `r` of env `i` is Threefry `(seed, i, r)`. gymnasium gives env `i` its
 //!   own seed (`seed + i` for an int). Here a seeded reset draws env `i`'s first state on the
-//!   host from Threefry `(seeds[i], 0, 0)` (bit-identical to the device's draw of env 0 under
-//!   that seed, see `cartfuse_env::reference::reset_state`) and installs it with
+//!   host from Threefry `(seeds[i], 0, 0)` (`cartfuse_env::graph::reference_reset`,
+//!   bit-identical to the device's draw of env 0 under that seed) and installs it with
 //!   `set_state`; the device's own autoresets draw from a batch seed mixed from all seeds.
-//! - **Masked resets.** There is no `reset(mask)`. Under `Disabled` autoreset every reset is
-//!   drawn on the host from per-env streams and installed with `set_state` (which restarts
-//!   every env's step counter), so episode lengths and truncation are counted here.
+//! - **Masked resets.** `VecEnv::reset_masked` continues one batch stream, and `set_state`
+//!   restarts every env's step counter. So masked resets are taken under `Disabled`
+//!   autoreset only: every reset is drawn on the host from per-env streams and installed
+//!   with `set_state`, and episode lengths and truncation are counted here.
 //! - **Truncation under `Disabled`** follows from the previous point: the device runs with
 //!   an unreachable episode limit and this module flags `elapsed >= max_episode_steps`.
 
-use std::fmt;
+use cartfuse_env::spaces::ActionSpace;
+use cartfuse_env::{AutoresetMode, EpisodeOptions, StepPlan};
 
-use cartfuse_env::reference::reset_state;
-use cartfuse_env::{
-    AutoresetMode, CartPole, CartPoleConfig, CartPoleState, EnvBackend, EnvError, StepPlan, VecEnv,
-};
-use cartfuse_fusion::backend::{Cpu, Cube};
-use cartfuse_fusion::device::{self as devices, DeviceError, RuntimeKind};
-
-/// Which device the envs run on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Device {
-    /// cartfuse's native CPU runtime (SIMD on every core).
-    Cpu,
-    /// wgpu: Vulkan, Metal (Mesa lavapipe without a GPU).
-    Wgpu,
-    /// NVIDIA CUDA (built with the `cuda` feature).
-    Cuda,
-}
-
-impl Device {
-    /// Every device name the constructor accepts.
-    pub const NAMES: [&'static str; 3] = ["cpu", "wgpu", "cuda"];
-
-    /// Parses a device name.
-    pub fn parse(name: &str) -> Result<Self, BackendError> {
-        match name {
-            "cpu" => Ok(Device::Cpu),
-            "wgpu" => Ok(Device::Wgpu),
-            "cuda" => Ok(Device::Cuda),
-            other => Err(BackendError::invalid(
-                "device",
-                format!(
-                    "unknown device {other:?}: expected one of \"cpu\", \"wgpu\", \"cuda\" or None (automatic)"
-                ),
-            )),
-        }
-    }
-
-    /// The devices compiled into this build (the CPU always is).
-    pub fn compiled() -> Vec<Device> {
-        let mut devices = vec![Device::Cpu];
-        if cfg!(feature = "cuda") {
-            devices.push(Device::Cuda);
-        }
-        if cfg!(feature = "wgpu") {
-            devices.push(Device::Wgpu);
-        }
-        devices
-    }
-
-    /// The device `None` picks: a real GPU when CUDA or wgpu finds one, the native CPU
-    /// otherwise (a CPU-emulated Vulkan device such as lavapipe is not picked).
-    pub fn automatic() -> Device {
-        match devices::auto_device().0 {
-            devices::Device::Cpu => Device::Cpu,
-            devices::Device::Cube(RuntimeKind::Wgpu) => Device::Wgpu,
-            devices::Device::Cube(RuntimeKind::Cuda) => Device::Cuda,
-        }
-    }
-
-    /// The name used by the Python API.
-    pub fn name(self) -> &'static str {
-        match self {
-            Device::Cpu => "cpu",
-            Device::Wgpu => "wgpu",
-            Device::Cuda => "cuda",
-        }
-    }
-}
-
-impl fmt::Display for Device {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+use crate::device::Device;
+use crate::envs::{self, Actions, DynVecEnv, EnvInfo};
+use crate::error::{BackendError, choices, non_finite};
 
 /// How finished episodes restart (gymnasium's `AutoresetMode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,68 +45,28 @@ pub enum Seeds {
     PerEnv(Vec<Option<u64>>),
 }
 
-/// What can go wrong, split by the Python exception it becomes.
-#[derive(Debug, thiserror::Error)]
-pub enum BackendError {
-    /// An argument was wrong (Python `ValueError`).
-    #[error("{argument}: {message}")]
-    InvalidArgument {
-        /// The argument's Python name.
-        argument: &'static str,
-        /// What was expected and what was found.
-        message: String,
-    },
-    /// The runtime failed (Python `RuntimeError`).
-    #[error("{0}")]
-    Runtime(String),
-}
-
-impl BackendError {
-    /// An [`BackendError::InvalidArgument`].
-    pub fn invalid(argument: &'static str, message: impl Into<String>) -> Self {
-        BackendError::InvalidArgument {
-            argument,
-            message: message.into(),
-        }
-    }
-}
-
-fn runtime_error(error: EnvError) -> BackendError {
-    match error {
-        EnvError::InvalidAction { env, value, .. } => BackendError::invalid(
-            "actions",
-            format!("actions[{env}] = {value} is not in {{0, 1}}"),
-        ),
-        EnvError::BadState { .. } => BackendError::invalid("states", error.to_string()),
-        EnvError::TooManyEnvs { .. } | EnvError::ZeroEnvs => {
-            BackendError::invalid("num_envs", error.to_string())
-        }
-        EnvError::InvalidMaxEpisodeSteps => {
-            BackendError::invalid("max_episode_steps", error.to_string())
-        }
-        other => BackendError::Runtime(other.to_string()),
-    }
-}
-
 /// What [`Backend::new`] builds.
 #[derive(Debug, Clone)]
 pub struct Options {
+    /// The environment's gymnasium id (one of `cartfuse_env::registry::ENV_IDS`).
+    pub env_id: String,
     /// Number of envs.
     pub num_envs: usize,
     /// `None`: [`Device::automatic`].
     pub device: Option<Device>,
-    /// A plan name (`StepPlan`'s), `None` for the default.
+    /// A plan name (`StepPlan`'s); `None`: the environment's hand-written step where it
+    /// has one, else `fused`.
     pub plan: Option<String>,
     /// Autoreset mode.
     pub autoreset: Autoreset,
-    /// Truncation limit.
-    pub max_episode_steps: u32,
+    /// Truncation limit; `None`: the environment's registered one.
+    pub max_episode_steps: Option<u32>,
 }
 
 /// One step's outputs, flat and ready to hand to numpy.
 #[derive(Debug)]
 pub struct Step {
-    /// `[n * 4]` observations, row-major.
+    /// `[n * obs_dim]` observations, row-major.
     pub obs: Vec<f32>,
     /// `[n]` rewards.
     pub reward: Vec<f32>,
@@ -182,47 +74,24 @@ pub struct Step {
     pub terminated: Vec<bool>,
     /// `[n]` truncated flags.
     pub truncated: Vec<bool>,
-    /// `SameStep` only: `[n * 4]` final observations (rows of envs that did not end hold
-    /// zeros).
+    /// `SameStep` only: `[n * obs_dim]` final observations (rows of envs that did not end
+    /// hold their current observation).
     pub final_obs: Option<Vec<f32>>,
 }
 
-/// The env on its runtime. Adding a runtime is one variant here and one arm in
-/// [`Backend::new`]; [`with_env!`] reaches every variant.
-enum DeviceEnv {
-    Cpu(VecEnv<CartPole, Cpu>),
-    #[cfg(feature = "wgpu")]
-    Wgpu(VecEnv<CartPole, Cube<cartfuse_fusion::cubecl::wgpu::WgpuRuntime>>),
-    #[cfg(feature = "cuda")]
-    Cuda(VecEnv<CartPole, Cube<cartfuse_fusion::cubecl::cuda::CudaRuntime>>),
-}
-
-/// Runs `$body` with `$env` bound to the `CartPoleVecEnv` of whichever runtime is open.
-macro_rules! with_env {
-    ($device_env:expr, |$env:ident| $body:expr) => {
-        match $device_env {
-            DeviceEnv::Cpu($env) => $body,
-            #[cfg(feature = "wgpu")]
-            DeviceEnv::Wgpu($env) => $body,
-            #[cfg(feature = "cuda")]
-            DeviceEnv::Cuda($env) => $body,
-        }
-    };
-}
-
 /// One reset stream per env, drawn on the host (`Disabled` autoreset).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Stream {
     seed: u64,
     lane: u32,
     next: u32,
 }
 
-/// A gymnasium-shaped CartPole vector env over cartfuse's Rust API.
+/// A gymnasium-shaped vector env of any registered environment.
 pub struct Backend {
-    env: DeviceEnv,
+    env: Box<dyn DynVecEnv>,
+    info: EnvInfo,
     device: Device,
-    plan: StepPlan,
     num_envs: usize,
     autoreset: Autoreset,
     max_episode_steps: u32,
@@ -233,7 +102,8 @@ pub struct Backend {
 }
 
 impl Backend {
-    /// Names of the plans `plan=` accepts (`fused-xK` runs K steps per call and is refused).
+    /// Names of the plans `plan=` accepts (`fused-xK` runs K steps per call and is refused;
+    /// `hand-written` only for environments that have one).
     pub const PLANS: [&'static str; 6] = [
         "hand-written",
         "fused",
@@ -245,41 +115,22 @@ impl Backend {
 
     /// Opens the device and builds the envs; every argument is checked first.
     pub fn new(options: Options) -> Result<Self, BackendError> {
+        let info = envs::describe(&options.env_id)?;
         if options.num_envs == 0 {
             return Err(BackendError::invalid(
                 "num_envs",
                 "expected at least 1 env, got 0",
             ));
         }
-        if options.max_episode_steps == 0 {
+        let max_episode_steps = options.max_episode_steps.unwrap_or(info.max_episode_steps);
+        if max_episode_steps == 0 {
             return Err(BackendError::invalid(
                 "max_episode_steps",
                 "expected at least 1, got 0",
             ));
         }
-        let plan = match &options.plan {
-            // CartPole's hand-written step is the fastest on every runtime (the native CPU
-            // one about 5-10x `fused`, measured with `cartfuse bench --device cpu`).
-            None => StepPlan::HandWritten,
-            Some(name) => name.parse::<StepPlan>().map_err(|_| {
-                BackendError::invalid(
-                    "plan",
-                    format!("unknown plan {name:?}: expected one of {:?}", Self::PLANS),
-                )
-            })?,
-        };
-        if plan.steps_per_call() != 1 {
-            return Err(BackendError::invalid(
-                "plan",
-                format!(
-                    "{plan} runs {} steps per call; a gymnasium VectorEnv steps once per call: \
-                     expected one of {:?}",
-                    plan.steps_per_call(),
-                    Self::PLANS
-                ),
-            ));
-        }
-        let config = CartPoleConfig {
+        let plan = options.plan.as_deref().map(parse_plan).transpose()?;
+        let episode = EpisodeOptions {
             autoreset: match options.autoreset {
                 Autoreset::NextStep => AutoresetMode::NextStep,
                 Autoreset::SameStep => AutoresetMode::SameStep,
@@ -288,20 +139,19 @@ impl Backend {
             // Disabled: truncation is counted here (masked resets restart every device counter).
             max_episode_steps: match options.autoreset {
                 Autoreset::Disabled => u32::MAX,
-                _ => options.max_episode_steps,
+                _ => max_episode_steps,
             },
-            ..CartPoleConfig::default()
         };
         let device = options.device.unwrap_or_else(Device::automatic);
-        let env = open(device, options.num_envs, config, plan)?;
         let n = options.num_envs;
+        let env = envs::open(info.id, device, n, episode, plan)?;
         Ok(Self {
             env,
+            info,
             device,
-            plan,
             num_envs: n,
             autoreset: options.autoreset,
-            max_episode_steps: options.max_episode_steps,
+            max_episode_steps,
             streams: Vec::new(),
             elapsed: vec![0; n],
             seeded: false,
@@ -313,6 +163,11 @@ impl Backend {
         self.num_envs
     }
 
+    /// The environment.
+    pub fn info(&self) -> &EnvInfo {
+        &self.info
+    }
+
     /// The device the envs run on.
     pub fn device(&self) -> Device {
         self.device
@@ -320,11 +175,11 @@ impl Backend {
 
     /// The step plan's name.
     pub fn plan(&self) -> String {
-        self.plan.to_string()
+        self.env.plan().to_string()
     }
 
-    /// Resets the envs selected by `mask` (all when `None`) and returns every env's `[n * 4]`
-    /// observation. Masks need `Disabled` autoreset.
+    /// Resets the envs selected by `mask` (all when `None`) and returns every env's
+    /// `[n * obs_dim]` observation. Masks need `Disabled` autoreset.
     pub fn reset(&mut self, seeds: Seeds, mask: Option<&[bool]>) -> Result<Vec<f32>, BackendError> {
         let n = self.num_envs;
         if let Seeds::PerEnv(list) = &seeds
@@ -368,9 +223,7 @@ impl Backend {
     /// `NextStep`/`SameStep`: device reset, then each env's first state from its own seed.
     fn reset_all(&mut self, seeds: Seeds) -> Result<Vec<f32>, BackendError> {
         let seeds = match seeds {
-            Seeds::Continue if self.seeded => {
-                return with_env!(&mut self.env, |env| env.reset(None)).map_err(runtime_error);
-            }
+            Seeds::Continue if self.seeded => return Ok(self.env.reset(None)?),
             Seeds::Continue => vec![None; self.num_envs],
             Seeds::PerEnv(list) => list,
         };
@@ -378,19 +231,14 @@ impl Backend {
             .into_iter()
             .map(|s| s.unwrap_or_else(rand::random))
             .collect();
-        let batch_seed = mix(&seeds);
-        let states: Vec<CartPoleState> = seeds
+        let states: Vec<Vec<f64>> = seeds
             .iter()
-            .map(|&seed| reset_state(seed, 0, 0, &CartPoleConfig::default().params))
+            .map(|&seed| self.env.reference_reset(seed, 0, 0))
             .collect();
-        with_env!(&mut self.env, |env| {
-            env.reset_device(Some(batch_seed))
-                .map(|_| ())
-                .and_then(|()| env.set_state(&rows(&states)))
-        })
-        .map_err(runtime_error)?;
+        self.env.reset_device(Some(mix(&seeds)))?;
+        self.env.set_state(&states)?;
         self.seeded = true;
-        Ok(observations(&states))
+        Ok(self.observations(&states))
     }
 
     /// `Disabled`: draws the masked envs' next reset states on the host and installs them.
@@ -407,14 +255,7 @@ impl Backend {
         }
         if let Seeds::PerEnv(list) = seeds {
             if self.streams.len() != n {
-                self.streams = vec![
-                    Stream {
-                        seed: 0,
-                        lane: 0,
-                        next: 0
-                    };
-                    n
-                ];
+                self.streams = vec![Stream::default(); n];
             }
             for (i, seed) in list.into_iter().enumerate() {
                 if selected(i) || !self.seeded {
@@ -428,51 +269,45 @@ impl Backend {
             self.seeded = true;
         }
         let mut states = if mask.is_some() {
-            let rows = with_env!(&self.env, |env| env.state()).map_err(runtime_error)?;
-            rows.iter()
-                .map(|r| CartPoleState::from_array([r[0], r[1], r[2], r[3]]))
-                .collect()
+            self.env.state()?
         } else {
-            vec![CartPoleState::default(); n]
+            vec![Vec::new(); n]
         };
-        let params = CartPoleConfig::default().params;
         for (i, state) in states.iter_mut().enumerate() {
             if selected(i) {
                 let stream = &mut self.streams[i];
-                *state = reset_state(stream.seed, stream.lane, stream.next, &params);
+                *state = self
+                    .env
+                    .reference_reset(stream.seed, stream.lane, stream.next);
                 stream.next = stream.next.wrapping_add(1);
                 self.elapsed[i] = 0;
             }
         }
-        with_env!(&mut self.env, |env| env.set_state(&rows(&states))).map_err(runtime_error)?;
-        Ok(observations(&states))
+        self.env.set_state(&states)?;
+        Ok(self.observations(&states))
+    }
+
+    /// The observations of `states` as the device holds them (`f32`).
+    fn observations(&self, states: &[Vec<f64>]) -> Vec<f32> {
+        states
+            .iter()
+            .flat_map(|state| {
+                let stored: Vec<f64> = state.iter().map(|v| f64::from(*v as f32)).collect();
+                self.env.observe(&stored)
+            })
+            .collect()
     }
 
     /// Steps every env. `actions` must be validated by the caller's conversion; they are
-    /// checked again (count, range) before anything is launched.
-    pub fn step(&mut self, actions: &[u32]) -> Result<Step, BackendError> {
-        if actions.len() != self.num_envs {
-            return Err(BackendError::invalid(
-                "actions",
-                format!(
-                    "expected shape ({},), got ({},)",
-                    self.num_envs,
-                    actions.len()
-                ),
-            ));
-        }
-        if let Some((env, value)) = actions.iter().enumerate().find(|(_, a)| **a > 1) {
-            return Err(BackendError::invalid(
-                "actions",
-                format!("actions[{env}] = {value} is not in {{0, 1}}"),
-            ));
-        }
+    /// checked again (kind, count, values) before anything is launched.
+    pub fn step(&mut self, actions: Actions) -> Result<Step, BackendError> {
+        self.check_actions(&actions)?;
         if !self.seeded {
             return Err(BackendError::Runtime(
                 "the env must be reset before it is stepped: call reset() first".into(),
             ));
         }
-        let out = with_env!(&mut self.env, |env| env.step(actions)).map_err(runtime_error)?;
+        let out = self.env.step(actions)?;
         let mut truncated = out.truncated;
         if self.autoreset == Autoreset::Disabled {
             for (elapsed, truncated) in self.elapsed.iter_mut().zip(truncated.iter_mut()) {
@@ -482,40 +317,77 @@ impl Backend {
         }
         // Rows of envs that did not end hold their current observation; the Python layer
         // reads only the rows its `_final_obs` mask selects.
-        let final_obs = out.final_obs;
         Ok(Step {
             obs: out.obs,
             reward: out.reward,
             terminated: out.terminated,
             truncated,
-            final_obs,
+            final_obs: out.final_obs,
         })
     }
 
-    /// Overwrites every env's state (`[n]` rows of `[x, x_dot, theta, theta_dot]`); each
-    /// env starts a new episode (step counter 0, no pending reset).
-    pub fn set_state(&mut self, states: &[[f64; 4]]) -> Result<(), BackendError> {
-        if states.len() != self.num_envs {
+    fn check_actions(&self, actions: &Actions) -> Result<(), BackendError> {
+        let n = self.num_envs;
+        let size = self.info.action_size();
+        let (len, shape) = match actions {
+            Actions::Discrete(a) => (a.len(), format!("({n},)")),
+            Actions::Continuous(a) => (a.len(), format!("({n}, {size})")),
+        };
+        if len != n * size {
+            return Err(BackendError::invalid(
+                "actions",
+                format!("expected shape {shape}, got {len} values"),
+            ));
+        }
+        match (actions, &self.info.action) {
+            (Actions::Discrete(actions), ActionSpace::Discrete(space)) => {
+                if let Some((env, value)) = actions.iter().enumerate().find(|(_, a)| **a >= space.n)
+                {
+                    return Err(BackendError::invalid(
+                        "actions",
+                        format!("actions[{env}] = {value} is not in {}", choices(space.n)),
+                    ));
+                }
+            }
+            (Actions::Continuous(actions), ActionSpace::Box(_)) => {
+                if let Some((i, value)) = actions.iter().enumerate().find(|(_, a)| !a.is_finite()) {
+                    return Err(BackendError::invalid(
+                        "actions",
+                        format!(
+                            "actions[{}, {}] = {} is not finite",
+                            i / size,
+                            i % size,
+                            non_finite(f64::from(*value))
+                        ),
+                    ));
+                }
+            }
+            // The environment's own conversion names the mismatch.
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Overwrites every env's state (`[n]` rows of the environment's state components);
+    /// each env starts a new episode (step counter 0, no pending reset).
+    pub fn set_state(&mut self, states: &[Vec<f64>]) -> Result<(), BackendError> {
+        let k = self.info.state_names.len();
+        if states.len() != self.num_envs || states.iter().any(|s| s.len() != k) {
             return Err(BackendError::invalid(
                 "states",
                 format!(
-                    "expected shape ({}, 4), got ({}, 4)",
+                    "expected shape ({}, {k}), got {} rows",
                     self.num_envs,
                     states.len()
                 ),
             ));
         }
-        let states: Vec<Vec<f64>> = states.iter().map(|s| s.to_vec()).collect();
-        with_env!(&mut self.env, |env| env.set_state(&states)).map_err(runtime_error)?;
+        self.env.set_state(states)?;
         if !self.seeded {
             // The Rust env seeded its device streams from the OS; host streams follow.
-            let seeds = (0..self.num_envs)
-                .map(|_| rand::random())
-                .collect::<Vec<u64>>();
-            self.streams = seeds
-                .into_iter()
-                .map(|seed| Stream {
-                    seed,
+            self.streams = (0..self.num_envs)
+                .map(|_| Stream {
+                    seed: rand::random(),
                     lane: 0,
                     next: 0,
                 })
@@ -526,20 +398,34 @@ impl Backend {
         Ok(())
     }
 
-    /// Every env's state, `[n * 4]` `f64` (the device holds `f32`).
+    /// Every env's state, `[n * state_dim]` `f64` (the device holds `f32`).
     pub fn state(&self) -> Result<Vec<f64>, BackendError> {
-        let states = with_env!(&self.env, |env| env.state()).map_err(runtime_error)?;
-        Ok(states.into_iter().flatten().collect())
+        Ok(self.env.state()?.into_iter().flatten().collect())
     }
 }
 
-/// States as the vector env takes them: one row per env.
-fn rows(states: &[CartPoleState]) -> Vec<Vec<f64>> {
-    states.iter().map(|s| s.to_array().to_vec()).collect()
-}
-
-fn observations(states: &[CartPoleState]) -> Vec<f32> {
-    states.iter().flat_map(|s| s.observation()).collect()
+fn parse_plan(name: &str) -> Result<StepPlan, BackendError> {
+    let plan = name.parse::<StepPlan>().map_err(|_| {
+        BackendError::invalid(
+            "plan",
+            format!(
+                "unknown plan {name:?}: expected one of {:?}",
+                Backend::PLANS
+            ),
+        )
+    })?;
+    if plan.steps_per_call() != 1 {
+        return Err(BackendError::invalid(
+            "plan",
+            format!(
+                "{plan} runs {} steps per call; a gymnasium VectorEnv steps once per call: \
+                 expected one of {:?}",
+                plan.steps_per_call(),
+                Backend::PLANS
+            ),
+        ));
+    }
+    Ok(plan)
 }
 
 /// The batch seed of a seed list (splitmix64 over the seeds): the device's autoresets draw
@@ -551,49 +437,4 @@ fn mix(seeds: &[u64]) -> u64 {
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     })
-}
-
-fn open(
-    device: Device,
-    n: usize,
-    config: CartPoleConfig,
-    plan: StepPlan,
-) -> Result<DeviceEnv, BackendError> {
-    let unavailable = |why: String| {
-        BackendError::invalid(
-            "device",
-            format!("device {:?} is not available: {why}", device.name()),
-        )
-    };
-    match device {
-        Device::Cpu => build(Cpu::default(), n, config, plan).map(DeviceEnv::Cpu),
-        #[cfg(feature = "wgpu")]
-        Device::Wgpu => {
-            let opened = devices::wgpu_client().map_err(|error| unavailable(error.to_string()))?;
-            let backend = Cube::new(opened.client, opened.description);
-            build(backend, n, config, plan).map(DeviceEnv::Wgpu)
-        }
-        #[cfg(feature = "cuda")]
-        Device::Cuda => {
-            let opened = devices::cuda_client().map_err(|error| unavailable(error.to_string()))?;
-            let backend = Cube::new(opened.client, opened.description);
-            build(backend, n, config, plan).map(DeviceEnv::Cuda)
-        }
-        #[allow(unreachable_patterns)]
-        other => Err(unavailable(
-            DeviceError::RuntimeNotCompiled {
-                feature: other.name(),
-            }
-            .to_string(),
-        )),
-    }
-}
-
-fn build<B: EnvBackend>(
-    backend: B,
-    n: usize,
-    config: CartPoleConfig,
-    plan: StepPlan,
-) -> Result<VecEnv<CartPole, B>, BackendError> {
-    VecEnv::build(backend, config.params, n, config.episode(), plan).map_err(runtime_error)
 }

@@ -1,24 +1,37 @@
 //! Brief overview: the native part of the Python package `cartfuse`, the module
 //! `cartfuse._native`. The principal type is [`NativeVecEnv`], a thin layer that converts
-//! numpy arrays to and from [`backend::Backend`], the only code that calls cartfuse's Rust
-//! API. The gymnasium `VectorEnv` itself is written in Python (`python/cartfuse/vector.py`).
+//! numpy arrays to and from [`backend::Backend`], a gymnasium-shaped vector env of any
+//! environment registered in `cartfuse_env::registry`. [`env_ids`] and [`env_info`] describe
+//! every environment from its Rust definition, so the Python package builds its spaces and
+//! registrations from them. The gymnasium `VectorEnv` itself is written in Python
+//! (`python/cartfuse/vector.py`).
+//!
+//! - [`backend`]: seeds, masked resets and truncation as gymnasium defines them.
+//! - [`envs`]: every environment on every runtime behind one object-safe trait.
+//! - [`convert`]: numpy arrays and Python values in and out, validated.
+//! - [`device`], [`error`]: device names and errors as Python sees them.
 //!
 //! Every input is validated before anything runs on the device, every error becomes a
 //! Python exception naming the argument, and outputs are handed to numpy without copying
-//! (`PyArray::from_vec` / `IntoPyArray` take ownership of the Rust allocation).
+//! (`IntoPyArray` takes ownership of the Rust allocation).
 
 pub mod backend;
+pub mod convert;
+pub mod device;
+pub mod envs;
+pub mod error;
 
 use std::sync::Mutex;
 
-use numpy::ndarray::Array2;
-use numpy::{
-    IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods,
-};
-use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use cartfuse_env::spaces::ActionSpace;
+use numpy::{PyArray1, PyArray2};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
-use backend::{Autoreset, Backend, BackendError, Device, Options, Seeds};
+use backend::{Autoreset, Backend, Options, Seeds};
+use device::Device;
+use envs::EnvInfo;
+use error::BackendError;
 
 fn to_py(error: BackendError) -> PyErr {
     match error {
@@ -36,13 +49,14 @@ type StepArrays<'py> = (
     Option<Bound<'py, PyArray2<f32>>>,
 );
 
-/// A batch of CartPole-v1 envs on a cartfuse device (wrapped by
-/// `cartfuse.vector.CartPoleVectorEnv`).
+/// A batch of envs of one registered environment on a cartfuse device (wrapped by
+/// `cartfuse.vector.CartfuseVectorEnv`).
 #[pyclass(module = "cartfuse._native")]
 pub struct NativeVecEnv {
     // The Mutex makes the class `Sync` for Python threads; the GIL is released while the
     // device works, so another thread that reaches the same env waits here.
     backend: Mutex<Backend>,
+    info: EnvInfo,
     num_envs: usize,
 }
 
@@ -64,16 +78,17 @@ impl NativeVecEnv {
 
 #[pymethods]
 impl NativeVecEnv {
-    /// Opens `device` (`None`: automatic) and builds `num_envs` envs.
+    /// Opens `device` (`None`: automatic) and builds `num_envs` envs of `env_id`.
     #[new]
-    #[pyo3(signature = (num_envs, device=None, plan=None, autoreset="next_step", max_episode_steps=500))]
+    #[pyo3(signature = (env_id, num_envs, device=None, plan=None, autoreset="next_step", max_episode_steps=None))]
     fn new(
         py: Python<'_>,
+        env_id: &str,
         num_envs: usize,
         device: Option<&str>,
         plan: Option<String>,
         autoreset: &str,
-        max_episode_steps: u32,
+        max_episode_steps: Option<u32>,
     ) -> PyResult<Self> {
         let device = device.map(Device::parse).transpose().map_err(to_py)?;
         let autoreset = match autoreset {
@@ -87,6 +102,7 @@ impl NativeVecEnv {
             }
         };
         let options = Options {
+            env_id: env_id.to_string(),
             num_envs,
             device,
             plan,
@@ -95,9 +111,16 @@ impl NativeVecEnv {
         };
         let backend = py.detach(|| Backend::new(options)).map_err(to_py)?;
         Ok(Self {
+            info: backend.info().clone(),
             backend: Mutex::new(backend),
             num_envs,
         })
+    }
+
+    /// The environment's gymnasium id.
+    #[getter]
+    fn env_id(&self) -> &'static str {
+        self.info.id
     }
 
     /// Number of envs.
@@ -130,7 +153,8 @@ impl NativeVecEnv {
         Backend::PLANS.to_vec()
     }
 
-    /// Resets all envs (or those in `mask`) and returns the `(n, 4)` float32 observations.
+    /// Resets all envs (or those in `mask`) and returns the `(n, obs_dim)` float32
+    /// observations.
     ///
     /// `seed`: `None` continues the random streams, an int gives env `i` the seed
     /// `seed + i`, a list gives each env its own (`None` entries: from the OS).
@@ -144,21 +168,25 @@ impl NativeVecEnv {
         let n = self.num_envs;
         let seeds = match seed {
             None => Seeds::Continue,
-            Some(seed) => parse_seeds(seed, n)?,
+            Some(seed) => convert::seeds(seed, n)?,
         };
-        let mask = mask.map(|mask| parse_mask(mask, n)).transpose()?;
+        let mask = mask.map(|mask| convert::mask(mask, n)).transpose()?;
         let obs = self.run(py, |b| b.reset(seeds, mask.as_deref()))?;
-        rows(py, obs, n)
+        convert::rows(py, obs, n, self.info.obs_dim)
     }
 
-    /// Steps every env with `actions` (integer array of shape `(n,)`, values 0 or 1).
+    /// Steps every env with `actions`: discrete environments take an integer array of
+    /// shape `(n,)`, continuous ones a float array of shape `(n, k)` (`(n,)` when `k` is 1).
     fn step<'py>(&self, py: Python<'py>, actions: &Bound<'py, PyAny>) -> PyResult<StepArrays<'py>> {
-        let n = self.num_envs;
-        let actions = parse_actions(actions, n)?;
-        let step = self.run(py, move |b| b.step(&actions))?;
-        let final_obs = step.final_obs.map(|f| rows(py, f, n)).transpose()?;
+        let (n, dim) = (self.num_envs, self.info.obs_dim);
+        let actions = convert::actions(actions, n, &self.info)?;
+        let step = self.run(py, move |b| b.step(actions))?;
+        let final_obs = step
+            .final_obs
+            .map(|f| convert::rows(py, f, n, dim))
+            .transpose()?;
         Ok((
-            rows(py, step.obs, n)?,
+            convert::rows(py, step.obs, n, dim)?,
             PyArray1::from_vec(py, step.reward),
             PyArray1::from_vec(py, step.terminated),
             PyArray1::from_vec(py, step.truncated),
@@ -166,184 +194,103 @@ impl NativeVecEnv {
         ))
     }
 
-    /// Overwrites every env's state: float64 `(n, 4)` `[x, x_dot, theta, theta_dot]`.
+    /// Overwrites every env's state: float64 `(n, state_dim)` in gymnasium's
+    /// `env.unwrapped.state` order.
     fn set_state(&self, py: Python<'_>, states: &Bound<'_, PyAny>) -> PyResult<()> {
-        let n = self.num_envs;
-        let array = states.cast::<PyArray2<f64>>().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "states: expected a float64 numpy array of shape ({n}, 4)"
-            ))
-        })?;
-        let view = array.readonly();
-        let view = view.as_array();
-        if view.shape() != [n, 4] {
-            return Err(PyValueError::new_err(format!(
-                "states: expected shape ({n}, 4), got {:?}",
-                view.shape()
-            )));
-        }
-        let rows: Vec<[f64; 4]> = view
-            .rows()
-            .into_iter()
-            .map(|r| [r[0], r[1], r[2], r[3]])
-            .collect();
+        let rows = convert::states(states, self.num_envs, self.info.state_names.len())?;
         self.run(py, move |b| b.set_state(&rows))
     }
 
-    /// Every env's state: float64 `(n, 4)`.
+    /// Every env's state: float64 `(n, state_dim)`.
     fn get_state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let n = self.num_envs;
         let flat = self.run(py, |b| b.state())?;
-        let array = Array2::from_shape_vec((n, 4), flat)
-            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        Ok(array.into_pyarray(py))
+        convert::rows(py, flat, self.num_envs, self.info.state_names.len())
     }
 }
 
-/// Hands `[n * 4]` floats to numpy as `(n, 4)` without copying.
-fn rows(py: Python<'_>, flat: Vec<f32>, n: usize) -> PyResult<Bound<'_, PyArray2<f32>>> {
-    let array =
-        Array2::from_shape_vec((n, 4), flat).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-    Ok(array.into_pyarray(py))
+/// One environment as its Rust definition declares it (`cartfuse._native.env_info`).
+#[pyclass(module = "cartfuse._native", name = "EnvInfo", frozen, get_all)]
+pub struct PyEnvInfo {
+    /// gymnasium's id.
+    id: &'static str,
+    /// Length of one observation row.
+    obs_dim: usize,
+    /// State components, in the order of gymnasium's `env.unwrapped.state`.
+    state_names: Vec<&'static str>,
+    /// gymnasium's registered `max_episode_steps`.
+    max_episode_steps: u32,
+    /// Shape of one observation.
+    observation_shape: Vec<usize>,
+    /// Lower bounds of one observation (float32 values).
+    observation_low: Vec<f32>,
+    /// Upper bounds of one observation (float32 values).
+    observation_high: Vec<f32>,
+    /// `"discrete"` or `"box"`.
+    action_kind: &'static str,
+    /// Discrete only: the number of actions.
+    action_n: Option<u32>,
+    /// Shape of one action (`[]` for a discrete one).
+    action_shape: Vec<usize>,
+    /// Box only: lower bounds of one action.
+    action_low: Option<Vec<f32>>,
+    /// Box only: upper bounds of one action.
+    action_high: Option<Vec<f32>>,
 }
 
-fn parse_seeds(seed: &Bound<'_, PyAny>, n: usize) -> PyResult<Seeds> {
-    let one = |value: &Bound<'_, PyAny>, what: &str| -> PyResult<u64> {
-        if value.is_instance_of::<pyo3::types::PyBool>() {
-            return Err(PyTypeError::new_err(format!(
-                "seed: {what} must be an int, got a bool"
-            )));
-        }
-        value.extract::<u64>().map_err(|_| {
-            PyValueError::new_err(format!(
-                "seed: {what} must be an int in [0, 2**64), got {}",
-                value.repr().map(|r| r.to_string()).unwrap_or_default()
-            ))
-        })
-    };
-    if seed.is_instance_of::<pyo3::types::PyList>() || seed.is_instance_of::<pyo3::types::PyTuple>()
-    {
-        let list: Vec<Bound<'_, PyAny>> = seed.extract()?;
-        if list.len() != n {
-            return Err(PyValueError::new_err(format!(
-                "seed: a seed list must hold num_envs={n} entries, got {}",
-                list.len()
-            )));
-        }
-        let seeds = list
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                if s.is_none() {
-                    Ok(None)
-                } else {
-                    one(s, &format!("seed[{i}]")).map(Some)
-                }
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        return Ok(Seeds::PerEnv(seeds));
-    }
-    if seed.extract::<u64>().is_err()
-        && seed.extract::<i64>().is_err()
-        && !seed.hasattr("__index__")?
-    {
-        return Err(PyTypeError::new_err(format!(
-            "seed: expected None, an int or a list of {n} ints, got {}",
-            seed.get_type().name()?
-        )));
-    }
-    let base = one(seed, "an int seed")?;
-    Ok(Seeds::PerEnv(
-        (0..n as u64).map(|i| Some(base.wrapping_add(i))).collect(),
-    ))
-}
-
-fn parse_mask(mask: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<bool>> {
-    let name = "options[\"reset_mask\"]";
-    let array = mask.cast::<PyUntypedArray>().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "{name}: expected a numpy bool array of shape ({n},)"
-        ))
-    })?;
-    if array.shape() != [n] {
-        return Err(PyValueError::new_err(format!(
-            "{name}: expected shape ({n},), got {:?}",
-            array.shape()
-        )));
-    }
-    let typed = mask.cast::<PyArray1<bool>>().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "{name}: expected dtype bool, got {}",
-            array
-                .dtype()
-                .str()
-                .map(|s| s.to_string())
-                .unwrap_or_default()
-        ))
-    })?;
-    Ok(typed.readonly().as_array().to_vec())
-}
-
-/// Converts an integer (or bool) numpy array of shape `(n,)` to `u32` actions, rejecting
-/// other dtypes, shapes and values outside {0, 1} before anything is stepped.
-fn parse_actions(actions: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<u32>> {
-    let array = actions.cast::<PyUntypedArray>().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "actions: expected a numpy integer array of shape ({n},), got {}",
-            actions
-                .get_type()
-                .name()
-                .map(|s| s.to_string())
-                .unwrap_or_default()
-        ))
-    })?;
-    if array.shape() != [n] {
-        return Err(PyValueError::new_err(format!(
-            "actions: expected shape ({n},), got {:?}",
-            array.shape()
-        )));
-    }
-    macro_rules! convert {
-        ($($t:ty),*) => {$(
-            if let Ok(typed) = actions.cast::<PyArray1<$t>>() {
-                let view = typed.readonly();
-                let mut out = Vec::with_capacity(n);
-                for (env, &value) in view.as_array().iter().enumerate() {
-                    #[allow(clippy::unnecessary_cast, unused_comparisons)]
-                    if value < 0 as $t || value > 1 as $t {
-                        return Err(PyValueError::new_err(format!(
-                            "actions: actions[{env}] = {value} is not in {{0, 1}}"
-                        )));
-                    }
-                    out.push(value as u32);
-                }
-                return Ok(out);
+impl From<EnvInfo> for PyEnvInfo {
+    fn from(info: EnvInfo) -> Self {
+        let (action_kind, action_n, action_shape, action_low, action_high) = match info.action {
+            ActionSpace::Discrete(space) => ("discrete", Some(space.n), space.shape, None, None),
+            ActionSpace::Box(space) => {
+                ("box", None, space.shape, Some(space.low), Some(space.high))
             }
-        )*};
+        };
+        Self {
+            id: info.id,
+            obs_dim: info.obs_dim,
+            state_names: info.state_names.to_vec(),
+            max_episode_steps: info.max_episode_steps,
+            observation_shape: info.observation.shape,
+            observation_low: info.observation.low,
+            observation_high: info.observation.high,
+            action_kind,
+            action_n,
+            action_shape,
+            action_low,
+            action_high,
+        }
     }
-    convert!(i64, i32, u8, i8, i16, u16, u32, u64);
-    if let Ok(typed) = actions.cast::<PyArray1<bool>>() {
-        return Ok(typed
-            .readonly()
-            .as_array()
-            .iter()
-            .map(|&b| u32::from(b))
-            .collect());
+}
+
+#[pymethods]
+impl PyEnvInfo {
+    fn __repr__(&self) -> String {
+        format!(
+            "EnvInfo(id={:?}, obs_dim={}, action_kind={:?})",
+            self.id, self.obs_dim, self.action_kind
+        )
     }
-    Err(PyTypeError::new_err(format!(
-        "actions: expected an integer dtype (values 0 or 1), got {}",
-        array
-            .dtype()
-            .str()
-            .map(|s| s.to_string())
-            .unwrap_or_default()
-    )))
+}
+
+/// The gymnasium ids of every environment this build has.
+#[pyfunction]
+fn env_ids() -> Vec<&'static str> {
+    envs::ids().to_vec()
+}
+
+/// The environment `env_id` names, as its Rust definition declares it.
+#[pyfunction]
+fn env_info(env_id: &str) -> PyResult<PyEnvInfo> {
+    envs::describe(env_id).map(PyEnvInfo::from).map_err(to_py)
 }
 
 /// The module `cartfuse._native`.
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<NativeVecEnv>()?;
+    module.add_class::<PyEnvInfo>()?;
+    module.add_function(wrap_pyfunction!(env_ids, module)?)?;
+    module.add_function(wrap_pyfunction!(env_info, module)?)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

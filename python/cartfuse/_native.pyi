@@ -1,24 +1,61 @@
 """Type stub of the native module ``cartfuse._native`` (Rust, PyO3)."""
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
 __version__: str
 
+def env_ids() -> list[str]:
+    """The gymnasium ids of every environment this build has."""
+
+def env_info(env_id: str) -> EnvInfo:
+    """The environment ``env_id`` names (``ValueError`` naming ``env_id`` otherwise)."""
+
+class EnvInfo:
+    """One environment as its Rust definition declares it."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def obs_dim(self) -> int: ...
+    @property
+    def state_names(self) -> list[str]: ...
+    @property
+    def max_episode_steps(self) -> int: ...
+    @property
+    def observation_shape(self) -> list[int]: ...
+    @property
+    def observation_low(self) -> list[float]: ...
+    @property
+    def observation_high(self) -> list[float]: ...
+    @property
+    def action_kind(self) -> Literal["discrete", "box"]: ...
+    @property
+    def action_n(self) -> int | None: ...
+    @property
+    def action_shape(self) -> list[int]: ...
+    @property
+    def action_low(self) -> list[float] | None: ...
+    @property
+    def action_high(self) -> list[float] | None: ...
+
 class NativeVecEnv:
-    """A batch of CartPole-v1 envs on a cartfuse device."""
+    """A batch of envs of one registered environment on a cartfuse device."""
 
     def __init__(
         self,
+        env_id: str,
         num_envs: int,
         device: str | None = None,
         plan: str | None = None,
         autoreset: str = "next_step",
-        max_episode_steps: int = 500,
+        max_episode_steps: int | None = None,
     ) -> None: ...
+    @property
+    def env_id(self) -> str: ...
     @property
     def num_envs(self) -> int: ...
     @property

@@ -1,37 +1,42 @@
-"""A single CartPole-v1 ``gymnasium.Env`` over a one-env :class:`CartPoleVectorEnv`.
+"""A single ``gymnasium.Env`` over a one-env :class:`~cartfuse.vector.CartfuseVectorEnv`.
 
-It exists so ``gym.make("cartfuse/CartPole-v1")`` works; batches belong in the vector env.
+It exists so ``gym.make("cartfuse/<id>")`` works; batches belong in the vector env. Each
+environment has a named subclass (``CartPoleEnv``, ``MountainCarEnv``, ...; see
+:func:`env_class`), the entry point gymnasium's registration names.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 from gymnasium import Env, spaces
 from gymnasium.vector import AutoresetMode
 
-from cartfuse.vector import CartPoleVectorEnv
+from cartfuse.vector import ENV_IDS, CartfuseVectorEnv, class_stem, env_info
 
-__all__ = ["CartPoleEnv"]
+__all__ = ["CartfuseEnv", "env_class"]
 
 
-class CartPoleEnv(Env[npt.NDArray[np.float32], np.int64]):
-    """CartPole-v1 (gymnasium's spaces, rewards and episode ends), one env on a cartfuse
-    device. Arguments as :class:`CartPoleVectorEnv`; it never resets on its own."""
+class CartfuseEnv(Env[npt.NDArray[np.float32], Any]):
+    """One env of the environment ``env_id`` names (gymnasium's spaces, rewards and episode
+    ends) on a cartfuse device. Arguments as :class:`~cartfuse.vector.CartfuseVectorEnv`;
+    it never resets on its own."""
 
-    metadata: dict[str, Any] = {"render_modes": [], "render_fps": 50}  # noqa: RUF012
+    metadata: dict[str, Any] = {"render_modes": []}  # noqa: RUF012
 
     def __init__(
         self,
+        env_id: str,
         *,
         device: str | None = None,
         plan: str | None = None,
-        max_episode_steps: int = 500,
+        max_episode_steps: int | None = None,
         render_mode: str | None = None,
     ) -> None:
-        self._vec = CartPoleVectorEnv(
+        self._vec = CartfuseVectorEnv(
+            env_id,
             1,
             device=device,
             plan=plan,
@@ -40,9 +45,14 @@ class CartPoleEnv(Env[npt.NDArray[np.float32], np.int64]):
             render_mode=render_mode,
         )
         self.observation_space: spaces.Box = self._vec.single_observation_space  # type: ignore[assignment]
-        self.action_space: spaces.Discrete = self._vec.single_action_space  # type: ignore[assignment]
+        self.action_space: spaces.Space[Any] = self._vec.single_action_space
         self.render_mode = None
-        self._actions = np.zeros(1, dtype=np.int64)
+        self._discrete = isinstance(self.action_space, spaces.Discrete)
+        self._actions: npt.NDArray[Any] = (
+            np.zeros(1, dtype=np.int64)
+            if self._discrete
+            else np.zeros((1, *self.action_space.shape), dtype=np.float32)  # type: ignore[misc]
+        )
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -53,24 +63,104 @@ class CartPoleEnv(Env[npt.NDArray[np.float32], np.int64]):
         return obs[0], {}
 
     def step(
-        self, action: np.int64 | int
+        self, action: Any
     ) -> tuple[npt.NDArray[np.float32], float, bool, bool, dict[str, Any]]:
-        """One step; ``action`` is 0 (push left) or 1 (push right)."""
-        if not self.action_space.contains(action):
-            raise ValueError(f"action: expected 0 or 1, got {action!r}")
-        self._actions[0] = action
+        """One step: ``action`` is an int in the ``Discrete`` action space, or a float array
+        of the ``Box`` action space's shape (values outside it are clipped)."""
+        if self._discrete:
+            if not self.action_space.contains(action):
+                raise ValueError(
+                    f"action: expected an action in {self.action_space}, got {action!r}"
+                )
+            self._actions[0] = action
+        else:
+            array = np.asarray(action)
+            if array.dtype.kind != "f":
+                raise TypeError(f"action: expected a float array, got dtype {array.dtype}")
+            if array.size != self._actions.size:
+                raise ValueError(
+                    f"action: expected shape {self.action_space.shape}, got {array.shape}"
+                )
+            self._actions[0] = array.reshape(self._actions.shape[1:])
+            if not np.isfinite(self._actions).all():
+                raise ValueError(f"action: expected finite values, got {action!r}")
         obs, reward, terminated, truncated, _ = self._vec.step(self._actions)
         return obs[0], float(reward[0]), bool(terminated[0]), bool(truncated[0]), {}
 
     @property
     def state(self) -> npt.NDArray[np.float64]:
-        """``[x, x_dot, theta, theta_dot]`` (float64, stored as float32 on the device)."""
+        """The state in gymnasium's ``env.unwrapped.state`` order (float64, stored as float32
+        on the device)."""
         return self._vec.get_state()[0]
 
     @state.setter
     def state(self, value: npt.ArrayLike) -> None:
-        self._vec.set_state(np.asarray(value, dtype=np.float64).reshape(1, 4))
+        self._vec.set_state(np.asarray(value, dtype=np.float64).reshape(self._vec._state_shape))
 
     def close(self) -> None:
         """Releases the device buffers."""
         self._vec.close()
+
+
+class _NamedEnv(CartfuseEnv):
+    """A :class:`CartfuseEnv` of the one environment :attr:`ENV_ID` names."""
+
+    ENV_ID: ClassVar[str]
+
+    def __init__(
+        self,
+        *,
+        device: str | None = None,
+        plan: str | None = None,
+        max_episode_steps: int | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__(
+            self.ENV_ID,
+            device=device,
+            plan=plan,
+            max_episode_steps=max_episode_steps,
+            render_mode=render_mode,
+        )
+
+
+_CLASSES: dict[str, type[CartfuseEnv]] = {}
+
+
+def env_class(env_id: str) -> type[CartfuseEnv]:
+    """The named single-env class of ``env_id`` (``CartPoleEnv`` for ``"CartPole-v1"``)."""
+    if env_id not in _CLASSES:
+        info = env_info(env_id)
+        name = f"{class_stem(info.id)}Env"
+        _CLASSES[env_id] = type(
+            name,
+            (_NamedEnv,),
+            {
+                "ENV_ID": info.id,
+                "__module__": __name__,
+                "__qualname__": name,
+                "__doc__": f"One {info.id} env on a cartfuse device: "
+                f"``CartfuseEnv({info.id!r}, ...)``.",
+            },
+        )
+    return _CLASSES[env_id]
+
+
+for _env_id in ENV_IDS:
+    globals()[env_class(_env_id).__name__] = env_class(_env_id)
+
+if TYPE_CHECKING:
+    # The named classes of the environments cartfuse has; each exists at run time when the
+    # native module lists its id.
+    class CartPoleEnv(_NamedEnv): ...
+
+    class MountainCarEnv(_NamedEnv): ...
+
+    class AcrobotEnv(_NamedEnv): ...
+
+    class MountainCarContinuousEnv(_NamedEnv): ...
+
+    class PendulumEnv(_NamedEnv): ...
+
+
+__all__ += [env_class(env_id).__name__ for env_id in ENV_IDS]

@@ -1,14 +1,22 @@
 """gymnasium vector envs stepped by cartfuse's kernels.
 
-The principal type is :class:`CartPoleVectorEnv`, a drop-in ``gymnasium.vector.VectorEnv``
-with CartPole-v1's spaces, all three autoreset modes, gymnasium's seeding, and numpy arrays
-out. Each step is one call into the native module, which validates the actions, steps every
-env on the device and hands its buffers to numpy without copying.
+The principal type is :class:`CartfuseVectorEnv`, a drop-in ``gymnasium.vector.VectorEnv``
+for any environment the native module lists (:data:`ENV_IDS`), with that environment's
+spaces as its Rust definition declares them, all three autoreset modes, gymnasium's seeding,
+and numpy arrays out. Each step is one call into the native module, which validates the
+actions, steps every env on the device and hands its buffers to numpy without copying.
+
+Each environment also has a named subclass taking no ``env_id``, built from its id:
+``CartPoleVectorEnv`` for ``CartPole-v1``, ``MountainCarVectorEnv`` for ``MountainCar-v0``,
+``AcrobotVectorEnv``, ``MountainCarContinuousVectorEnv``, ``PendulumVectorEnv``, ... (one for
+every id in :data:`ENV_IDS`, see :func:`vector_env_class`). They are what
+``gym.make_vec("cartfuse/<id>", vectorization_mode="vector_entry_point")`` builds.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -16,14 +24,15 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from cartfuse import _native
 from cartfuse._native import NativeVecEnv
-
-__all__ = ["DEVICES", "PLANS", "CartPoleVectorEnv", "compiled_devices"]
 
 #: Every device name the constructor knows (``None`` picks one automatically).
 DEVICES: tuple[str, ...] = ("cpu", "wgpu", "cuda")
-#: Plan names ``plan=`` accepts.
+#: Plan names ``plan=`` accepts (``"hand-written"`` only where the environment has one).
 PLANS: tuple[str, ...] = tuple(NativeVecEnv.plans())
+#: gymnasium ids of every environment this build of the native module has.
+ENV_IDS: tuple[str, ...] = tuple(_native.env_ids())
 
 _AUTORESET_NAMES = {
     AutoresetMode.NEXT_STEP: "next_step",
@@ -32,12 +41,51 @@ _AUTORESET_NAMES = {
 }
 
 ObsArray = npt.NDArray[np.float32]
-ActArray = npt.NDArray[np.integer[Any]]
+ActArray = npt.NDArray[Any]
+Spaces = tuple[spaces.Box, spaces.Space[Any], spaces.Space[Any], spaces.Space[Any]]
 
 
 def compiled_devices() -> list[str]:
     """The devices this build of the native module can open."""
     return list(NativeVecEnv.compiled_devices())
+
+
+def env_info(env_id: str) -> _native.EnvInfo:
+    """The environment ``env_id`` names, as its Rust definition declares it (spaces, state
+    names, ``max_episode_steps``). ``ValueError`` for an id not in :data:`ENV_IDS`."""
+    if not isinstance(env_id, str):
+        raise TypeError(f"env_id: expected a str, got {type(env_id).__name__}")
+    return _native.env_info(env_id)
+
+
+def single_spaces(info: _native.EnvInfo) -> tuple[spaces.Box, spaces.Space[Any]]:
+    """The observation and action spaces of one env, built from ``info``."""
+    obs = spaces.Box(
+        np.array(info.observation_low, dtype=np.float32),
+        np.array(info.observation_high, dtype=np.float32),
+        shape=tuple(info.observation_shape),
+        dtype=np.float32,
+    )
+    action: spaces.Space[Any]
+    if info.action_kind == "discrete":
+        assert info.action_n is not None
+        action = spaces.Discrete(info.action_n)
+    else:
+        assert info.action_low is not None
+        assert info.action_high is not None
+        action = spaces.Box(
+            np.array(info.action_low, dtype=np.float32),
+            np.array(info.action_high, dtype=np.float32),
+            shape=tuple(info.action_shape),
+            dtype=np.float32,
+        )
+    return obs, action
+
+
+def _spaces(info: _native.EnvInfo, num_envs: int) -> Spaces:
+    """The single spaces and their batched forms."""
+    obs, action = single_spaces(info)
+    return obs, action, batch_space(obs, num_envs), batch_space(action, num_envs)
 
 
 def _autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
@@ -53,36 +101,36 @@ def _autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
     )
 
 
-def _cartpole_spaces(
-    num_envs: int,
-) -> tuple[spaces.Box, spaces.Discrete, spaces.Space[Any], spaces.Space[Any]]:
-    """CartPole-v1's spaces exactly as gymnasium declares them, and their batched forms."""
-    x_threshold = 2.4
-    theta_threshold = 12 * 2 * np.pi / 360
-    high = np.array([x_threshold * 2, np.inf, theta_threshold * 2, np.inf], dtype=np.float32)
-    single_obs = spaces.Box(-high, high, dtype=np.float32)
-    single_act = spaces.Discrete(2)
-    return (
-        single_obs,
-        single_act,
-        batch_space(single_obs, num_envs),
-        batch_space(single_act, num_envs),
-    )
+def _check_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name}: expected an int, got {type(value).__name__}")
+    return int(value)
 
 
-class CartPoleVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
-    """``num_envs`` CartPole-v1 envs stepped together on a cartfuse device.
+class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
+    """``num_envs`` envs of the environment ``env_id`` names, stepped together on a cartfuse
+    device.
 
     Args:
+        env_id: a gymnasium id from :data:`ENV_IDS`, e.g. ``"CartPole-v1"``.
         num_envs: number of envs (at least 1).
         device: ``"cpu"`` (the native SIMD runtime), ``"wgpu"``, ``"cuda"`` or ``None``: a
             real GPU when CUDA (if built with it) or wgpu finds one, else the CPU.
-        plan: how the step runs: ``"hand-written"`` (default: the fastest step on every
-            device), ``"fused"``, ``"vertical"``, ``"horizontal"``, ``"eager"``,
-            ``"xla-default"``.
+        plan: how the step runs: ``None`` (default: ``"hand-written"`` where the environment
+            has a hand-written step, CartPole-v1 only, the fastest on every device; else
+            ``"fused"``), ``"hand-written"``, ``"fused"``, ``"vertical"``, ``"horizontal"``,
+            ``"eager"``, ``"xla-default"``.
         autoreset_mode: ``AutoresetMode.NEXT_STEP`` (default), ``SAME_STEP`` or ``DISABLED``.
-        max_episode_steps: truncation limit (CartPole-v1: 500).
+        max_episode_steps: truncation limit; ``None``: gymnasium's registered one
+            (CartPole-v1: 500, MountainCar-v0: 200, ...).
         render_mode: only ``None``.
+
+    Actions: discrete environments take an integer (or bool) array of shape ``(num_envs,)``
+    with values in the action space; continuous ones (a ``Box`` action space of ``k`` values)
+    take a float array of shape ``(num_envs, k)``, as ``action_space.sample()`` gives it, or
+    ``(num_envs,)`` when ``k`` is 1. Any float dtype is converted to float32; NaN or infinite
+    values raise ``ValueError``; values outside the box are clipped by the environment, as
+    gymnasium's environments do.
 
     Seeds: ``reset(seed=s)`` gives env ``i`` the seed ``s + i``, a list gives each env its
     own, as gymnasium does. Env ``i``'s first episode depends on its own seed only; under
@@ -97,16 +145,17 @@ class CartPoleVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
 
     def __init__(
         self,
+        env_id: str,
         num_envs: int = 1,
         *,
         device: str | None = None,
         plan: str | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-        max_episode_steps: int = 500,
+        max_episode_steps: int | None = None,
         render_mode: str | None = None,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
-            raise TypeError(f"num_envs: expected an int, got {type(num_envs).__name__}")
+        info = env_info(env_id)
+        num_envs = _check_int("num_envs", num_envs)
         if num_envs < 1:
             raise ValueError(f"num_envs: expected at least 1, got {num_envs}")
         if device is not None and not isinstance(device, str):
@@ -117,12 +166,9 @@ class CartPoleVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
             )
         if plan is not None and not isinstance(plan, str):
             raise TypeError(f"plan: expected a str or None, got {type(plan).__name__}")
-        if isinstance(max_episode_steps, bool) or not isinstance(
-            max_episode_steps, (int, np.integer)
-        ):
-            raise TypeError(
-                f"max_episode_steps: expected an int, got {type(max_episode_steps).__name__}"
-            )
+        if max_episode_steps is None:
+            max_episode_steps = info.max_episode_steps
+        max_episode_steps = _check_int("max_episode_steps", max_episode_steps)
         if not 1 <= max_episode_steps < 2**32:
             raise ValueError(
                 f"max_episode_steps: expected an int in [1, 2**32), got {max_episode_steps}"
@@ -132,23 +178,27 @@ class CartPoleVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
         mode = _autoreset_mode(autoreset_mode)
 
         self._native = NativeVecEnv(
-            int(num_envs),
+            env_id,
+            num_envs,
             device=device,
             plan=plan,
             autoreset=_AUTORESET_NAMES[mode],
-            max_episode_steps=int(max_episode_steps),
+            max_episode_steps=max_episode_steps,
         )
-        self.num_envs = int(num_envs)
-        self.max_episode_steps = int(max_episode_steps)
+        self.env_id = info.id
+        self.info = info
+        self.num_envs = num_envs
+        self.max_episode_steps = max_episode_steps
         self.render_mode = None
         self.metadata = {**type(self).metadata, "autoreset_mode": mode}
         self._same_step = mode == AutoresetMode.SAME_STEP
+        self._state_shape = (num_envs, len(info.state_names))
         (
             self.single_observation_space,
             self.single_action_space,
             self.observation_space,
             self.action_space,
-        ) = _cartpole_spaces(self.num_envs)
+        ) = _spaces(info, num_envs)
 
     @property
     def device(self) -> str:
@@ -159,6 +209,11 @@ class CartPoleVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
     def plan(self) -> str:
         """The step plan's name."""
         return str(self._native.plan)
+
+    @property
+    def state_names(self) -> tuple[str, ...]:
+        """The state components, in the order of gymnasium's ``env.unwrapped.state``."""
+        return tuple(self.info.state_names)
 
     def reset(
         self,
@@ -190,7 +245,9 @@ class CartPoleVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
         npt.NDArray[np.bool_],
         dict[str, Any],
     ]:
-        """Steps every env; ``actions`` is an integer array of shape ``(num_envs,)``."""
+        """Steps every env; ``actions`` as the class documents (an integer array of shape
+        ``(num_envs,)`` for a discrete action space, a float array of shape
+        ``(num_envs, k)`` for a ``Box``)."""
         if type(actions) is not np.ndarray:
             actions = np.asarray(actions)
         obs, reward, terminated, truncated, final_obs = self._native.step(actions)
@@ -201,6 +258,7 @@ class CartPoleVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
             return obs, reward, terminated, truncated, {}
         # gymnasium's SyncVectorEnv: an object array of the final observations, None where
         # the episode did not end, an (empty) final_info, and a mask per key.
+        assert final_obs is not None
         ended = np.flatnonzero(done)
         final = np.full(self.num_envs, None, dtype=object)
         final[ended] = list(final_obs[ended])
@@ -213,21 +271,21 @@ class CartPoleVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
         return obs, reward, terminated, truncated, info
 
     def set_state(self, states: npt.ArrayLike) -> None:
-        """Overwrites every env's state, float64 ``(num_envs, 4)`` in gymnasium's
-        ``env.unwrapped.state`` order ``[x, x_dot, theta, theta_dot]``. Each env starts a new
-        episode (step counter 0). The device stores float32."""
+        """Overwrites every env's state, float64 ``(num_envs, state_dim)`` in gymnasium's
+        ``env.unwrapped.state`` order (:attr:`state_names`). Each env starts a new episode
+        (step counter 0). The device stores float32."""
         array = np.asarray(states)
         if array.dtype.kind not in "fiu":
             raise TypeError(f"states: expected a float array, got dtype {array.dtype}")
         array = np.ascontiguousarray(array, dtype=np.float64)
-        if array.shape != (self.num_envs, 4):
-            raise ValueError(f"states: expected shape ({self.num_envs}, 4), got {array.shape}")
+        if array.shape != self._state_shape:
+            raise ValueError(f"states: expected shape {self._state_shape}, got {array.shape}")
         if not np.isfinite(array).all():
             raise ValueError("states: every component must be finite")
         self._native.set_state(array)
 
     def get_state(self) -> npt.NDArray[np.float64]:
-        """Every env's state, float64 ``(num_envs, 4)``, ``[x, x_dot, theta, theta_dot]``."""
+        """Every env's state, float64 ``(num_envs, state_dim)`` (:attr:`state_names`)."""
         return self._native.get_state()
 
     def close_extras(self, **kwargs: Any) -> None:
@@ -235,12 +293,99 @@ class CartPoleVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
         self._native = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
+        name = type(self).__name__
+        if self.closed:
+            return f"{name}(closed)"
         mode = self.metadata["autoreset_mode"].name
+        env_id = "" if isinstance(self, _NamedVectorEnv) else f"{self.env_id!r}, "
         return (
-            (
-                f"CartPoleVectorEnv(num_envs={self.num_envs}, device={self.device!r}, "
-                f"plan={self.plan!r}, autoreset_mode={mode})"
-            )
-            if not self.closed
-            else "CartPoleVectorEnv(closed)"
+            f"{name}({env_id}num_envs={self.num_envs}, device={self.device!r}, "
+            f"plan={self.plan!r}, autoreset_mode={mode})"
         )
+
+
+class _NamedVectorEnv(CartfuseVectorEnv):
+    """A :class:`CartfuseVectorEnv` of the one environment :attr:`ENV_ID` names."""
+
+    ENV_ID: ClassVar[str]
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        *,
+        device: str | None = None,
+        plan: str | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        max_episode_steps: int | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__(
+            self.ENV_ID,
+            num_envs,
+            device=device,
+            plan=plan,
+            autoreset_mode=autoreset_mode,
+            max_episode_steps=max_episode_steps,
+            render_mode=render_mode,
+        )
+
+
+def class_stem(env_id: str) -> str:
+    """The class-name stem of an id: ``"MountainCarContinuous-v0"`` ->
+    ``"MountainCarContinuous"``."""
+    return re.sub(r"\W", "", re.sub(r"-v\d+$", "", env_id))
+
+
+_CLASSES: dict[str, type[CartfuseVectorEnv]] = {}
+
+
+def vector_env_class(env_id: str) -> type[CartfuseVectorEnv]:
+    """The named vector env class of ``env_id`` (``CartPoleVectorEnv`` for
+    ``"CartPole-v1"``), whose constructor takes :class:`CartfuseVectorEnv`'s arguments but
+    ``env_id``."""
+    if env_id not in _CLASSES:
+        info = env_info(env_id)
+        name = f"{class_stem(info.id)}VectorEnv"
+        _CLASSES[env_id] = type(
+            name,
+            (_NamedVectorEnv,),
+            {
+                "ENV_ID": info.id,
+                "__module__": __name__,
+                "__qualname__": name,
+                "__doc__": f"``num_envs`` {info.id} envs stepped together on a cartfuse device: "
+                f"``CartfuseVectorEnv({info.id!r}, num_envs, ...)``.",
+            },
+        )
+    return _CLASSES[env_id]
+
+
+# One named class per environment, as module attributes (`cartfuse.vector.CartPoleVectorEnv`).
+for _env_id in ENV_IDS:
+    globals()[vector_env_class(_env_id).__name__] = vector_env_class(_env_id)
+
+if TYPE_CHECKING:
+    # The named classes of the environments cartfuse has; each exists at run time when the
+    # native module lists its id.
+    class CartPoleVectorEnv(_NamedVectorEnv): ...
+
+    class MountainCarVectorEnv(_NamedVectorEnv): ...
+
+    class AcrobotVectorEnv(_NamedVectorEnv): ...
+
+    class MountainCarContinuousVectorEnv(_NamedVectorEnv): ...
+
+    class PendulumVectorEnv(_NamedVectorEnv): ...
+
+
+__all__ = [
+    "DEVICES",
+    "ENV_IDS",
+    "PLANS",
+    "CartfuseVectorEnv",
+    "compiled_devices",
+    "env_info",
+    "single_spaces",
+    "vector_env_class",
+    *(vector_env_class(env_id).__name__ for env_id in ENV_IDS),
+]

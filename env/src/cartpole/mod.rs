@@ -49,13 +49,13 @@ impl GraphEnv for CartPoleParams {
     }
 
     /// gymnasium's `Box(-high, high)` with
-    /// `high = [2 x_threshold, f32::MAX, 2 theta_threshold, f32::MAX]`.
+    /// `high = [2 x_threshold, inf, 2 theta_threshold, inf]` (gymnasium 1.x: `np.inf`).
     fn observation_space(&self) -> BoxSpace {
         let high = vec![
             (2.0 * self.x_threshold) as f32,
-            f32::MAX,
+            f32::INFINITY,
             (2.0 * self.theta_threshold_radians) as f32,
-            f32::MAX,
+            f32::INFINITY,
         ];
         BoxSpace {
             shape: vec![4],

@@ -1,0 +1,256 @@
+//! Every registered environment behind one object-safe trait.
+//!
+//! [`open`] reaches the environment an id names through `cartfuse_env::with_env!` and the
+//! runtime a [`Device`] names, builds one `VecEnv<E, B>` and boxes it as a [`DynVecEnv`]:
+//! nothing here names an environment, so an environment registered in
+//! `cartfuse_env::registry` is reachable from Python with no change to the bindings.
+//! [`EnvInfo`] describes an environment (spaces, state names, episode limit) from the same
+//! [`GraphEnv`] definition, so Python builds its spaces from Rust's.
+
+use cartfuse_env::registry::{ENV_IDS, unknown_env};
+use cartfuse_env::spaces::{ActionSpace, BoxSpace};
+use cartfuse_env::{EnvBackend, EnvError, EpisodeOptions, GraphEnv, StepOutput, StepPlan, VecEnv};
+use cartfuse_fusion::backend::Cpu;
+#[cfg(any(feature = "wgpu", feature = "cuda"))]
+use cartfuse_fusion::backend::Cube;
+#[cfg(any(feature = "wgpu", feature = "cuda"))]
+use cartfuse_fusion::device as devices;
+use cartfuse_fusion::device::DeviceError;
+
+use crate::device::Device;
+use crate::error::BackendError;
+
+/// What one environment is, read from its [`GraphEnv`] implementation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnvInfo {
+    /// gymnasium's id.
+    pub id: &'static str,
+    /// Length of one observation row.
+    pub obs_dim: usize,
+    /// State components, in the order of gymnasium's `env.unwrapped.state`.
+    pub state_names: &'static [&'static str],
+    /// gymnasium's registered `max_episode_steps`.
+    pub max_episode_steps: u32,
+    /// The observation space of one env.
+    pub observation: BoxSpace,
+    /// The action space of one env.
+    pub action: ActionSpace,
+}
+
+impl EnvInfo {
+    /// The description of `env`.
+    pub fn of<E: GraphEnv>(env: &E) -> Self {
+        Self {
+            id: E::ID,
+            obs_dim: E::OBS_DIM,
+            state_names: E::STATE,
+            max_episode_steps: E::MAX_EPISODE_STEPS,
+            observation: env.observation_space(),
+            action: env.action_space(),
+        }
+    }
+
+    /// Values one env's action holds: 1 for a discrete action, the box's size otherwise.
+    pub fn action_size(&self) -> usize {
+        match &self.action {
+            ActionSpace::Discrete(_) => 1,
+            ActionSpace::Box(space) => space.shape.iter().product(),
+        }
+    }
+}
+
+/// The ids of every registered environment.
+pub fn ids() -> &'static [&'static str] {
+    ENV_IDS
+}
+
+/// The error of an id no environment has.
+pub fn unknown(id: &str) -> BackendError {
+    BackendError::invalid("env_id", unknown_env(id))
+}
+
+/// The description of the environment `id` names (with its default params).
+pub fn describe(id: &str) -> Result<EnvInfo, BackendError> {
+    cartfuse_env::with_env!(id, |E| Ok(EnvInfo::of(&E::default())), Err(unknown(id)))
+}
+
+/// One step's actions, as converted from numpy: discrete choices or continuous values
+/// (`num_envs` rows of the box's size, row-major).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Actions {
+    /// One choice per env.
+    Discrete(Vec<u32>),
+    /// One row of the action box per env.
+    Continuous(Vec<f32>),
+}
+
+/// An action element type the bindings can hand to a vector env.
+pub trait HostAction: Sized {
+    /// `actions` as this element type, or an error when they are of the other kind.
+    fn take(actions: Actions) -> Result<Vec<Self>, BackendError>;
+}
+
+impl HostAction for u32 {
+    fn take(actions: Actions) -> Result<Vec<u32>, BackendError> {
+        match actions {
+            Actions::Discrete(actions) => Ok(actions),
+            Actions::Continuous(_) => Err(BackendError::invalid(
+                "actions",
+                "expected integer actions: the action space is discrete",
+            )),
+        }
+    }
+}
+
+impl HostAction for f32 {
+    fn take(actions: Actions) -> Result<Vec<f32>, BackendError> {
+        match actions {
+            Actions::Continuous(actions) => Ok(actions),
+            Actions::Discrete(_) => Err(BackendError::invalid(
+                "actions",
+                "expected float actions: the action space is a Box",
+            )),
+        }
+    }
+}
+
+/// A vector env of some environment on some runtime, as the bindings drive it.
+pub trait DynVecEnv: Send {
+    /// The plan the step runs.
+    fn plan(&self) -> StepPlan;
+    /// [`VecEnv::reset`].
+    fn reset(&mut self, seed: Option<u64>) -> Result<Vec<f32>, EnvError>;
+    /// [`VecEnv::reset_device`], leaving the observations on the device.
+    fn reset_device(&mut self, seed: Option<u64>) -> Result<(), EnvError>;
+    /// [`VecEnv::step`], after converting `actions` to the environment's element type.
+    fn step(&mut self, actions: Actions) -> Result<StepOutput, BackendError>;
+    /// [`VecEnv::set_state`].
+    fn set_state(&mut self, states: &[Vec<f64>]) -> Result<(), EnvError>;
+    /// [`VecEnv::state`].
+    fn state(&self) -> Result<Vec<Vec<f64>>, EnvError>;
+    /// Reset number `reset_index` of lane `lane` of stream `seed`, drawn on the host
+    /// (`cartfuse_env::graph::reference_reset`: the device's draw for that lane).
+    fn reference_reset(&self, seed: u64, lane: u32, reset_index: u32) -> Vec<f64>;
+    /// The observation of `state` (the environment's `reference_observe`).
+    fn observe(&self, state: &[f64]) -> Vec<f32>;
+}
+
+struct Typed<E: GraphEnv, B: EnvBackend> {
+    vec_env: VecEnv<E, B>,
+}
+
+impl<E: GraphEnv, B: EnvBackend> DynVecEnv for Typed<E, B>
+where
+    E::Action: HostAction,
+{
+    fn plan(&self) -> StepPlan {
+        self.vec_env.plan()
+    }
+
+    fn reset(&mut self, seed: Option<u64>) -> Result<Vec<f32>, EnvError> {
+        self.vec_env.reset(seed)
+    }
+
+    fn reset_device(&mut self, seed: Option<u64>) -> Result<(), EnvError> {
+        self.vec_env.reset_device(seed).map(|_| ())
+    }
+
+    fn step(&mut self, actions: Actions) -> Result<StepOutput, BackendError> {
+        let actions = E::Action::take(actions)?;
+        Ok(self.vec_env.step(&actions)?)
+    }
+
+    fn set_state(&mut self, states: &[Vec<f64>]) -> Result<(), EnvError> {
+        self.vec_env.set_state(states)
+    }
+
+    fn state(&self) -> Result<Vec<Vec<f64>>, EnvError> {
+        self.vec_env.state()
+    }
+
+    fn reference_reset(&self, seed: u64, lane: u32, reset_index: u32) -> Vec<f64> {
+        cartfuse_env::graph::reference_reset(self.vec_env.env(), seed, lane, reset_index)
+    }
+
+    fn observe(&self, state: &[f64]) -> Vec<f32> {
+        self.vec_env.env().reference_observe(state)
+    }
+}
+
+/// Builds `num_envs` envs of the environment `id` names on `device`, running `plan`
+/// (`None`: the environment's hand-written step where it has one, else the default plan).
+pub fn open(
+    id: &str,
+    device: Device,
+    num_envs: usize,
+    episode: EpisodeOptions,
+    plan: Option<StepPlan>,
+) -> Result<Box<dyn DynVecEnv>, BackendError> {
+    cartfuse_env::with_env!(
+        id,
+        |E| on_device(E::default(), device, num_envs, episode, plan),
+        Err(unknown(id))
+    )
+}
+
+/// Opens `device` and builds the envs there. Adding a runtime is one arm here.
+fn on_device<E: GraphEnv>(
+    env: E,
+    device: Device,
+    num_envs: usize,
+    episode: EpisodeOptions,
+    plan: Option<StepPlan>,
+) -> Result<Box<dyn DynVecEnv>, BackendError>
+where
+    E::Action: HostAction,
+{
+    match device {
+        Device::Cpu => build(Cpu::default(), env, num_envs, episode, plan),
+        #[cfg(feature = "wgpu")]
+        Device::Wgpu => {
+            let opened = devices::wgpu_client().map_err(|error| device.unavailable(error))?;
+            let backend = Cube::new(opened.client, opened.description);
+            build(backend, env, num_envs, episode, plan)
+        }
+        #[cfg(feature = "cuda")]
+        Device::Cuda => {
+            let opened = devices::cuda_client().map_err(|error| device.unavailable(error))?;
+            let backend = Cube::new(opened.client, opened.description);
+            build(backend, env, num_envs, episode, plan)
+        }
+        #[allow(unreachable_patterns)]
+        other => Err(other.unavailable(DeviceError::RuntimeNotCompiled {
+            feature: other.name(),
+        })),
+    }
+}
+
+fn build<E: GraphEnv, B: EnvBackend>(
+    backend: B,
+    env: E,
+    num_envs: usize,
+    episode: EpisodeOptions,
+    plan: Option<StepPlan>,
+) -> Result<Box<dyn DynVecEnv>, BackendError>
+where
+    E::Action: HostAction,
+{
+    let vec_env = match plan {
+        Some(plan) => VecEnv::build(backend, env, num_envs, episode, plan),
+        // The hand-written step is the fastest where one exists (CartPole's native CPU one
+        // about 5-10x `fused`, measured with `cartfuse bench --device cpu`).
+        None => match VecEnv::build(
+            backend.clone(),
+            env.clone(),
+            num_envs,
+            episode,
+            StepPlan::HandWritten,
+        ) {
+            Err(EnvError::PlanUnavailable { .. }) => {
+                VecEnv::build(backend, env, num_envs, episode, StepPlan::default())
+            }
+            built => built,
+        },
+    }?;
+    Ok(Box::new(Typed { vec_env }))
+}
