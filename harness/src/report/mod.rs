@@ -168,13 +168,10 @@ pub fn markdown(report: &Report, tables: &tables::Tables, plots: &[(String, Stri
         (&report.envs, &tables.env_plans, &tables.env_fusion)
     {
         md += &format!(
-            "## Every environment
-
-Each environment's step graph under every plan, on the              native CPU and on {}; the default autoreset (next step) and actions covering the              action space. FLOPs are counted on the step graph (the same for every plan).
-
-{}
-{}
-",
+            "## Every environment\n\nEach environment's step graph under every plan, on the \
+             native CPU and on {}; the default autoreset (next step) and actions covering the \
+             action space. FLOPs are counted on the step graph (the same for every \
+             plan).\n\n{}\n{}\n",
             report.device_name,
             fusion.markdown(),
             plans.markdown()
