@@ -9,6 +9,7 @@ cargo test --workspace --release
 
 venv="${CARTFUSE_TEST_VENV:-target/test-venv}"
 python3 -m venv "$venv"
+venv="$(cd "$venv" && pwd)" # absolute: PATH below must find its maturin from anywhere
 "$venv/bin/pip" install -q --upgrade pip
 "$venv/bin/pip" install -q "maturin==1.16.0" "gymnasium==1.4.0" "numpy>=1.26" "pytest>=8" \
   "ruff==0.17.6"
@@ -19,7 +20,7 @@ python3 -m venv "$venv"
 # The extension is built in the workspace's target dir with the release profile, reusing
 # what `cargo test` compiled; no build isolation: maturin is already in the venv (its build
 # hook calls `maturin` from PATH).
-PATH="$PWD/$venv/bin:$PATH" "$venv/bin/pip" install -q --no-build-isolation ./python
+PATH="$venv/bin:$PATH" "$venv/bin/pip" install -q --no-build-isolation ./python
 # CARTFUSE_LONG_RUN_STEPS shortens the 1e7 env-step memory run on slow machines.
 set +e
 "$venv/bin/python" -m pytest python/tests -q
