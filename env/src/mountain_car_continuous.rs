@@ -196,23 +196,9 @@ impl GraphEnv for MountainCarContinuous {
 
 #[cfg(test)]
 mod tests {
-    use rand::rngs::StdRng;
-    use rand::{Rng, SeedableRng};
-
     use super::*;
     use crate::env_tests;
-
-    /// Random states over the observation box, plus the left wall and the flag.
-    fn states(count: usize) -> Vec<Vec<f64>> {
-        let mut rng = StdRng::seed_from_u64(5);
-        let mut states = vec![vec![-1.2, -0.05], vec![-1.19, -0.02], vec![0.44, 0.02]];
-        while states.len() < count {
-            let position: f32 = rng.random_range(-1.2..0.6);
-            let velocity: f32 = rng.random_range(-0.07..0.07);
-            states.push(vec![f64::from(position), f64::from(velocity)]);
-        }
-        states
-    }
+    use crate::mountain_car::tests::valley_states;
 
     #[test]
     fn every_plan_matches_the_f64_reference_on_the_cpu() {
@@ -220,7 +206,7 @@ mod tests {
         let n = 2000;
         let actions: Vec<f32> = (0..n).map(|i| env.pattern_action(i)).collect();
         assert!(actions.iter().any(|a| a.abs() > 1.0) && actions.iter().any(|a| a.abs() < 1.0));
-        env_tests::every_plan_matches_the_reference(&env, &states(n), &actions, 1e-6);
+        env_tests::every_plan_matches_the_reference(&env, &valley_states(5, n), &actions, 1e-6);
     }
 
     #[test]

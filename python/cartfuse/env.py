@@ -14,7 +14,7 @@ import numpy.typing as npt
 from gymnasium import Env, spaces
 from gymnasium.vector import AutoresetMode
 
-from cartfuse.vector import ENV_IDS, CartfuseVectorEnv, class_stem, env_info
+from cartfuse.vector import ENV_IDS, CartfuseVectorEnv, named_class
 
 __all__ = ["CartfuseEnv", "env_class"]
 
@@ -130,19 +130,8 @@ _CLASSES: dict[str, type[CartfuseEnv]] = {}
 def env_class(env_id: str) -> type[CartfuseEnv]:
     """The named single-env class of ``env_id`` (``CartPoleEnv`` for ``"CartPole-v1"``)."""
     if env_id not in _CLASSES:
-        info = env_info(env_id)
-        name = f"{class_stem(info.id)}Env"
-        _CLASSES[env_id] = type(
-            name,
-            (_NamedEnv,),
-            {
-                "ENV_ID": info.id,
-                "__module__": __name__,
-                "__qualname__": name,
-                "__doc__": f"One {info.id} env on a cartfuse device: "
-                f"``CartfuseEnv({info.id!r}, ...)``.",
-            },
-        )
+        doc = f"One {env_id} env on a cartfuse device: ``CartfuseEnv({env_id!r}, ...)``."
+        _CLASSES[env_id] = named_class(_NamedEnv, env_id, "Env", doc, __name__)
     return _CLASSES[env_id]
 
 

@@ -16,7 +16,7 @@ every id in :data:`ENV_IDS`, see :func:`vector_env_class`). They are what
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -336,6 +336,20 @@ def class_stem(env_id: str) -> str:
     return re.sub(r"\W", "", re.sub(r"-v\d+$", "", env_id))
 
 
+_Named = TypeVar("_Named")
+
+
+def named_class(
+    base: type[_Named], env_id: str, suffix: str, doc: str, module: str
+) -> type[_Named]:
+    """A subclass of ``base`` named after ``env_id`` (``CartPole`` + ``suffix``) with
+    ``ENV_ID`` set, defined in ``module``."""
+    info = env_info(env_id)
+    name = f"{class_stem(info.id)}{suffix}"
+    attributes = {"ENV_ID": info.id, "__module__": module, "__qualname__": name, "__doc__": doc}
+    return cast("type[_Named]", type(name, (base,), attributes))
+
+
 _CLASSES: dict[str, type[CartfuseVectorEnv]] = {}
 
 
@@ -344,19 +358,11 @@ def vector_env_class(env_id: str) -> type[CartfuseVectorEnv]:
     ``"CartPole-v1"``), whose constructor takes :class:`CartfuseVectorEnv`'s arguments but
     ``env_id``."""
     if env_id not in _CLASSES:
-        info = env_info(env_id)
-        name = f"{class_stem(info.id)}VectorEnv"
-        _CLASSES[env_id] = type(
-            name,
-            (_NamedVectorEnv,),
-            {
-                "ENV_ID": info.id,
-                "__module__": __name__,
-                "__qualname__": name,
-                "__doc__": f"``num_envs`` {info.id} envs stepped together on a cartfuse device: "
-                f"``CartfuseVectorEnv({info.id!r}, num_envs, ...)``.",
-            },
+        doc = (
+            f"``num_envs`` {env_id} envs stepped together on a cartfuse device: "
+            f"``CartfuseVectorEnv({env_id!r}, num_envs, ...)``."
         )
+        _CLASSES[env_id] = named_class(_NamedVectorEnv, env_id, "VectorEnv", doc, __name__)
     return _CLASSES[env_id]
 
 
