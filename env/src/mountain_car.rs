@@ -231,7 +231,7 @@ pub(crate) mod tests {
     use crate::env_tests;
 
     /// Random states over the valley's observation box, plus states at the left wall moving
-    /// left and just before the flags (MountainCar's at 0.5, MountainCarContinuous's at 0.45).
+    /// left and just before the flags (0.5 for `MountainCar`, 0.45 for `MountainCarContinuous`).
     pub(crate) fn valley_states(seed: u64, count: usize) -> Vec<Vec<f64>> {
         let mut rng = StdRng::seed_from_u64(seed);
         let mut states = vec![
