@@ -52,8 +52,8 @@ impl Default for MountainCar {
 
 /// Reset positions are uniform in `[RESET_CENTER - RESET_HALF_WIDTH, RESET_CENTER +
 /// RESET_HALF_WIDTH)` (gymnasium: `uniform(-0.6, -0.4)`), velocity 0.
-pub(crate) const RESET_CENTER: f32 = -0.5;
-pub(crate) const RESET_HALF_WIDTH: f32 = 0.1;
+const RESET_CENTER: f32 = -0.5;
+const RESET_HALF_WIDTH: f32 = 0.1;
 
 impl MountainCar {
     /// Every param with its name (validated, and handed to the graphs as `f32`).
@@ -107,6 +107,15 @@ impl Valley {
         vec![position, if at_wall { 0.0 } else { velocity }]
     }
 
+    /// The observation box (the state itself): position and velocity bounds.
+    pub fn observation_space(&self) -> BoxSpace {
+        BoxSpace {
+            shape: vec![2],
+            low: vec![self.min_position as f32, -self.max_speed as f32],
+            high: vec![self.max_position as f32, self.max_speed as f32],
+        }
+    }
+
     /// Whether the car is at the flag, fast enough.
     pub fn reached_goal(&self, state: &[f64]) -> bool {
         state[0] >= self.goal_position && state[1] >= self.goal_velocity
@@ -125,6 +134,16 @@ pub(crate) fn drive<'g>(g: &'g GraphBuilder, state: &[Var<'g>], push: Var<'g>) -
     let position = (position + velocity).max(min_position).min(max_position);
     let at_wall = position.eq(min_position).and(velocity.lt(g.f32(0.0)));
     vec![position, g.select(at_wall, g.f32(0.0), velocity)]
+}
+
+/// A fresh car: position uniform in gymnasium's `[-0.6, -0.4)`, at rest.
+pub(crate) fn reset<'g>(g: &'g GraphBuilder, draws: &[Var<'g>]) -> Vec<Var<'g>> {
+    vec![draws[0] * RESET_HALF_WIDTH + RESET_CENTER, g.f32(0.0)]
+}
+
+/// [`reset`] in f64 from the same draws.
+pub(crate) fn reference_reset(draws: &[f32]) -> Vec<f64> {
+    vec![f64::from(draws[0] * RESET_HALF_WIDTH + RESET_CENTER), 0.0]
 }
 
 /// [`Valley::reached_goal`] as graph ops (params `goal_position`, `goal_velocity`).
@@ -156,11 +175,7 @@ impl GraphEnv for MountainCar {
     }
 
     fn observation_space(&self) -> BoxSpace {
-        BoxSpace {
-            shape: vec![2],
-            low: vec![self.min_position as f32, -self.max_speed as f32],
-            high: vec![self.max_position as f32, self.max_speed as f32],
-        }
+        self.valley().observation_space()
     }
 
     fn action_space(&self) -> ActionSpace {
@@ -203,7 +218,7 @@ impl GraphEnv for MountainCar {
     }
 
     fn reset_state<'g>(&self, g: &'g GraphBuilder, draws: &[Var<'g>]) -> Vec<Var<'g>> {
-        vec![draws[0] * RESET_HALF_WIDTH + RESET_CENTER, g.f32(0.0)]
+        reset(g, draws)
     }
 
     fn reference_step(&self, state: &[f64], action: u32) -> (Vec<f64>, f64, bool) {
@@ -214,7 +229,7 @@ impl GraphEnv for MountainCar {
     }
 
     fn reference_reset(&self, draws: &[f32]) -> Vec<f64> {
-        vec![f64::from(draws[0] * RESET_HALF_WIDTH + RESET_CENTER), 0.0]
+        reference_reset(draws)
     }
 
     fn reference_observe(&self, state: &[f64]) -> Vec<f32> {

@@ -12,7 +12,7 @@ use cartfuse_fusion::interpret::Scalar;
 
 use crate::environment::{GraphEnv, Transition};
 use crate::error::EnvError;
-use crate::mountain_car::{RESET_CENTER, RESET_HALF_WIDTH, Valley, drive, reached_goal};
+use crate::mountain_car::{Valley, drive, reached_goal, reference_reset, reset};
 use crate::params::{check_finite, check_positive, f32_graph_params};
 use crate::spaces::{ActionSpace, BoxSpace};
 
@@ -123,11 +123,7 @@ impl GraphEnv for MountainCarContinuous {
     }
 
     fn observation_space(&self) -> BoxSpace {
-        BoxSpace {
-            shape: vec![2],
-            low: vec![self.min_position as f32, -self.max_speed as f32],
-            high: vec![self.max_position as f32, self.max_speed as f32],
-        }
+        self.valley().observation_space()
     }
 
     fn action_space(&self) -> ActionSpace {
@@ -173,7 +169,7 @@ impl GraphEnv for MountainCarContinuous {
     }
 
     fn reset_state<'g>(&self, g: &'g GraphBuilder, draws: &[Var<'g>]) -> Vec<Var<'g>> {
-        vec![draws[0] * RESET_HALF_WIDTH + RESET_CENTER, g.f32(0.0)]
+        reset(g, draws)
     }
 
     fn reference_step(&self, state: &[f64], action: f32) -> (Vec<f64>, f64, bool) {
@@ -186,7 +182,7 @@ impl GraphEnv for MountainCarContinuous {
     }
 
     fn reference_reset(&self, draws: &[f32]) -> Vec<f64> {
-        vec![f64::from(draws[0] * RESET_HALF_WIDTH + RESET_CENTER), 0.0]
+        reference_reset(draws)
     }
 
     fn reference_observe(&self, state: &[f64]) -> Vec<f32> {

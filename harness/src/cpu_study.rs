@@ -10,7 +10,7 @@ use cartfuse_fusion::backend::{Backend, Cpu};
 use cartfuse_fusion::cpu::roofline::measure_roofline;
 use cartfuse_fusion::plan::Strategy;
 
-use crate::profile::{ProfileSettings, profile_env};
+use crate::profile::{ProfileSettings, StepProfile, profile_env};
 use crate::reproduce::{AblationCell, ReproduceError, Skipped};
 
 /// The plans measured on the CPU, with their row labels.
@@ -103,7 +103,7 @@ pub fn cartpole_cell<B: EnvBackend>(
         autoreset: AutoresetMode::NextStep,
         ..CartPoleConfig::default()
     };
-    let profile = profile_env(
+    let profile = skip_if_too_big(profile_env(
         backend.clone(),
         config.params,
         config.episode(),
@@ -111,18 +111,7 @@ pub fn cartpole_cell<B: EnvBackend>(
         n,
         settings,
         |_, _| {},
-    );
-    let profile = match profile {
-        Ok(profile) => Ok(profile),
-        Err(EnvError::TooManyEnvs {
-            requested,
-            max,
-            limit,
-        }) => Err(Skipped {
-            reason: format!("does not fit: {requested} envs, at most {max} ({limit})"),
-        }),
-        Err(other) => return Err(other.into()),
-    };
+    ))?;
     Ok(AblationCell {
         row: label.into(),
         num_envs: n,
@@ -131,6 +120,24 @@ pub fn cartpole_cell<B: EnvBackend>(
         speedup_over_xla_default: None,
         speedup_over_eager: None,
     })
+}
+
+/// A profile, or a [`Skipped`] reason when the size does not fit the runtime; other errors
+/// stay errors.
+pub fn skip_if_too_big(
+    profile: Result<StepProfile, EnvError>,
+) -> Result<Result<StepProfile, Skipped>, EnvError> {
+    match profile {
+        Ok(profile) => Ok(Ok(profile)),
+        Err(EnvError::TooManyEnvs {
+            requested,
+            max,
+            limit,
+        }) => Ok(Err(Skipped {
+            reason: format!("does not fit: {requested} envs, at most {max} ({limit})"),
+        })),
+        Err(other) => Err(other),
+    }
 }
 
 /// Measures the host roofline and every CPU plan at every size; `progress(message)` before

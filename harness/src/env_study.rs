@@ -7,7 +7,7 @@ use cartfuse_env::registry::{ENV_IDS, unknown_env};
 use cartfuse_env::{AutoresetMode, EnvBackend, EnvError, EpisodeOptions, GraphEnv, with_env};
 use cartfuse_fusion::backend::Cpu;
 
-use crate::cpu_study::cpu_plans;
+use crate::cpu_study::{cpu_plans, skip_if_too_big};
 use crate::profile::{ProfileSettings, StepProfile, flops_per_env_step, profile_env};
 use crate::reproduce::{ReproduceError, Skipped};
 
@@ -165,16 +165,8 @@ fn measure_env<E: GraphEnv, B: EnvBackend>(
                 settings,
                 |_, _| {},
             ) {
-                Ok(profile) => Ok(profile),
                 Err(EnvError::PlanUnavailable { .. }) => continue,
-                Err(EnvError::TooManyEnvs {
-                    requested,
-                    max,
-                    limit,
-                }) => Err(Skipped {
-                    reason: format!("does not fit: {requested} envs, at most {max} ({limit})"),
-                }),
-                Err(other) => return Err(other.into()),
+                profile => skip_if_too_big(profile)?,
             };
             cells.push(EnvCell {
                 env: E::ID.into(),
