@@ -81,10 +81,7 @@ impl CpuBuffer {
 
     /// The words as `f32`.
     pub fn to_f32(&self) -> Vec<f32> {
-        self.lock()[..self.len]
-            .iter()
-            .map(|w| f32::from_bits(*w))
-            .collect()
+        bytemuck::cast_slice(&self.lock()[..self.len]).to_vec()
     }
 
     /// Runs `body` on the words as `&mut [u32]` (padding excluded).

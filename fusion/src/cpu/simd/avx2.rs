@@ -51,6 +51,23 @@ impl Simd for Avx2 {
         unsafe { _mm256_storeu_ps(p, v) }
     }
     #[inline(always)]
+    unsafe fn store_rows4(self, p: *mut f32, [x, y, z, w]: [__m256; 4]) {
+        unsafe {
+            // Rows k and k + 4 share a 128-bit half after the unpacks.
+            let (xy_lo, xy_hi) = (_mm256_unpacklo_ps(x, y), _mm256_unpackhi_ps(x, y));
+            let (zw_lo, zw_hi) = (_mm256_unpacklo_ps(z, w), _mm256_unpackhi_ps(z, w));
+            let pd = _mm256_castps_pd;
+            let r04 = _mm256_castpd_ps(_mm256_unpacklo_pd(pd(xy_lo), pd(zw_lo)));
+            let r15 = _mm256_castpd_ps(_mm256_unpackhi_pd(pd(xy_lo), pd(zw_lo)));
+            let r26 = _mm256_castpd_ps(_mm256_unpacklo_pd(pd(xy_hi), pd(zw_hi)));
+            let r37 = _mm256_castpd_ps(_mm256_unpackhi_pd(pd(xy_hi), pd(zw_hi)));
+            _mm256_storeu_ps(p, _mm256_permute2f128_ps(r04, r15, 0x20));
+            _mm256_storeu_ps(p.add(8), _mm256_permute2f128_ps(r26, r37, 0x20));
+            _mm256_storeu_ps(p.add(16), _mm256_permute2f128_ps(r04, r15, 0x31));
+            _mm256_storeu_ps(p.add(24), _mm256_permute2f128_ps(r26, r37, 0x31));
+        }
+    }
+    #[inline(always)]
     unsafe fn load_u(self, p: *const u32) -> __m256i {
         unsafe { _mm256_loadu_si256(p.cast()) }
     }

@@ -51,6 +51,40 @@ impl Simd for Avx512 {
         unsafe { _mm512_storeu_ps(p, v) }
     }
     #[inline(always)]
+    unsafe fn store_rows4(self, p: *mut f32, [x, y, z, w]: [__m512; 4]) {
+        unsafe {
+            // After the unpacks, 128-bit lane j of `r{k}` holds row 4 j + k.
+            let (xy_lo, xy_hi) = (_mm512_unpacklo_ps(x, y), _mm512_unpackhi_ps(x, y));
+            let (zw_lo, zw_hi) = (_mm512_unpacklo_ps(z, w), _mm512_unpackhi_ps(z, w));
+            let pd = _mm512_castps_pd;
+            let r0 = _mm512_castpd_ps(_mm512_unpacklo_pd(pd(xy_lo), pd(zw_lo)));
+            let r1 = _mm512_castpd_ps(_mm512_unpackhi_pd(pd(xy_lo), pd(zw_lo)));
+            let r2 = _mm512_castpd_ps(_mm512_unpacklo_pd(pd(xy_hi), pd(zw_hi)));
+            let r3 = _mm512_castpd_ps(_mm512_unpackhi_pd(pd(xy_hi), pd(zw_hi)));
+            // Lanes (0, 2) and (1, 3) of two vectors: rows [0, 8, 1, 9], [2, 10, 3, 11], ...
+            const EVEN: i32 = 0b10_00_10_00;
+            const ODD: i32 = 0b11_01_11_01;
+            let (r0_8_1_9, r2_10_3_11) = (
+                _mm512_shuffle_f32x4::<EVEN>(r0, r1),
+                _mm512_shuffle_f32x4::<EVEN>(r2, r3),
+            );
+            let (r4_12_5_13, r6_14_7_15) = (
+                _mm512_shuffle_f32x4::<ODD>(r0, r1),
+                _mm512_shuffle_f32x4::<ODD>(r2, r3),
+            );
+            _mm512_storeu_ps(p, _mm512_shuffle_f32x4::<EVEN>(r0_8_1_9, r2_10_3_11));
+            _mm512_storeu_ps(
+                p.add(16),
+                _mm512_shuffle_f32x4::<EVEN>(r4_12_5_13, r6_14_7_15),
+            );
+            _mm512_storeu_ps(p.add(32), _mm512_shuffle_f32x4::<ODD>(r0_8_1_9, r2_10_3_11));
+            _mm512_storeu_ps(
+                p.add(48),
+                _mm512_shuffle_f32x4::<ODD>(r4_12_5_13, r6_14_7_15),
+            );
+        }
+    }
+    #[inline(always)]
     unsafe fn load_u(self, p: *const u32) -> __m512i {
         unsafe { _mm512_loadu_epi32(p.cast()) }
     }

@@ -59,6 +59,12 @@ pub trait Simd: Copy + Send + Sync + 'static {
     /// # Safety
     /// `p` must be valid for writing `LANES` floats (no alignment needed).
     unsafe fn store(self, p: *mut f32, v: Self::F);
+    /// Stores four columns as `LANES` consecutive rows of four floats:
+    /// `p[4 k + c] = columns[c][k]` (a transpose in registers, for packed observations).
+    ///
+    /// # Safety
+    /// `p` must be valid for writing `4 * LANES` floats (no alignment needed).
+    unsafe fn store_rows4(self, p: *mut f32, columns: [Self::F; 4]);
     /// Loads `LANES` integers.
     ///
     /// # Safety

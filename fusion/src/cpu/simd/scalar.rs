@@ -31,6 +31,11 @@ impl Simd for Scalar {
         unsafe { p.write_unaligned(v) }
     }
     #[inline(always)]
+    unsafe fn store_rows4(self, p: *mut f32, columns: [f32; 4]) {
+        // SAFETY: the caller guarantees 4 writable floats.
+        unsafe { p.cast::<[f32; 4]>().write_unaligned(columns) }
+    }
+    #[inline(always)]
     unsafe fn load_u(self, p: *const u32) -> u32 {
         // SAFETY: the caller guarantees `p` is readable.
         unsafe { p.read_unaligned() }

@@ -275,3 +275,30 @@ fn vector_threefry_is_bit_identical_to_the_host_generator() {
         );
     }
 }
+
+#[test]
+fn store_rows4_interleaves_four_columns_at_every_level() {
+    use crate::cpu::{Simd, WithSimd};
+    struct Interleave;
+    impl WithSimd for Interleave {
+        type Output = Vec<f32>;
+        fn with_simd<V: Simd>(self, s: V) -> Vec<f32> {
+            let columns: Vec<Vec<f32>> = (0..4)
+                .map(|c| (0..V::LANES).map(|k| (100 * c + k) as f32).collect())
+                .collect();
+            let mut rows = vec![f32::NAN; 4 * V::LANES];
+            // SAFETY: each column holds LANES floats and `rows` 4 * LANES.
+            unsafe {
+                let load = |c: usize| s.load(columns[c].as_ptr());
+                s.store_rows4(rows.as_mut_ptr(), [load(0), load(1), load(2), load(3)]);
+            }
+            rows
+        }
+    }
+    for level in levels() {
+        let want: Vec<f32> = (0..level.lanes())
+            .flat_map(|k| (0..4).map(move |c| (100 * c + k) as f32))
+            .collect();
+        assert_eq!(level.dispatch(Interleave).unwrap(), want, "{level}");
+    }
+}
