@@ -103,39 +103,51 @@ fn truncation_happens_exactly_at_max_episode_steps_in_both_modes() {
     }
 }
 
+/// Every env truncates at once, so the reset step resets all of them: 1000 envs (not a
+/// multiple of any vector width) are more resets in one call than the native step queues
+/// before drawing, and the last vector is partial.
 #[test]
 fn next_step_reset_step_ignores_action_gives_zero_reward_and_new_state() {
+    for plan in util::single_step_plans() {
+        next_step_reset_step(plan, 1000);
+    }
+}
+
+fn next_step_reset_step(plan: StepPlan, n: usize) {
     let config = CartPoleConfig {
         max_episode_steps: 3,
         ..Default::default()
     };
     let seed = 42;
-    let mut env = util::env(2, config, seed);
+    let mut env = util::env_with(n, config, plan, seed);
+    let actions: Vec<u32> = (0..n as u32).map(|i| i % 2).collect();
+    let flipped: Vec<u32> = actions.iter().map(|a| 1 - a).collect();
     for expected_elapsed in [1, 2] {
-        let out = env.step(&[0, 1]).unwrap();
-        assert_eq!(out.reward, vec![1.0, 1.0]);
-        assert_eq!(env.elapsed_steps().unwrap(), vec![expected_elapsed; 2]);
+        let out = env.step(&actions).unwrap();
+        assert_eq!(out.reward, vec![1.0; n], "{plan}");
+        assert_eq!(env.elapsed_steps().unwrap(), vec![expected_elapsed; n]);
     }
-    let out = env.step(&[0, 1]).unwrap();
-    assert_eq!(out.truncated, vec![true, true]);
-    assert_eq!(out.reward, vec![1.0, 1.0]);
-    assert_eq!(env.elapsed_steps().unwrap(), vec![3, 3]);
+    let out = env.step(&actions).unwrap();
+    assert_eq!(out.truncated, vec![true; n], "{plan}");
+    assert_eq!(out.reward, vec![1.0; n], "{plan}");
+    assert_eq!(env.elapsed_steps().unwrap(), vec![3; n]);
     // The reset step: the action is ignored, reward 0, flags false, state is reset number 1.
-    let out = env.step(&[1, 0]).unwrap();
-    assert_eq!(out.reward, vec![0.0, 0.0]);
-    assert_eq!(out.terminated, vec![false, false]);
-    assert_eq!(out.truncated, vec![false, false]);
-    for i in 0..2 {
+    let out = env.step(&flipped).unwrap();
+    assert_eq!(out.reward, vec![0.0; n], "{plan}");
+    assert_eq!(out.terminated, vec![false; n], "{plan}");
+    assert_eq!(out.truncated, vec![false; n], "{plan}");
+    for i in 0..n {
         assert_eq!(
             util::row(&out, i),
-            reset_state(seed, i as u32, 1, &config.params).observation()
+            reset_state(seed, i as u32, 1, &config.params).observation(),
+            "{plan} env {i}"
         );
     }
-    assert_eq!(env.elapsed_steps().unwrap(), vec![0, 0]);
+    assert_eq!(env.elapsed_steps().unwrap(), vec![0; n]);
     assert!(out.final_obs.is_none());
-    let out = env.step(&[1, 0]).unwrap();
-    assert_eq!(out.reward, vec![1.0, 1.0]);
-    assert_eq!(env.elapsed_steps().unwrap(), vec![1, 1]);
+    let out = env.step(&flipped).unwrap();
+    assert_eq!(out.reward, vec![1.0; n], "{plan}");
+    assert_eq!(env.elapsed_steps().unwrap(), vec![1; n]);
 }
 
 #[test]
