@@ -341,8 +341,11 @@ impl Backend {
         }
         match (actions, &self.info.action) {
             (Actions::Discrete(actions), ActionSpace::Discrete(space)) => {
-                if let Some((env, value)) = actions.iter().enumerate().find(|(_, a)| **a >= space.n)
-                {
+                let any_invalid = actions.iter().fold(false, |bad, a| bad | (*a >= space.n));
+                let first_invalid = any_invalid
+                    .then(|| actions.iter().enumerate().find(|(_, a)| **a >= space.n))
+                    .flatten();
+                if let Some((env, value)) = first_invalid {
                     return Err(BackendError::invalid(
                         "actions",
                         format!("actions[{env}] = {value} is not in {}", choices(space.n)),
@@ -350,7 +353,11 @@ impl Backend {
                 }
             }
             (Actions::Continuous(actions), ActionSpace::Box(_)) => {
-                if let Some((i, value)) = actions.iter().enumerate().find(|(_, a)| !a.is_finite()) {
+                let any_invalid = actions.iter().fold(false, |bad, a| bad | !a.is_finite());
+                let first_invalid = any_invalid
+                    .then(|| actions.iter().enumerate().find(|(_, a)| !a.is_finite()))
+                    .flatten();
+                if let Some((i, value)) = first_invalid {
                     return Err(BackendError::invalid(
                         "actions",
                         format!(

@@ -160,18 +160,18 @@ fn discrete(
         ($($t:ty),*) => {$(
             if let Ok(typed) = actions.cast::<numpy::PyArray1<$t>>() {
                 let view = typed.readonly();
-                let mut out = Vec::with_capacity(n);
-                for (env, &value) in view.as_array().iter().enumerate() {
-                    #[allow(clippy::unnecessary_cast, unused_comparisons)]
-                    if value < 0 as $t || (value as u64) >= u64::from(count) {
-                        return Err(PyValueError::new_err(format!(
-                            "actions: actions[{env}] = {value} is not in {}",
-                            choices(count)
-                        )));
-                    }
-                    out.push(value as u32);
-                }
-                return Ok(out);
+                let view = view.as_array();
+                let narrowed = match view.as_slice() {
+                    Some(slice) => narrow(slice, count),
+                    None => narrow(&view.to_vec(), count),
+                };
+                return narrowed.map_err(|env| {
+                    PyValueError::new_err(format!(
+                        "actions: actions[{env}] = {} is not in {}",
+                        view[env],
+                        choices(count)
+                    ))
+                });
             }
         )*};
     }
@@ -193,6 +193,66 @@ fn discrete(
         "actions: expected an integer dtype ({values}), got {}",
         dtype(array)
     )))
+}
+
+/// An integer dtype numpy may hand over as actions.
+trait ActionInt: Copy {
+    /// The value as `u64`; negative values wrap to above any action count.
+    fn wide(self) -> u64;
+}
+
+macro_rules! action_int {
+    ($($t:ty),*) => {$(
+        impl ActionInt for $t {
+            #[inline(always)]
+            #[allow(clippy::unnecessary_cast)]
+            fn wide(self) -> u64 {
+                self as u64
+            }
+        }
+    )*};
+}
+action_int!(i64, i32, u8, i8, i16, u16, u32, u64);
+
+/// `values` as `u32` choices, or the index of the first one outside `0..count`.
+///
+/// One pass to narrow and one branch-free pass to check, which the compiler vectorises;
+/// with AVX2 when the CPU has it (the wheel itself targets baseline x86-64). Measured at
+/// n = 4096 (int64 actions): the checked loop it replaces took about 4 us of a 50 us step.
+fn narrow<T: ActionInt>(values: &[T], count: u32) -> Result<Vec<u32>, usize> {
+    #[inline(always)]
+    fn passes<T: ActionInt>(values: &[T], count: u32) -> (Vec<u32>, bool) {
+        let count = u64::from(count);
+        let any_invalid = values
+            .iter()
+            .fold(false, |bad, v| bad | (v.wide() >= count));
+        (
+            values.iter().map(|v| v.wide() as u32).collect(),
+            any_invalid,
+        )
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn passes_avx2<T: ActionInt>(values: &[T], count: u32) -> (Vec<u32>, bool) {
+        passes(values, count)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    let (narrowed, any_invalid) = if is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        unsafe { passes_avx2(values, count) }
+    } else {
+        passes(values, count)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let (narrowed, any_invalid) = passes(values, count);
+    match any_invalid {
+        false => Ok(narrowed),
+        true => Err(values
+            .iter()
+            .position(|v| v.wide() >= u64::from(count))
+            .expect("a value failed the check")),
+    }
 }
 
 /// A float array of shape `(n, size)` (or `(n,)` when `size` is 1) as `f32` rows. Any float
