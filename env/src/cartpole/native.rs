@@ -5,7 +5,7 @@
 //! [`SimdLevel::detect`](cartfuse_fusion::cpu::SimdLevel::detect) picks, through the same
 //! [`Simd`] trait and the same [`math::sin_cos`] as every planned CPU kernel), in the exact
 //! operation order of the `#[cube]` kernel. Reset states are drawn from Threefry only for
-//! the envs that reset, packed `LANES` to an evaluation ([`PendingResets`]), with the
+//! the envs that reset, packed `LANES` to an evaluation ([`resets`]), with the
 //! device's counters, so the draws are bit-identical to the device's. Envs are split over rayon's pool, one range per thread, once a call is large enough to
 //! repay waking it ([`PARALLEL_MIN_LANES`]).
 
@@ -13,10 +13,14 @@ use std::sync::Arc;
 
 use cartfuse_fusion::backend::Cpu;
 use cartfuse_fusion::cpu::simd::{Simd, WithSimd};
-use cartfuse_fusion::cpu::{CpuBuffer, CpuOptions, math, threefry};
+use cartfuse_fusion::cpu::{CpuBuffer, CpuOptions, math};
 use cartfuse_fusion::launch::{KernelLaunch, LaunchLedger};
 use cartfuse_fusion::rng;
 use rayon::prelude::*;
+
+mod resets;
+
+use resets::{PendingResets, draw_pending};
 
 use super::hand_written::{
     RESET_KERNEL, STEP_KERNEL, masked_reset_unsupported, reset_bytes_per_env, step_bytes_per_env,
@@ -34,9 +38,6 @@ const PARALLEL_MIN_LANES: usize = 8192;
 
 /// Vectors whose physics is computed together (see [`Lanes::with_simd`]).
 const BLOCK: usize = 4;
-
-/// Resetting envs queued before their draws are made (see [`PendingResets`]).
-const PENDING: usize = 256;
 
 /// The physics constants, as `f32` in the `#[cube]` kernel's order.
 #[derive(Clone, Copy)]
@@ -128,20 +129,16 @@ impl WithSimd for Lanes {
             for (b, next) in next.into_iter().enumerate() {
                 // SAFETY: as above.
                 invalid |= unsafe { finish_vector(s, f, i + b * V::LANES, next, &mut pending) };
-                if pending.len + V::LANES > PENDING {
-                    // SAFETY: pending envs are below `n`.
-                    unsafe { draw_pending(s, f, &mut pending) };
-                }
+                // SAFETY: pending envs are below `n`.
+                unsafe { pending.make_room(s, f) };
             }
             i += BLOCK * V::LANES;
         }
         while i < self.hi {
             // SAFETY: every buffer holds `n` lanes plus a vector of padding, and `i < n`.
             invalid |= unsafe { finish_vector(s, f, i, advance_vector(s, f, i), &mut pending) };
-            if pending.len + V::LANES > PENDING {
-                // SAFETY: pending envs are below `n`.
-                unsafe { draw_pending(s, f, &mut pending) };
-            }
+            // SAFETY: pending envs are below `n`.
+            unsafe { pending.make_room(s, f) };
             i += V::LANES;
         }
         // SAFETY: as above.
@@ -150,90 +147,8 @@ impl WithSimd for Lanes {
     }
 }
 
-/// Envs that reset in this step and still hold a placeholder state: their draws are made
-/// together, `LANES` resetting envs per Threefry evaluation, instead of a whole vector's
-/// draws for every vector holding one resetting env (about half of them for CartPole's
-/// ~22-step random episodes).
-struct PendingResets {
-    envs: [u32; PENDING],
-    len: usize,
-}
-
-impl PendingResets {
-    fn new() -> Self {
-        Self {
-            envs: [0; PENDING],
-            len: 0,
-        }
-    }
-
-    /// Adds the envs `i + k` for each bit `k` of `lanes`, below `n` (the caller flushes
-    /// before a vector's worth could overflow).
-    #[inline(always)]
-    fn push(&mut self, mut lanes: u64, i: usize, n: usize) {
-        while lanes != 0 {
-            let env = i + lanes.trailing_zeros() as usize;
-            if env < n {
-                self.envs[self.len] = env as u32;
-                self.len += 1;
-            }
-            lanes &= lanes - 1;
-        }
-    }
-}
-
 /// `[x, x_dot, theta, theta_dot]` of `V::LANES` envs.
 type Rows<V> = [<V as Simd>::F; 4];
-
-/// Draws reset number `count` of each lane's env (the `#[cube]` kernel's draws).
-#[inline(always)]
-fn draw<V: Simd>(s: V, f: &Frame, env: V::U, count: V::U) -> Rows<V> {
-    let (k0, k1) = (s.splat_u(f.key[0]), s.splat_u(f.key[1]));
-    let first = s.add_u(count, count);
-    let [a, b] = threefry::threefry2x32(s, k0, k1, env, first);
-    let [c, d] = threefry::threefry2x32(s, k0, k1, env, s.add_u(first, s.splat_u(1)));
-    let uniform = |bits| {
-        let centered = s.sub_u(s.shr_u(bits, 8), s.splat_u(1 << 23));
-        s.mul(s.i32_to_f32(centered), s.splat(f.physics.reset_scale))
-    };
-    [uniform(a), uniform(b), uniform(c), uniform(d)]
-}
-
-/// Draws the new state of every pending env (their reset counters are already advanced)
-/// and writes it over the placeholder in the state and observation buffers.
-///
-/// # Safety
-/// As [`finish_vector`]; every pending env is below `n`.
-#[inline(always)]
-unsafe fn draw_pending<V: Simd>(s: V, f: &Frame, pending: &mut PendingResets) {
-    for envs in pending.envs[..pending.len].chunks(V::LANES) {
-        let mut lanes = [0u32; 16];
-        let mut counts = [0u32; 16];
-        for (k, &env) in envs.iter().enumerate() {
-            lanes[k] = env;
-            // SAFETY: `env < n`; the counter was advanced when the env was queued.
-            counts[k] = unsafe { *f.resets.add(env as usize) } - 1;
-        }
-        // SAFETY: 16 words hold any level's vector.
-        let drawn = unsafe { draw(s, f, s.load_u(lanes.as_ptr()), s.load_u(counts.as_ptr())) };
-        let mut columns = [[0.0f32; 16]; 4];
-        for (column, values) in columns.iter_mut().zip(drawn) {
-            // SAFETY: as above.
-            unsafe { s.store(column.as_mut_ptr(), values) };
-        }
-        for (k, &env) in envs.iter().enumerate() {
-            let env = env as usize;
-            for (c, column) in columns.iter().enumerate() {
-                // SAFETY: `env < n`, so its state lane and observation row exist.
-                unsafe {
-                    *f.state[c].add(env) = column[k];
-                    *f.obs.add(4 * env + c) = column[k];
-                }
-            }
-        }
-    }
-    pending.len = 0;
-}
 
 /// One Euler step in registers, in the operation order of `cartpole_physics_scalar`.
 #[inline(always)]
@@ -590,81 +505,4 @@ impl StepEngine<Cpu> for NativeEngine {
 }
 
 #[cfg(test)]
-mod tests {
-    use cartfuse_fusion::backend::Cpu;
-    use cartfuse_fusion::cpu::{CpuOptions, SimdLevel};
-
-    use crate::cartpole::params::CartPoleParams;
-    use crate::engine::StepPlan;
-    use crate::environment::EpisodeOptions;
-    use crate::params::AutoresetMode;
-    use crate::vec_env::{StepOutput, VecEnv};
-
-    /// Every output of `steps` steps of 1000 envs (a partial last vector) whose episodes
-    /// end every few steps, so each call queues and draws hundreds of resets.
-    fn run(options: CpuOptions, autoreset: AutoresetMode) -> Vec<StepOutput> {
-        let n = 1000;
-        let episode = EpisodeOptions {
-            autoreset,
-            max_episode_steps: 4,
-        };
-        let cpu = Cpu::new(options).unwrap();
-        let plan = StepPlan::HandWritten;
-        let mut env = VecEnv::build(cpu, CartPoleParams::default(), n, episode, plan).unwrap();
-        env.reset(Some(7)).unwrap();
-        let mut bits = 0x9e37_79b9u32;
-        (0..30)
-            .map(|_| {
-                let actions: Vec<u32> = (0..n)
-                    .map(|_| {
-                        bits ^= bits << 13;
-                        bits ^= bits >> 17;
-                        bits ^= bits << 5;
-                        bits >> 31
-                    })
-                    .collect();
-                env.step(&actions).unwrap()
-            })
-            .collect()
-    }
-
-    #[test]
-    fn every_level_and_thread_split_gives_the_same_bits() {
-        for autoreset in [AutoresetMode::NextStep, AutoresetMode::SameStep] {
-            let want = run(CpuOptions::single(SimdLevel::Scalar), autoreset);
-            let resets: usize = want
-                .iter()
-                .map(|out| {
-                    out.terminated
-                        .iter()
-                        .chain(&out.truncated)
-                        .filter(|d| **d)
-                        .count()
-                })
-                .sum();
-            assert!(resets > 5000, "only {resets} episodes ended");
-            let levels = SimdLevel::ALL.into_iter().filter(|l| l.is_supported());
-            for simd in levels {
-                let split = CpuOptions {
-                    simd,
-                    threads: 2,
-                    parallel_min_lanes: 0,
-                    ..CpuOptions::default()
-                };
-                for options in [CpuOptions::single(simd), split] {
-                    let got = run(options.clone(), autoreset);
-                    for (step, (got, want)) in got.iter().zip(&want).enumerate() {
-                        let what = format!("{autoreset:?} {options:?} step {step}");
-                        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                        assert_eq!(bits(&got.obs), bits(&want.obs), "{what}");
-                        assert_eq!(got.reward, want.reward, "{what}");
-                        assert_eq!(got.terminated, want.terminated, "{what}");
-                        assert_eq!(got.truncated, want.truncated, "{what}");
-                        let final_bits = |o: &StepOutput| o.final_obs.as_deref().map(bits);
-                        assert_eq!(final_bits(got), final_bits(want), "{what}");
-                    }
-                }
-            }
-        }
-    }
-}
+mod tests;
