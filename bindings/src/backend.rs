@@ -18,7 +18,7 @@
 //! - **Truncation under `Disabled`** follows from the previous point: the device runs with
 //!   an unreachable episode limit and this module flags `elapsed >= max_episode_steps`.
 
-use cartfuse_env::spaces::ActionSpace;
+use cartfuse_env::spaces::{ActionSpace, first_invalid};
 use cartfuse_env::{AutoresetMode, EpisodeOptions, StepPlan};
 
 use crate::device::Device;
@@ -341,11 +341,7 @@ impl Backend {
         }
         match (actions, &self.info.action) {
             (Actions::Discrete(actions), ActionSpace::Discrete(space)) => {
-                let any_invalid = actions.iter().fold(false, |bad, a| bad | (*a >= space.n));
-                let first_invalid = any_invalid
-                    .then(|| actions.iter().enumerate().find(|(_, a)| **a >= space.n))
-                    .flatten();
-                if let Some((env, value)) = first_invalid {
+                if let Some((env, value)) = first_invalid(actions, |a| a < space.n) {
                     return Err(BackendError::invalid(
                         "actions",
                         format!("actions[{env}] = {value} is not in {}", choices(space.n)),
@@ -353,18 +349,14 @@ impl Backend {
                 }
             }
             (Actions::Continuous(actions), ActionSpace::Box(_)) => {
-                let any_invalid = actions.iter().fold(false, |bad, a| bad | !a.is_finite());
-                let first_invalid = any_invalid
-                    .then(|| actions.iter().enumerate().find(|(_, a)| !a.is_finite()))
-                    .flatten();
-                if let Some((i, value)) = first_invalid {
+                if let Some((i, value)) = first_invalid(actions, f32::is_finite) {
                     return Err(BackendError::invalid(
                         "actions",
                         format!(
                             "actions[{}, {}] = {} is not finite",
                             i / size,
                             i % size,
-                            non_finite(f64::from(*value))
+                            non_finite(f64::from(value))
                         ),
                     ));
                 }

@@ -72,6 +72,21 @@ pub fn batched_discrete(single: DiscreteSpace, num_envs: usize) -> DiscreteSpace
     DiscreteSpace { shape, ..single }
 }
 
+/// The first of `values` that `is_valid` refuses, with its index. One branch-free pass (the
+/// compiler vectorises it for the simple checks of the action spaces) decides, and the
+/// search runs only when a value failed, so a valid batch pays for no early-exit loop.
+pub fn first_invalid<T: Copy>(values: &[T], is_valid: impl Fn(T) -> bool) -> Option<(usize, T)> {
+    let all_valid = values.iter().fold(true, |ok, v| ok & is_valid(*v));
+    if all_valid {
+        return None;
+    }
+    values
+        .iter()
+        .copied()
+        .enumerate()
+        .find(|(_, v)| !is_valid(*v))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,5 +107,17 @@ mod tests {
             panic!("CartPole's actions are discrete")
         };
         assert_eq!((actions.shape, actions.n), (vec![8], 2));
+    }
+
+    #[test]
+    fn first_invalid_finds_the_first_refused_value_or_none() {
+        let values = [0u32, 1, 1, 0, 1];
+        assert_eq!(first_invalid(&values, |a| a < 2), None);
+        assert_eq!(first_invalid(&[0u32, 1, 5, 7], |a| a < 2), Some((2, 5)));
+        let floats = [0.5f32, f32::NAN, f32::INFINITY];
+        assert_eq!(
+            first_invalid(&floats, f32::is_finite).map(|(i, _)| i),
+            Some(1)
+        );
     }
 }

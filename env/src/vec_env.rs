@@ -285,17 +285,9 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
         actions: &[E::Action],
     ) -> Result<DeviceActions<B::Buffer>, EnvError> {
         self.check_count("actions", actions.len(), self.steps_per_call())?;
-        // A branch-free pass (vectorised for the simple checks of the action spaces); the
-        // offending action is looked for only when there is one.
-        let all_valid = actions
-            .iter()
-            .fold(true, |ok, a| ok & self.env.action_is_valid(*a));
-        if !all_valid {
-            let (index, value) = actions
-                .iter()
-                .enumerate()
-                .find(|(_, a)| !self.env.action_is_valid(**a))
-                .expect("an action failed the check");
+        if let Some((index, value)) =
+            crate::spaces::first_invalid(actions, |a| self.env.action_is_valid(a))
+        {
             return Err(EnvError::InvalidAction {
                 env: index % self.num_envs,
                 value: format!("{value:?}"),
