@@ -6,17 +6,17 @@
 //! [`Simd`] trait and the same [`math::sin_cos`] as every planned CPU kernel), in the exact
 //! operation order of the `#[cube]` kernel. Reset states are drawn from Threefry only for
 //! the envs that reset, packed `LANES` to an evaluation ([`resets`]), with the
-//! device's counters, so the draws are bit-identical to the device's. Envs are split over rayon's pool, one range per thread, once a call is large enough to
+//! device's counters, so the draws are bit-identical to the device's. Envs are split over the CPU runtime's threads, one range per thread, once a call is large enough to
 //! repay waking it ([`PARALLEL_MIN_LANES`]).
 
 use std::sync::Arc;
 
 use cartfuse_fusion::backend::Cpu;
 use cartfuse_fusion::cpu::simd::{Simd, WithSimd};
+use cartfuse_fusion::cpu::spin_pool::on_threads;
 use cartfuse_fusion::cpu::{CpuBuffer, CpuOptions, math};
 use cartfuse_fusion::launch::{KernelLaunch, LaunchLedger};
 use cartfuse_fusion::rng;
-use rayon::prelude::*;
 
 mod resets;
 
@@ -30,10 +30,12 @@ use crate::engine::{StepBuffer, StepEngine};
 use crate::error::EnvError;
 use crate::params::AutoresetMode;
 
-/// From this many envs a step is split over the pool's threads. The native step costs
-/// about 7 ns per env on one AVX-512 core, and waking the pool a few microseconds: measured
-/// (2-core Xeon), 2 threads gave 30.7 vs 33.3 us at n = 4096 in one run and 31.9 vs 29.9 us
-/// in another, and 76 vs 136 us at n = 16384. Below this, one thread.
+/// From this many envs a step is split over the threads. Measured with the spinning pool
+/// on the 2-core Xeon VM, 2 threads against 1: `cartfuse --device cpu bench --plan
+/// hand-written` (outputs left in place) 11.9 vs 11.7 us at n = 2048, 19.7 vs 25.0 us at
+/// 4096, 35.0 vs 61.1 us at 8192; but Python's `step`, which copies the outputs out on the
+/// calling thread and so pulls the worker's half across cores, 42-47 vs 37-38 us at 4096,
+/// 80.5 vs 81.0 us at 8192 and 119 vs 122 us at 16384. Splitting costs about 1.4 us.
 const PARALLEL_MIN_LANES: usize = 8192;
 
 /// Vectors whose physics is computed together (see [`Lanes::with_simd`]).
@@ -404,10 +406,11 @@ impl NativeEngine {
         } else {
             // One range per thread, in whole vectors of the widest level.
             let chunk = self.n.div_ceil(threads).next_multiple_of(16);
-            (0..self.n.div_ceil(chunk))
-                .into_par_iter()
-                .map(|c| lanes(c * chunk, ((c + 1) * chunk).min(self.n)))
-                .reduce(|| false, |a, b| a || b)
+            let mut invalid = vec![false; self.n.div_ceil(chunk)];
+            on_threads(&mut invalid, |c, invalid| {
+                *invalid = lanes(c * chunk, ((c + 1) * chunk).min(self.n));
+            });
+            invalid.contains(&true)
         }
     }
 }

@@ -92,10 +92,6 @@ pub(super) fn run_program(
     if workers <= 1 {
         work(0, &mut scratch[0]);
     } else {
-        use rayon::prelude::*;
-        scratch[..workers]
-            .par_iter_mut()
-            .enumerate()
-            .for_each(|(t, s)| work(t, s));
+        super::spin_pool::on_threads(&mut scratch[..workers], work);
     }
 }

@@ -15,7 +15,8 @@
 //! - [`simd`]: the vector trait, levels (scalar, AVX2, AVX-512) and run-time dispatch.
 //! - [`math`]: the one definition of sin, cos, exp, log, tanh, erf, pow on that trait.
 //! - [`threefry`]: Threefry-2x32-20 on vector lanes, bit-identical to [`crate::rng`].
-//! - [`threads`]: options and the thread split (rayon's global pool).
+//! - [`threads`]: options and the thread split.
+//! - [`spin_pool`]: the fork-join over the caller and one spinning worker per other core.
 //! - [`roofline`]: the host's copy bandwidth and peak f32 FLOP/s, measured natively.
 //!
 //! All levels and thread counts give bit-identical results; results match the interpreter
@@ -32,6 +33,7 @@ pub mod math;
 pub mod program;
 pub mod roofline;
 pub mod simd;
+pub mod spin_pool;
 pub mod threads;
 pub mod threefry;
 

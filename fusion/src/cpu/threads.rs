@@ -1,11 +1,9 @@
 //! Options of the CPU runtime, and how a launch's chunks are spread over threads.
 //!
-//! Threads come from rayon's global pool: persistent workers (no spawn per call), already
-//! in the dependency tree through burn, and `par_iter_mut` over the per-thread scratch
-//! buffers splits by `join`, which allocates nothing. A launch over fewer than
-//! [`CpuOptions::parallel_min_lanes`] lanes runs on the calling thread: waking the pool costs
-//! a few microseconds, which a small launch does not repay (threshold measured, see
-//! [`DEFAULT_PARALLEL_MIN_LANES`]). Each lane's result depends only on its own chunk, and
+//! Threads come from [`spin_pool`](super::spin_pool): the caller and one persistent
+//! worker per other core, which spin briefly between calls instead of sleeping. A launch
+//! over fewer than [`CpuOptions::parallel_min_lanes`] lanes runs on the calling thread
+//! (threshold measured, see [`DEFAULT_PARALLEL_MIN_LANES`]). Each lane's result depends only on its own chunk, and
 //! chunks are row-aligned for row reductions, so any thread count gives the same bits.
 
 use super::simd::SimdLevel;
@@ -17,18 +15,18 @@ use super::simd::SimdLevel;
 /// 512-4096 are equal within the noise and 256 pays for dispatch.
 pub const DEFAULT_CHUNK: usize = 1024;
 
-/// Below this many lanes a launch runs on one thread. Measured on the 2-core EPYC dev box
-/// (while other builds loaded it, so provisional): 2 threads gave no gain for 4 K-32 K
-/// lanes of the fused CartPole step (1.5e7 env-steps/s either way); 16 K keeps small calls
-/// off the pool. Re-measure with `cpu::tests::speed` on an idle many-core machine.
-pub const DEFAULT_PARALLEL_MIN_LANES: usize = 16_384;
+/// Below this many lanes a launch runs on one thread: a launch of one chunk has nothing to
+/// split. Measured with the spinning pool on the 2-core Xeon VM (`cartfuse --device cpu
+/// bench`), 2 threads against 1: `fused` 137 vs 320 us at n = 4096 and 2.9 vs 6.1 ms at
+/// 65536; `eager` 344 vs 414 us at 4096. Splitting costs about 1.4 us a launch.
+pub const DEFAULT_PARALLEL_MIN_LANES: usize = 2 * DEFAULT_CHUNK;
 
 /// How the CPU runtime runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CpuOptions {
     /// Instruction-set level (all levels give identical results).
     pub simd: SimdLevel,
-    /// Worker threads; 0 means every thread of rayon's global pool.
+    /// Worker threads; 0 means the caller and every worker of the pool (one per core).
     pub threads: usize,
     /// Lanes per chunk of a planned kernel.
     pub chunk: usize,
@@ -63,7 +61,7 @@ impl CpuOptions {
     /// The thread count, with 0 resolved to the pool size.
     pub fn resolved_threads(&self) -> usize {
         match self.threads {
-            0 => rayon::current_num_threads().max(1),
+            0 => super::spin_pool::threads(),
             t => t,
         }
     }
