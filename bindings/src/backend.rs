@@ -23,7 +23,7 @@ use cartfuse_env::{AutoresetMode, EpisodeOptions, StepPlan};
 
 use crate::device::Device;
 use crate::envs::{self, Actions, DynVecEnv, EnvInfo};
-use crate::error::{BackendError, choices, non_finite};
+use crate::error::{BackendError, non_finite};
 
 /// How finished episodes restart (gymnasium's `AutoresetMode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -326,43 +326,38 @@ impl Backend {
         })
     }
 
+    /// Checks what the env's own check does not word for Python: the count, and finite
+    /// continuous actions. Discrete values are checked once, by `VecEnv::upload_actions`
+    /// (the conversion from numpy has already refused values outside the space).
     fn check_actions(&self, actions: &Actions) -> Result<(), BackendError> {
         let n = self.num_envs;
         let size = self.info.action_size();
-        let (len, shape) = match actions {
-            Actions::Discrete(a) => (a.len(), format!("({n},)")),
-            Actions::Continuous(a) => (a.len(), format!("({n}, {size})")),
+        let len = match actions {
+            Actions::Discrete(a) => a.len(),
+            Actions::Continuous(a) => a.len(),
         };
         if len != n * size {
+            let shape = match actions {
+                Actions::Discrete(_) => format!("({n},)"),
+                Actions::Continuous(_) => format!("({n}, {size})"),
+            };
             return Err(BackendError::invalid(
                 "actions",
                 format!("expected shape {shape}, got {len} values"),
             ));
         }
-        match (actions, &self.info.action) {
-            (Actions::Discrete(actions), ActionSpace::Discrete(space)) => {
-                if let Some((env, value)) = first_invalid(actions, |a| a < space.n) {
-                    return Err(BackendError::invalid(
-                        "actions",
-                        format!("actions[{env}] = {value} is not in {}", choices(space.n)),
-                    ));
-                }
-            }
-            (Actions::Continuous(actions), ActionSpace::Box(_)) => {
-                if let Some((i, value)) = first_invalid(actions, f32::is_finite) {
-                    return Err(BackendError::invalid(
-                        "actions",
-                        format!(
-                            "actions[{}, {}] = {} is not finite",
-                            i / size,
-                            i % size,
-                            non_finite(f64::from(value))
-                        ),
-                    ));
-                }
-            }
-            // The environment's own conversion names the mismatch.
-            _ => {}
+        if let (Actions::Continuous(actions), ActionSpace::Box(_)) = (actions, &self.info.action)
+            && let Some((i, value)) = first_invalid(actions, f32::is_finite)
+        {
+            return Err(BackendError::invalid(
+                "actions",
+                format!(
+                    "actions[{}, {}] = {} is not finite",
+                    i / size,
+                    i % size,
+                    non_finite(f64::from(value))
+                ),
+            ));
         }
         Ok(())
     }

@@ -417,12 +417,7 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
 
     fn read_flags(&self, which: StepBuffer) -> Result<Vec<bool>, EnvError> {
         let buffer = self.engine.buffer(which).expect("engines write flags");
-        Ok(self
-            .backend
-            .read_u32(buffer)?
-            .iter()
-            .map(|f| *f != 0)
-            .collect())
+        Ok(self.backend.read_flags(buffer)?)
     }
 
     fn outputs_to_host(&self) -> Result<StepOutput, EnvError> {

@@ -101,6 +101,14 @@ impl Backend for Cpu {
         Ok(buffer.to_u32())
     }
 
+    fn read_flags(&self, buffer: &CpuBuffer) -> Result<Vec<bool>, ReadError> {
+        // Straight from the words: no intermediate `u32` copy.
+        Ok(buffer.lock()[..buffer.len()]
+            .iter()
+            .map(|&f| f != 0)
+            .collect())
+    }
+
     fn buffer_len(&self, buffer: &CpuBuffer) -> usize {
         buffer.len()
     }

@@ -47,6 +47,10 @@ pub trait Backend: Clone + Send + 'static {
     fn read_f32(&self, buffer: &Self::Buffer) -> Result<Vec<f32>, ReadError>;
     /// Copies a whole buffer of `u32` to the host (waits for pending work).
     fn read_u32(&self, buffer: &Self::Buffer) -> Result<Vec<u32>, ReadError>;
+    /// A whole buffer of `u32` flags as `bool`s (non-zero is `true`), copied to the host.
+    fn read_flags(&self, buffer: &Self::Buffer) -> Result<Vec<bool>, ReadError> {
+        Ok(self.read_u32(buffer)?.iter().map(|&f| f != 0).collect())
+    }
     /// Elements (32-bit) in `buffer`.
     fn buffer_len(&self, buffer: &Self::Buffer) -> usize;
     /// Waits until every enqueued launch has finished.
