@@ -3,6 +3,9 @@ beside gymnasium's own ``CartPoleVectorEnv``, measured in the same run.
 
     python python/bench.py [--sizes 1 256 4096 65536] [--seconds 1.0] [--json]
 
+Each size times every contender in turns (gymnasium, then each cartfuse device, repeated),
+so the ratios compare calls made in the same seconds of the run.
+
 Also reports the Python layer's cost per call at n = 1: ``CartPoleVectorEnv.step`` against
 the raw native call it wraps.
 """
@@ -44,27 +47,50 @@ class _StubNative:
         return self.outputs
 
 
-def time_calls(call: Callable[[], object], seconds: float, repeats: int) -> float:
-    """Median seconds per call over `repeats` runs of at least `seconds` / `repeats` each,
-    after a warm-up (JIT compilation, caches)."""
+def _warm(call: Callable[[], object]) -> None:
+    """Runs `call` a few times first (JIT compilation, caches)."""
     for _ in range(20):
         call()
+
+
+def _time_for(call: Callable[[], object], budget: float) -> float:
+    """Seconds per call over calls that take at least `budget` seconds together."""
+    calls = 0
+    start = time.perf_counter()
+    while True:
+        call()
+        calls += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= budget:
+            return elapsed / calls
+
+
+def time_calls(call: Callable[[], object], seconds: float, repeats: int) -> float:
+    """Median seconds per call over `repeats` runs of at least `seconds` / `repeats` each,
+    after a warm-up."""
+    _warm(call)
+    return statistics.median(_time_for(call, seconds / repeats) for _ in range(repeats))
+
+
+def time_side_by_side(
+    calls: dict[str, Callable[[], object]], seconds: float, repeats: int
+) -> dict[str, list[float]]:
+    """Seconds per call of each of `calls`, `repeats` times (each call `seconds` in all),
+    the calls taking turns within
+    each repeat: a slow spell of a shared machine then hits every contender of that
+    repeat, and ratios taken repeat by repeat cancel it."""
+    for call in calls.values():
+        _warm(call)
     budget = seconds / repeats
-    per_call = []
+    per_call: dict[str, list[float]] = {name: [] for name in calls}
     for _ in range(repeats):
-        calls = 0
-        start = time.perf_counter()
-        while True:
-            call()
-            calls += 1
-            elapsed = time.perf_counter() - start
-            if elapsed >= budget:
-                break
-        per_call.append(elapsed / calls)
-    return statistics.median(per_call)
+        for name, call in calls.items():
+            per_call[name].append(_time_for(call, budget))
+    return per_call
 
 
-def bench_step(env: Any, n: int, seconds: float, repeats: int) -> float:
+def stepper(env: Any, n: int) -> Callable[[], None]:
+    """A call that steps `env` (reset with seed 0) with one of 8 random action arrays."""
     env.reset(seed=0)
     actions = [np.random.default_rng(i).integers(0, 2, size=n) for i in range(8)]
     index = 0
@@ -74,33 +100,51 @@ def bench_step(env: Any, n: int, seconds: float, repeats: int) -> float:
         env.step(actions[index & 7])
         index += 1
 
-    return n / time_calls(call, seconds, repeats)
+    return call
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 256, 4096, 65536])
-    parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
+    parser.add_argument("--seconds", type=float, default=1.0, help="time per contender and size")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--plan", default=None, help="cartfuse plan (default: hand-written)")
+    parser.add_argument(
+        "--devices",
+        nargs="+",
+        default=None,
+        help="cartfuse devices to measure (default: every device this build has)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args()
 
     devices = cartfuse.compiled_devices()
+    if args.devices is not None:
+        unknown = sorted(set(args.devices) - set(devices))
+        if unknown:
+            parser.error(f"--devices: {unknown} not in this build's devices {devices}")
+        devices = args.devices
     rows: list[dict[str, Any]] = []
     for n in args.sizes:
         row: dict[str, Any] = {"num_envs": n}
-        row["gymnasium"] = bench_step(
-            GymCartPoleVectorEnv(num_envs=n), n, args.seconds, args.repeats
-        )
+        envs: dict[str, Any] = {"gymnasium": GymCartPoleVectorEnv(num_envs=n)}
         for device in devices:
             try:
-                env = CartPoleVectorEnv(n, device=device, plan=args.plan)
+                envs[f"cartfuse-{device}"] = CartPoleVectorEnv(n, device=device, plan=args.plan)
             except ValueError as error:
                 row[f"cartfuse-{device}"] = None
                 row[f"cartfuse-{device}-error"] = str(error)
-                continue
-            row[f"cartfuse-{device}"] = bench_step(env, n, args.seconds, args.repeats)
+        calls = {name: stepper(env, n) for name, env in envs.items()}
+        per_call = time_side_by_side(calls, args.seconds, args.repeats)
+        gym_times = per_call["gymnasium"]
+        for name, times in per_call.items():
+            row[name] = n / statistics.median(times)
+            if name != "gymnasium":
+                # The median of the ratios of the same repeat.
+                row[f"{name}/gymnasium"] = statistics.median(
+                    g / t for g, t in zip(gym_times, times, strict=True)
+                )
+        for env in envs.values():
             env.close()
         rows.append(row)
 
@@ -129,7 +173,7 @@ def main() -> int:
         }
 
     result = {
-        "unit": "env-steps/s (median of repeats)",
+        "unit": "env-steps/s (median of repeats); ratios: median of same-repeat ratios",
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cpus",
         "python": sys.version.split()[0],
         "numpy": np.__version__,
@@ -154,7 +198,7 @@ def main() -> int:
     print("|---:|" + "---:|" * (2 * len(columns) - 1))
     for row in rows:
         cells = [f"{row[c]:.3g}" if row.get(c) else "n/a" for c in columns]
-        ratios = [f"{row[c] / row['gymnasium']:.2f}x" if row.get(c) else "n/a" for c in columns[1:]]
+        ratios = [f"{row[f'{c}/gymnasium']:.2f}x" if row.get(c) else "n/a" for c in columns[1:]]
         print(f"| {row['num_envs']} | " + " | ".join(cells + ratios) + " |")
     for device, o in overhead.items():
         print(

@@ -398,9 +398,12 @@ impl NativeEngine {
                 .expect("the backend checked the SIMD level")
         };
         let threads = self.options.resolved_threads();
-        // The step is cheaper per lane than a planned kernel, so it splits earlier; an
-        // option below the default (tests force splitting with 0) still wins.
-        let min_lanes = PARALLEL_MIN_LANES.min(self.options.parallel_min_lanes);
+        // The options' threshold is the planned kernels'; the step has its own (measured
+        // above). A threshold of 0 (tests) forces the split.
+        let min_lanes = match self.options.parallel_min_lanes {
+            0 => 0,
+            _ => PARALLEL_MIN_LANES,
+        };
         if threads <= 1 || self.n < min_lanes {
             lanes(0, self.n)
         } else {
