@@ -6,6 +6,7 @@
 //! This crate re-exports the workspace:
 //! - [`fusion`] (`cartfuse-fusion`): launch accounting, the counter-based RNG, devices.
 //! - [`env`] (`cartfuse-env`): CartPole-v1 params, f64 reference, kernels, vector env.
+//! - [`train`] (`cartfuse-train`): PPO with burn on the vector env.
 //!
 //! and holds the logic of the command line: [`rollout`] and [`replay`].
 //!
@@ -27,6 +28,7 @@ pub mod rollout;
 pub use cartfuse_env as env;
 pub use cartfuse_fusion as fusion;
 pub use cartfuse_harness as harness;
+pub use cartfuse_train as train;
 
 pub use cartfuse_env::{
     AutoresetMode, CartPoleConfig, CartPoleParams, CartPoleState, CartPoleVecEnv, DeviceActions,

@@ -123,6 +123,9 @@ pub enum Command {
     Rollout(RolloutArgs),
     /// Replay recorded episodes, each in its own lane with autoreset off.
     Replay(ReplayArgs),
+    /// Train PPO on CartPole-v1 (learner: burn NdArray) until the mean return of the last
+    /// 100 episodes reaches the target.
+    Train(TrainArgs),
 }
 
 /// `--env`: which registered environment a command runs.
@@ -314,4 +317,42 @@ mod tests {
             assert_eq!(super::super::burn_probe::backend(arg), backend);
         }
     }
+}
+
+/// `cartfuse train`.
+#[derive(Debug, clap::Args)]
+pub struct TrainArgs {
+    /// Envs stepped in parallel.
+    #[arg(long, default_value_t = 8, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65_536))]
+    pub envs: usize,
+    /// Steps per env between two updates.
+    #[arg(long, default_value_t = 128, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65_536))]
+    pub num_steps: usize,
+    /// Env-steps after which training stops if the target was not reached.
+    #[arg(long, default_value_t = 500_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub total_env_steps: u64,
+    /// Stop once the mean return of the last 100 finished episodes reaches this.
+    #[arg(long, default_value_t = 475.0)]
+    pub target: f64,
+    /// Run the whole budget, whatever the return.
+    #[arg(long)]
+    pub no_target: bool,
+    /// Adam's initial learning rate (annealed linearly to 0).
+    #[arg(long, default_value_t = 2.5e-4)]
+    pub learning_rate: f64,
+    /// Seed of the weights, resets, action draws and minibatch order.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Start from the weights saved at this path (without the `.mpk` extension).
+    #[arg(long)]
+    pub load: Option<PathBuf>,
+    /// Save the trained weights at this path (burn adds `.mpk`).
+    #[arg(long)]
+    pub save: Option<PathBuf>,
+    /// Print a progress line every this many updates.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub log_every: u64,
+    /// Print the report (with the per-update history) as one JSON object.
+    #[arg(long)]
+    pub json: bool,
 }

@@ -9,6 +9,7 @@ mod replay;
 mod reproduce;
 mod rollout;
 pub mod runtime_dir;
+mod train;
 
 use args::{Cli, Command};
 
@@ -28,5 +29,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Bench(args) => bench::run(device(), args),
         Command::Rollout(args) => rollout::run(device(), args),
         Command::Replay(args) => replay::run(device(), args),
+        Command::Train(args) => train::run(device(), args),
     }
 }

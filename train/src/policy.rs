@@ -1,0 +1,136 @@
+//! [`ActorCritic`]: the MLP policy and value network (two `tanh` hidden layers each, as
+//! CleanRL's `ppo.py`), and the host-side categorical draw that picks actions from it.
+
+use burn::module::{Module, Param};
+use burn::nn::Linear;
+use burn::tensor::activation::tanh;
+use burn::tensor::backend::Backend;
+use burn::tensor::{Tensor, TensorData};
+use cartfuse_fusion::rng;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// Separate policy and value MLPs over the observation.
+#[derive(Module, Debug)]
+pub struct ActorCritic<B: Backend> {
+    actor: [Linear<B>; 3],
+    critic: [Linear<B>; 3],
+}
+
+/// A dense layer with weights uniform in `±gain * sqrt(6 / (fan_in + fan_out))` (Glorot)
+/// and zero bias, drawn from `rng`: the same seed gives the same weights on any backend.
+fn dense<B: Backend>(
+    fan_in: usize,
+    fan_out: usize,
+    gain: f32,
+    rng: &mut StdRng,
+    device: &B::Device,
+) -> Linear<B> {
+    let bound = gain * (6.0 / (fan_in + fan_out) as f32).sqrt();
+    let weights: Vec<f32> = (0..fan_in * fan_out)
+        .map(|_| rng.random_range(-bound..=bound))
+        .collect();
+    Linear {
+        weight: Param::from_tensor(Tensor::from_data(
+            TensorData::new(weights, [fan_in, fan_out]),
+            device,
+        )),
+        bias: Some(Param::from_tensor(Tensor::zeros([fan_out], device))),
+    }
+}
+
+impl<B: Backend> ActorCritic<B> {
+    /// A network for `obs_dim` observations and `actions` discrete actions, `hidden` wide,
+    /// its weights drawn from `seed`. The policy's last layer starts 100x smaller (CleanRL's
+    /// `std=0.01`), so the first policy is near uniform.
+    pub fn new(
+        obs_dim: usize,
+        actions: usize,
+        hidden: usize,
+        seed: u64,
+        device: &B::Device,
+    ) -> Self {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mlp = |out: usize, last_gain: f32, rng: &mut StdRng| {
+            [
+                dense(obs_dim, hidden, 1.0, rng, device),
+                dense(hidden, hidden, 1.0, rng, device),
+                dense(hidden, out, last_gain, rng, device),
+            ]
+        };
+        let actor = mlp(actions, 0.01, &mut rng);
+        let critic = mlp(1, 1.0, &mut rng);
+        Self { actor, critic }
+    }
+
+    fn mlp(layers: &[Linear<B>; 3], obs: Tensor<B, 2>) -> Tensor<B, 2> {
+        let h = tanh(layers[0].forward(obs));
+        let h = tanh(layers[1].forward(h));
+        layers[2].forward(h)
+    }
+
+    /// Action logits, `[batch, actions]`.
+    pub fn logits(&self, obs: Tensor<B, 2>) -> Tensor<B, 2> {
+        Self::mlp(&self.actor, obs)
+    }
+
+    /// State values, `[batch]`.
+    pub fn value(&self, obs: Tensor<B, 2>) -> Tensor<B, 1> {
+        let batch = obs.dims()[0];
+        Self::mlp(&self.critic, obs).reshape([batch])
+    }
+}
+
+/// `log softmax(logits)` of one row, in `f32` (max subtracted first).
+pub fn log_softmax_row(logits: &[f32]) -> Vec<f32> {
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let log_sum = logits.iter().map(|l| (l - max).exp()).sum::<f32>().ln();
+    logits.iter().map(|l| l - max - log_sum).collect()
+}
+
+/// Draws an action from `log_probs` (one row) with the uniform `u` in `[0, 1)`: the first
+/// action whose cumulative probability exceeds `u` (the last one if rounding leaves the
+/// sum below `u`).
+pub fn categorical(log_probs: &[f32], u: f32) -> usize {
+    let mut cumulative = 0.0f32;
+    for (action, lp) in log_probs.iter().enumerate() {
+        cumulative += lp.exp();
+        if u < cumulative {
+            return action;
+        }
+    }
+    log_probs.len() - 1
+}
+
+/// The uniform in `[0, 1)` of env `env` at global step `step` of stream `key`: 24 bits of
+/// one Threefry-2x32 word, the counter-based generator the kernels share, so a policy
+/// evaluated on a device can make the same draw.
+pub fn action_uniform(key: [u32; 2], env: u32, step: u32) -> f32 {
+    let bits = rng::threefry2x32(key, [env, step])[0];
+    (bits >> 8) as f32 * (1.0 / (1u32 << 24) as f32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_softmax_row_normalises_and_categorical_follows_it() {
+        let lp = log_softmax_row(&[0.0, (3.0f32).ln()]);
+        assert!((lp[0].exp() - 0.25).abs() < 1e-6 && (lp[1].exp() - 0.75).abs() < 1e-6);
+        assert_eq!(categorical(&lp, 0.0), 0);
+        assert_eq!(categorical(&lp, 0.249), 0);
+        assert_eq!(categorical(&lp, 0.251), 1);
+        assert_eq!(categorical(&lp, 0.999_999), 1);
+    }
+
+    #[test]
+    fn action_uniforms_are_in_range_and_spread() {
+        let key = rng::seed_key(7);
+        let draws: Vec<f32> = (0..10_000).map(|t| action_uniform(key, 3, t)).collect();
+        assert!(draws.iter().all(|u| (0.0..1.0).contains(u)));
+        let mean = draws.iter().sum::<f32>() / draws.len() as f32;
+        assert!((mean - 0.5).abs() < 0.02, "mean {mean}");
+        assert_ne!(action_uniform(key, 3, 0), action_uniform(key, 4, 0));
+    }
+}

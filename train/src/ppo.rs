@@ -1,0 +1,404 @@
+//! [`train`]: clipped PPO with GAE (CleanRL's `ppo.py`, step for step) on a [`VecEnv`].
+//!
+//! Rollouts run the policy without autodiff (`model.valid()`, burn's inner backend) on
+//! the env's host observations; actions are drawn on the host from the counter-based
+//! generator ([`crate::policy::action_uniform`]), so a run is a function of its seed.
+//! Episodes restart in the same step (`SameStep` autoreset, gymnax's convention): a
+//! truncated episode's reward gets `gamma * V(final observation)`, so a time limit is
+//! not mistaken for a terminal state.
+
+use std::time::{Duration, Instant};
+
+use burn::module::AutodiffModule;
+use burn::optim::{AdamConfig, GradientsParams, Optimizer};
+use burn::tensor::activation::log_softmax;
+use burn::tensor::backend::{AutodiffBackend, Backend};
+use burn::tensor::{Int, Tensor, TensorData};
+use cartfuse_env::spaces::ActionSpace;
+use cartfuse_env::{AutoresetMode, EnvBackend, GraphEnv, VecEnv};
+use cartfuse_fusion::rng;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+
+use crate::clip::clip_global_norm;
+use crate::config::PpoConfig;
+use crate::error::TrainError;
+use crate::policy::{ActorCritic, action_uniform, categorical, log_softmax_row};
+use crate::rollout::{EpisodeReturns, Rollout};
+
+/// Streams derived from the seed, one per use.
+const ACTION_STREAM: u64 = 0xa11c_e5ee_d5a1_e000;
+const SHUFFLE_STREAM: u64 = 0x5b0f_f1e5_eed0_0001;
+
+/// What one update saw and did.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct UpdateStats {
+    /// Updates made so far (1 after the first).
+    pub update: u64,
+    /// Env-steps stepped so far.
+    pub env_steps: u64,
+    /// Mean return of the last `return_window` finished episodes.
+    pub mean_return: Option<f64>,
+    /// Episodes finished so far.
+    pub episodes: u64,
+    /// Mean clipped policy loss over the update's minibatches.
+    pub policy_loss: f32,
+    /// Mean value loss.
+    pub value_loss: f32,
+    /// Mean policy entropy.
+    pub entropy: f32,
+    /// Wall time since training started.
+    pub seconds: f64,
+}
+
+/// When the target was reached.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Solved {
+    /// Env-steps stepped by then.
+    pub env_steps: u64,
+    /// Wall time by then.
+    pub seconds: f64,
+}
+
+/// The outcome of a run.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TrainReport {
+    /// The settings.
+    pub config: PpoConfig,
+    /// When the mean return first reached the target (`None`: not within the budget).
+    pub solved: Option<Solved>,
+    /// Env-steps stepped.
+    pub env_steps: u64,
+    /// Episodes finished.
+    pub episodes: u64,
+    /// Mean return of the last `return_window` finished episodes at the end.
+    pub final_mean_return: Option<f64>,
+    /// Wall time of the run.
+    pub seconds: f64,
+    /// Time spent collecting rollouts (policy forward passes and env steps).
+    pub rollout_seconds: f64,
+    /// Time spent learning (advantages, forward and backward passes, Adam).
+    pub learn_seconds: f64,
+    /// Env-steps per second of rollout time.
+    pub rollout_env_steps_per_s: f64,
+    /// Env-steps per second of learning time (each sample is learnt from
+    /// `update_epochs` times).
+    pub learn_env_steps_per_s: f64,
+    /// One entry per update.
+    pub history: Vec<UpdateStats>,
+}
+
+/// A trained policy and how it was trained.
+#[derive(Debug)]
+pub struct Trained<B: AutodiffBackend> {
+    /// The network.
+    pub model: ActorCritic<B>,
+    /// The run's record.
+    pub report: TrainReport,
+}
+
+/// Trains a fresh [`ActorCritic`] on `env` (which must use `SameStep` autoreset and a
+/// discrete action space) with `config`, calling `progress` after every update.
+pub fn train<B, E, EB>(
+    env: &mut VecEnv<E, EB>,
+    config: &PpoConfig,
+    device: &B::Device,
+    progress: impl FnMut(&UpdateStats),
+) -> Result<Trained<B>, TrainError>
+where
+    B: AutodiffBackend,
+    E: GraphEnv<Action = u32>,
+    EB: EnvBackend,
+{
+    let actions = match env.single_action_space() {
+        ActionSpace::Discrete(space) => space.n as usize,
+        ActionSpace::Box(_) => {
+            return Err(TrainError::InvalidConfig {
+                setting: "env",
+                reason: "PPO here needs a discrete action space".into(),
+            });
+        }
+    };
+    let model = ActorCritic::new(E::OBS_DIM, actions, config.hidden, config.seed, device);
+    train_from(env, config, model, device, progress)
+}
+
+/// As [`train`], from the weights of `model` (a checkpoint, for instance).
+pub fn train_from<B, E, EB>(
+    env: &mut VecEnv<E, EB>,
+    config: &PpoConfig,
+    mut model: ActorCritic<B>,
+    device: &B::Device,
+    mut progress: impl FnMut(&UpdateStats),
+) -> Result<Trained<B>, TrainError>
+where
+    B: AutodiffBackend,
+    E: GraphEnv<Action = u32>,
+    EB: EnvBackend,
+{
+    config.validate()?;
+    if env.num_envs() != config.num_envs {
+        return Err(TrainError::InvalidConfig {
+            setting: "num_envs",
+            reason: format!(
+                "the env holds {} envs, the config says {}",
+                env.num_envs(),
+                config.num_envs
+            ),
+        });
+    }
+    if env.episode().autoreset != AutoresetMode::SameStep {
+        return Err(TrainError::InvalidConfig {
+            setting: "env",
+            reason: "PPO here steps envs with SameStep autoreset (final observations for truncation bootstrapping)".into(),
+        });
+    }
+    let (n, dim) = (config.num_envs, E::OBS_DIM);
+    let key = rng::seed_key(config.seed ^ ACTION_STREAM);
+    let mut shuffle = StdRng::seed_from_u64(config.seed ^ SHUFFLE_STREAM);
+    let mut optim = AdamConfig::new()
+        .with_epsilon(1e-5)
+        .init::<B, ActorCritic<B>>();
+
+    let start = Instant::now();
+    let (mut rollout_time, mut learn_time) = (Duration::ZERO, Duration::ZERO);
+    let mut obs = env.reset(Some(config.seed))?;
+    let mut rollout = Rollout::new(n, dim);
+    let mut returns = EpisodeReturns::new(n, config.return_window);
+    let mut env_steps = 0u64;
+    let mut step_counter = 0u32;
+    let mut history = Vec::new();
+    let mut solved = None;
+    let updates = config.num_updates();
+    for update in 0..updates {
+        let lr = if config.anneal_lr {
+            config.learning_rate * (1.0 - update as f64 / updates as f64)
+        } else {
+            config.learning_rate
+        };
+        // Collect.
+        let collect = Instant::now();
+        let policy = model.valid();
+        rollout.clear();
+        let mut chosen = vec![0u32; n];
+        for _ in 0..config.num_steps {
+            let (logits, values) = evaluate(&policy, &obs, n, dim, device)?;
+            rollout.obs.extend_from_slice(&obs);
+            for (env_index, row) in logits.chunks(actions_of(&logits, n)).enumerate() {
+                let log_probs = log_softmax_row(row);
+                let u = action_uniform(key, env_index as u32, step_counter);
+                let action = categorical(&log_probs, u);
+                chosen[env_index] = action as u32;
+                rollout.log_probs.push(log_probs[action]);
+            }
+            step_counter = step_counter.wrapping_add(1);
+            rollout.actions.extend_from_slice(&chosen);
+            rollout.values.extend_from_slice(&values);
+            let out = env.step(&chosen)?;
+            let mut rewards = out.reward.clone();
+            bootstrap_truncated(&policy, &out, &mut rewards, config.gamma, dim, device)?;
+            for env_index in 0..n {
+                let done = out.terminated[env_index] || out.truncated[env_index];
+                returns.record(env_index, out.reward[env_index], done);
+                rollout.dones.push(done);
+            }
+            rollout.rewards.extend_from_slice(&rewards);
+            obs = out.obs;
+            env_steps += n as u64;
+        }
+        let (_, next_values) = evaluate(&policy, &obs, n, dim, device)?;
+        rollout_time += collect.elapsed();
+
+        // Learn.
+        let learn = Instant::now();
+        let (advantages, targets) =
+            rollout.advantages(&next_values, config.gamma, config.gae_lambda);
+        let mut sums = [0.0f32; 3];
+        let mut minibatches = 0u32;
+        let mut order: Vec<usize> = (0..rollout.len()).collect();
+        for _ in 0..config.update_epochs {
+            order.shuffle(&mut shuffle);
+            for indices in order.chunks(config.minibatch_size()) {
+                let batch = Minibatch::gather(&rollout, &advantages, &targets, indices, device);
+                let (loss, parts) = batch.loss(&model, config)?;
+                let mut grads = GradientsParams::from_grads(loss.backward(), &model);
+                clip_global_norm(&model, &mut grads, config.max_grad_norm);
+                model = optim.step(lr, model, grads);
+                for (sum, part) in sums.iter_mut().zip(parts) {
+                    *sum += part;
+                }
+                minibatches += 1;
+            }
+        }
+        learn_time += learn.elapsed();
+
+        let stats = UpdateStats {
+            update: update + 1,
+            env_steps,
+            mean_return: returns.mean(),
+            episodes: returns.finished(),
+            policy_loss: sums[0] / minibatches as f32,
+            value_loss: sums[1] / minibatches as f32,
+            entropy: sums[2] / minibatches as f32,
+            seconds: start.elapsed().as_secs_f64(),
+        };
+        progress(&stats);
+        history.push(stats);
+        if let (Some(target), Some(mean)) = (config.target_return, returns.mean())
+            && returns.full()
+            && mean >= target
+        {
+            solved = Some(Solved {
+                env_steps,
+                seconds: start.elapsed().as_secs_f64(),
+            });
+            break;
+        }
+    }
+    let per_s = |time: Duration| env_steps as f64 / time.as_secs_f64().max(1e-12);
+    let report = TrainReport {
+        config: config.clone(),
+        solved,
+        env_steps,
+        episodes: returns.finished(),
+        final_mean_return: returns.mean(),
+        seconds: start.elapsed().as_secs_f64(),
+        rollout_seconds: rollout_time.as_secs_f64(),
+        learn_seconds: learn_time.as_secs_f64(),
+        rollout_env_steps_per_s: per_s(rollout_time),
+        learn_env_steps_per_s: per_s(learn_time),
+        history,
+    };
+    Ok(Trained { model, report })
+}
+
+/// Actions per row of `logits` holding `n` rows.
+fn actions_of(logits: &[f32], n: usize) -> usize {
+    logits.len() / n
+}
+
+/// Logits (`[n, actions]`, flat) and values (`[n]`) of `obs` on the host.
+fn evaluate<B: Backend>(
+    policy: &ActorCritic<B>,
+    obs: &[f32],
+    n: usize,
+    dim: usize,
+    device: &B::Device,
+) -> Result<(Vec<f32>, Vec<f32>), TrainError> {
+    let obs = Tensor::<B, 2>::from_data(TensorData::new(obs.to_vec(), [n, dim]), device);
+    let logits = to_host(policy.logits(obs.clone()))?;
+    let values = to_host(policy.value(obs))?;
+    Ok((logits, values))
+}
+
+/// Adds `gamma * V(final observation)` to the reward of every env truncated but not
+/// terminated in `out`.
+fn bootstrap_truncated<B: Backend>(
+    policy: &ActorCritic<B>,
+    out: &cartfuse_env::StepOutput,
+    rewards: &mut [f32],
+    gamma: f32,
+    dim: usize,
+    device: &B::Device,
+) -> Result<(), TrainError> {
+    let cut: Vec<usize> = (0..rewards.len())
+        .filter(|&i| out.truncated[i] && !out.terminated[i])
+        .collect();
+    if cut.is_empty() {
+        return Ok(());
+    }
+    let final_obs = out
+        .final_obs
+        .as_ref()
+        .expect("SameStep autoreset returns final observations");
+    let rows: Vec<f32> = cut
+        .iter()
+        .flat_map(|&i| final_obs[i * dim..(i + 1) * dim].iter().copied())
+        .collect();
+    let obs = Tensor::<B, 2>::from_data(TensorData::new(rows, [cut.len(), dim]), device);
+    let values = to_host(policy.value(obs))?;
+    for (&i, v) in cut.iter().zip(values) {
+        rewards[i] += gamma * v;
+    }
+    Ok(())
+}
+
+fn to_host<B: Backend, const D: usize>(tensor: Tensor<B, D>) -> Result<Vec<f32>, TrainError> {
+    tensor
+        .into_data()
+        .to_vec::<f32>()
+        .map_err(|e| TrainError::Tensor(format!("{e:?}")))
+}
+
+/// One minibatch on the learner's device.
+struct Minibatch<B: AutodiffBackend> {
+    obs: Tensor<B, 2>,
+    actions: Tensor<B, 2, Int>,
+    old_log_probs: Tensor<B, 1>,
+    advantages: Tensor<B, 1>,
+    targets: Tensor<B, 1>,
+}
+
+impl<B: AutodiffBackend> Minibatch<B> {
+    /// The samples `indices` of `rollout`, advantages normalised within the minibatch.
+    fn gather(
+        rollout: &Rollout,
+        advantages: &[f32],
+        targets: &[f32],
+        indices: &[usize],
+        device: &B::Device,
+    ) -> Self {
+        let (m, dim) = (indices.len(), rollout.obs_dim());
+        let obs: Vec<f32> = indices
+            .iter()
+            .flat_map(|&i| rollout.obs[i * dim..(i + 1) * dim].iter().copied())
+            .collect();
+        let pick = |values: &[f32]| -> Vec<f32> { indices.iter().map(|&i| values[i]).collect() };
+        let mut adv = pick(advantages);
+        let mean = adv.iter().sum::<f32>() / m as f32;
+        let var = adv.iter().map(|a| (a - mean).powi(2)).sum::<f32>() / (m.max(2) - 1) as f32;
+        let scale = 1.0 / (var.sqrt() + 1e-8);
+        adv.iter_mut().for_each(|a| *a = (*a - mean) * scale);
+        let actions: Vec<i64> = indices
+            .iter()
+            .map(|&i| i64::from(rollout.actions[i]))
+            .collect();
+        let vector =
+            |values: Vec<f32>| Tensor::<B, 1>::from_data(TensorData::new(values, [m]), device);
+        Self {
+            obs: Tensor::from_data(TensorData::new(obs, [m, dim]), device),
+            actions: Tensor::from_data(TensorData::new(actions, [m, 1]), device),
+            old_log_probs: vector(pick(&rollout.log_probs)),
+            advantages: vector(adv),
+            targets: vector(pick(targets)),
+        }
+    }
+
+    /// PPO's loss and its parts (policy loss, value loss, entropy) as numbers.
+    fn loss(
+        self,
+        model: &ActorCritic<B>,
+        config: &PpoConfig,
+    ) -> Result<(Tensor<B, 1>, [f32; 3]), TrainError> {
+        let m = self.obs.dims()[0];
+        let log_probs = log_softmax(model.logits(self.obs.clone()), 1);
+        let taken = log_probs.clone().gather(1, self.actions).reshape([m]);
+        let entropy = (log_probs.clone().exp() * log_probs)
+            .sum_dim(1)
+            .reshape([m])
+            .neg()
+            .mean();
+        let ratio = (taken - self.old_log_probs).exp();
+        let clip = f64::from(config.clip_coef);
+        let unclipped = self.advantages.clone().neg() * ratio.clone();
+        let clipped = self.advantages.neg() * ratio.clamp(1.0 - clip, 1.0 + clip);
+        let policy_loss = unclipped.max_pair(clipped).mean();
+        let value_loss = (model.value(self.obs) - self.targets).square().mean() * 0.5;
+        let loss = policy_loss.clone() - entropy.clone() * config.ent_coef
+            + value_loss.clone() * config.vf_coef;
+        let scalar = |t: Tensor<B, 1>| -> Result<f32, TrainError> { Ok(to_host(t)?[0]) };
+        let parts = [scalar(policy_loss)?, scalar(value_loss)?, scalar(entropy)?];
+        Ok((loss, parts))
+    }
+}
