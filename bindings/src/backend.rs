@@ -299,7 +299,7 @@ impl Backend {
     }
 
     /// Steps every env. `actions` must be validated by the caller's conversion; they are
-    /// checked again (kind, count, values) before anything is launched.
+    /// checked again (count and kind here, values by `VecEnv`) before anything is launched.
     pub fn step(&mut self, actions: Actions) -> Result<Step, BackendError> {
         self.check_actions(&actions)?;
         if !self.seeded {
