@@ -349,10 +349,26 @@ pub struct TrainArgs {
     /// Save the trained weights at this path (burn adds `.mpk`).
     #[arg(long)]
     pub save: Option<PathBuf>,
+    /// The burn backend that learns (the envs run on `--device`).
+    #[arg(long, value_enum, default_value_t = LearnerArg::Ndarray)]
+    pub learner: LearnerArg,
     /// Print a progress line every this many updates.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     pub log_every: u64,
     /// Print the report (with the per-update history) as one JSON object.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `cartfuse train --learner`: burn's backend for the network and its gradients.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LearnerArg {
+    /// burn's NdArray backend on the CPU.
+    Ndarray,
+    /// burn's Wgpu backend with fusion (any Vulkan/Metal GPU, or lavapipe).
+    #[cfg(feature = "wgpu")]
+    Wgpu,
+    /// burn's Cuda backend with fusion.
+    #[cfg(feature = "cuda")]
+    Cuda,
 }

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use burn::backend::{Autodiff, NdArray};
+use burn::tensor::backend::AutodiffBackend;
 use cartfuse::StepPlan;
 use cartfuse::env::{AutoresetMode, CartPole, EpisodeOptions, GraphEnv, VecEnv};
 use cartfuse::fusion::backend::Backend;
@@ -10,14 +11,42 @@ use cartfuse::fusion::device::Device;
 use cartfuse::fusion::dispatch_backend;
 use cartfuse::train::{ActorCritic, PpoConfig, TrainReport, checkpoint, train_from};
 
-use super::args::TrainArgs;
+use super::args::{LearnerArg, TrainArgs};
 use super::progress;
 
-/// The learner: burn's NdArray backend with autodiff.
-type Learner = Autodiff<NdArray>;
-
-/// Trains, prints progress and the report, and saves the weights when asked.
+/// Trains on the learner `--learner` names, prints progress and the report, and saves the
+/// weights when asked.
 pub fn run(device: Device, args: TrainArgs) -> anyhow::Result<()> {
+    match args.learner {
+        LearnerArg::Ndarray => run_with::<Autodiff<NdArray>>(
+            device,
+            args,
+            Default::default(),
+            "burn NdArray + Autodiff (CPU)",
+        ),
+        #[cfg(feature = "wgpu")]
+        LearnerArg::Wgpu => {
+            // burn panics when wgpu finds no adapter: say so first, as `--device wgpu` does.
+            let opened = cartfuse::fusion::device::wgpu_client()?;
+            let name = format!("burn Wgpu (fusion) + Autodiff on {}", opened.description);
+            run_with::<Autodiff<burn::backend::Wgpu>>(device, args, Default::default(), &name)
+        }
+        #[cfg(feature = "cuda")]
+        LearnerArg::Cuda => {
+            let opened = cartfuse::fusion::device::cuda_client()?;
+            let name = format!("burn Cuda (fusion) + Autodiff on {}", opened.description);
+            run_with::<Autodiff<burn::backend::Cuda>>(device, args, Default::default(), &name)
+        }
+    }
+}
+
+/// [`run`] with the learner `L` on `learner_device`.
+fn run_with<L: AutodiffBackend>(
+    device: Device,
+    args: TrainArgs,
+    learner_device: L::Device,
+    learner: &str,
+) -> anyhow::Result<()> {
     let config = PpoConfig {
         num_envs: args.envs,
         num_steps: args.num_steps,
@@ -28,8 +57,7 @@ pub fn run(device: Device, args: TrainArgs) -> anyhow::Result<()> {
         ..PpoConfig::default()
     };
     config.validate()?;
-    let learner_device = Default::default();
-    let mut model = ActorCritic::<Learner>::new(
+    let mut model = ActorCritic::<L>::new(
         CartPole::OBS_DIM,
         2,
         config.hidden,
@@ -80,17 +108,18 @@ pub fn run(device: Device, args: TrainArgs) -> anyhow::Result<()> {
         print_report(
             &trained.report,
             &format!("{device} ({description})"),
+            learner,
             args.save.as_deref(),
         );
     }
     Ok(())
 }
 
-fn print_report(report: &TrainReport, device: &str, saved: Option<&Path>) {
+fn print_report(report: &TrainReport, device: &str, learner: &str, saved: Option<&Path>) {
     let c = &report.config;
     println!("environment:          {}", CartPole::ID);
     println!("envs device:          {device}");
-    println!("learner:              burn NdArray + Autodiff (CPU)");
+    println!("learner:              {learner}");
     println!(
         "envs x rollout steps: {} x {}, seed {}",
         c.num_envs, c.num_steps, c.seed
