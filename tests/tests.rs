@@ -13,6 +13,8 @@
 mod burn;
 /// The binary end to end.
 mod cli;
+/// `cartfuse train` end to end.
+mod train_cli;
 
 /// Declares the runtime-generic suites in the calling module, which defines `TestBackend`
 /// and `backend()` (`wgpu/mod.rs`, `cpu/mod.rs`).

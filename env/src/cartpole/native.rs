@@ -6,8 +6,9 @@
 //! [`Simd`] trait and the same [`math::sin_cos`] as every planned CPU kernel), in the exact
 //! operation order of the `#[cube]` kernel. Reset states are drawn from Threefry only for
 //! the envs that reset, packed `LANES` to an evaluation ([`resets`]), with the
-//! device's counters, so the draws are bit-identical to the device's. Envs are split over the CPU runtime's threads, one range per thread, once a call is large enough to
-//! repay waking it ([`PARALLEL_MIN_LANES`]).
+//! device's counters, so the draws are bit-identical to the device's. Envs are split over
+//! the CPU runtime's threads, one range per thread, once a call is large enough to repay
+//! it ([`PARALLEL_MIN_LANES`]).
 
 use std::sync::Arc;
 

@@ -1,0 +1,52 @@
+//! `cartfuse train` end to end: the report, saved weights, resuming, and its errors.
+
+use super::cli::{cartfuse, stderr, stdout};
+
+#[test]
+fn train_reports_its_run_saves_weights_and_resumes_from_them() {
+    let dir = std::env::temp_dir().join(format!("cartfuse-train-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let weights = dir.join("ppo");
+    let weights = weights.to_str().unwrap();
+    let args = |extra: &[&str]| {
+        let mut args = vec![
+            "--device",
+            "cpu",
+            "train",
+            "--envs",
+            "4",
+            "--num-steps",
+            "64",
+            "--total-env-steps",
+            "512",
+            "--no-target",
+            "--seed",
+            "3",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        cartfuse(&args)
+    };
+    let first = args(&["--save", weights]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let report: serde_json::Value = serde_json::from_str(stdout(&first).trim()).unwrap();
+    assert_eq!(report["env_steps"], 512);
+    assert_eq!(report["history"].as_array().unwrap().len(), 2);
+    assert!(report["solved"].is_null());
+    assert!(report["rollout_env_steps_per_s"].as_f64().unwrap() > 0.0);
+    assert!(dir.join("ppo.mpk").exists());
+
+    let resumed = args(&["--load", weights]);
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    let again: serde_json::Value = serde_json::from_str(stdout(&resumed).trim()).unwrap();
+    // The same seed from the saved weights, not from the fresh ones: another run.
+    assert_ne!(again["history"], report["history"]);
+
+    let missing = args(&["--load", dir.join("absent").to_str().unwrap()]);
+    assert!(!missing.status.success());
+    assert!(stderr(&missing).contains("absent"), "{}", stderr(&missing));
+    let bad = cartfuse(&["train", "--envs", "0"]);
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("--envs"), "{}", stderr(&bad));
+    std::fs::remove_dir_all(&dir).ok();
+}
