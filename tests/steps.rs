@@ -7,8 +7,8 @@ use rand::{Rng, SeedableRng};
 
 use super::util;
 
-fn k_steps_equal_single_steps(autoreset: AutoresetMode) {
-    let (n, k, calls) = (300, 5, 6);
+/// `calls` calls of `k` steps over `n` envs against `calls * k` single steps.
+fn k_steps_equal_single_steps(autoreset: AutoresetMode, (n, k, calls): (usize, usize, usize)) {
     let config = CartPoleConfig {
         autoreset,
         max_episode_steps: 17,
@@ -67,12 +67,20 @@ fn k_steps_equal_single_steps(autoreset: AutoresetMode) {
 
 #[test]
 fn fused_steps_match_single_fused_steps_next_step() {
-    k_steps_equal_single_steps(AutoresetMode::NextStep);
+    k_steps_equal_single_steps(AutoresetMode::NextStep, (300, 5, 6));
 }
 
 #[test]
 fn fused_steps_match_single_fused_steps_same_step() {
-    k_steps_equal_single_steps(AutoresetMode::SameStep);
+    k_steps_equal_single_steps(AutoresetMode::SameStep, (300, 5, 6));
+}
+
+/// Many steps in one launch (the kernel loops over them): every episode ends and resets
+/// several times inside one call.
+#[test]
+fn two_hundred_steps_in_one_launch_match_single_steps() {
+    k_steps_equal_single_steps(AutoresetMode::NextStep, (40, 200, 1));
+    k_steps_equal_single_steps(AutoresetMode::SameStep, (40, 200, 1));
 }
 
 #[test]

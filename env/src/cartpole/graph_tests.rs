@@ -115,3 +115,45 @@ fn graph_in_f64_is_the_reference_step() {
         );
     }
 }
+
+/// The generated fused step draws a reset only where a lane resets, with one Threefry
+/// evaluation per counter: one guard block holding two draws of two words each, in both
+/// autoreset modes, and the same under `fused-xK` (whose steps run in a loop).
+#[test]
+fn the_fused_kernel_draws_resets_lazily_and_shares_threefry_words() {
+    use cartfuse_fusion::codegen::lower::lower_plan;
+    use cartfuse_fusion::codegen::program::Instr;
+
+    for autoreset in [AutoresetMode::NextStep, AutoresetMode::SameStep] {
+        let graph = cartpole_step_graph(autoreset, StateLayout::StructOfArrays);
+        for strategy in [Strategy::Fused, Strategy::FusedSteps(10)] {
+            let plan = Plan::build(&graph, strategy, &PlanOptions::default()).unwrap();
+            let lowered = lower_plan(&graph, &plan);
+            assert_eq!(lowered.len(), 1, "{autoreset:?} {strategy}");
+            let program = &lowered[0].program.parts[0];
+            let draws = |body: &[Instr]| {
+                body.iter()
+                    .filter_map(|i| match i {
+                        Instr::Random { dst, .. } => Some(dst.iter().flatten().count()),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(program.guards.len(), 1, "{autoreset:?} {strategy}");
+            assert_eq!(draws(&program.guards[0].body), vec![2, 2]);
+            assert_eq!(program.guards[0].outputs_f.len(), 4);
+            assert!(draws(&program.body).is_empty());
+            let steps = plan.steps_per_launch as usize;
+            assert_eq!(program.steps as usize, steps);
+            // State is loaded before the loop and stored after it.
+            let (loads, stores) = (program.prologue.len(), program.epilogue.len());
+            if steps > 1 {
+                let carried = graph.carries().len();
+                assert!(carried > STATE_INPUTS.len());
+                assert_eq!((loads, stores), (carried, carried));
+            } else {
+                assert_eq!((loads, stores), (0, 0));
+            }
+        }
+    }
+}

@@ -1,5 +1,8 @@
 //! The one generated kernel: an interpreter of a comptime [`LaunchProgram`], unrolled at
-//! JIT time into straight-line CubeCL IR (no per-element interpretation at run time).
+//! JIT time into CubeCL IR (no per-element interpretation at run time). A step is straight
+//! -line code; a multi-step (`fused-xK`) program runs one copy of it in a loop over the
+//! steps, with the carried state in variables the loop assigns, so compile time does not
+//! grow with K. Guard blocks ([`super::lazy`]) become `if` branches.
 //!
 //! It is generic over the vector width `N` (cubecl's `Vector<_, N>`): `N = 1` is the scalar
 //! kernel every program runs with; programs that [`vectorizable`](super::vector::vectorizable)
@@ -9,7 +12,7 @@
 use cubecl::prelude::*;
 
 use super::ops::{binary, compare, float_binary, float_unary, logic_binary, logic_unary, to_bool};
-use super::program::{Instr, KernelProgram, LaunchProgram, Reg, StepFilter};
+use super::program::{GuardBlock, Instr, KernelProgram, LaunchProgram, Reg};
 use crate::graph::ReduceOp;
 use crate::rng::{symmetric_uniform_cube, threefry2x32_cube};
 
@@ -93,7 +96,6 @@ fn run_program<N: Size>(
                             lane,
                             lanes,
                             0u32,
-                            1u32,
                             instr,
                         );
                     }
@@ -126,20 +128,64 @@ fn run_program<N: Size>(
                         lane,
                         lanes,
                         0u32,
-                        1u32,
                         instr,
                     );
                 }
             }
         }
-        None =>
-        {
-            #[unroll]
-            for step in 0..program.steps {
+        None => {
+            if comptime!(program.steps == 1) {
+                run_body::<N>(
+                    in_f,
+                    in_u,
+                    out_f,
+                    out_u,
+                    params_f,
+                    params_u,
+                    &mut regs_f,
+                    &mut regs_u,
+                    pos,
+                    n,
+                    0u32,
+                    comptime!(program.body.clone()),
+                    comptime!(program.guards.clone()),
+                );
+            } else {
+                run_body::<N>(
+                    in_f,
+                    in_u,
+                    out_f,
+                    out_u,
+                    params_f,
+                    params_u,
+                    &mut regs_f,
+                    &mut regs_u,
+                    pos,
+                    n,
+                    0u32,
+                    comptime!(program.prologue.clone()),
+                    comptime!(Vec::new()),
+                );
+                // The carried registers become variables the loop assigns.
                 #[unroll]
-                for i in 0..program.body.len() {
-                    let instr = comptime!(program.body[i]);
-                    exec::<N>(
+                for c in 0..program.carries_f.len() {
+                    let (to, _) = comptime!(program.carries_f[c]);
+                    let state = regs_f.find(to);
+                    #[allow(unused_mut)]
+                    let mut variable = state;
+                    regs_f.insert(to, variable);
+                }
+                #[unroll]
+                for c in 0..program.carries_u.len() {
+                    let (to, _) = comptime!(program.carries_u[c]);
+                    let state = regs_u.find(to);
+                    #[allow(unused_mut)]
+                    let mut variable = state;
+                    regs_u.insert(to, variable);
+                }
+                // One copy of the step in a loop: compile time does not grow with K.
+                for step in 0..comptime!(program.steps) {
+                    run_body::<N>(
                         in_f,
                         in_u,
                         out_f,
@@ -151,42 +197,179 @@ fn run_program<N: Size>(
                         pos,
                         n,
                         step,
-                        program.steps,
-                        instr,
+                        comptime!(program.body.clone()),
+                        comptime!(program.guards.clone()),
                     );
+                    // Every next value is copied before any carried variable changes (a
+                    // carry may read another carry's input).
+                    let mut next_f = Registry::<u32, Vector<f32, N>>::new();
+                    let mut next_u = Registry::<u32, Vector<u32, N>>::new();
+                    #[unroll]
+                    for c in 0..program.carries_f.len() {
+                        let (_, from) = comptime!(program.carries_f[c]);
+                        let value = regs_f.find(from);
+                        #[allow(unused_mut)]
+                        let mut copy = value;
+                        next_f.insert(comptime!(c as u32), copy);
+                    }
+                    #[unroll]
+                    for c in 0..program.carries_u.len() {
+                        let (_, from) = comptime!(program.carries_u[c]);
+                        let value = regs_u.find(from);
+                        #[allow(unused_mut)]
+                        let mut copy = value;
+                        next_u.insert(comptime!(c as u32), copy);
+                    }
+                    #[unroll]
+                    for c in 0..program.carries_f.len() {
+                        let (to, _) = comptime!(program.carries_f[c]);
+                        assign::<f32, N>(&mut regs_f.find(to), next_f.find(comptime!(c as u32)));
+                    }
+                    #[unroll]
+                    for c in 0..program.carries_u.len() {
+                        let (to, _) = comptime!(program.carries_u[c]);
+                        assign::<u32, N>(&mut regs_u.find(to), next_u.find(comptime!(c as u32)));
+                    }
                 }
-                #[unroll]
-                for c in 0..program.carries_f.len() {
-                    let (to, from) = comptime!(program.carries_f[c]);
-                    let value = regs_f.find(from);
-                    regs_f.insert(to, value);
-                }
-                #[unroll]
-                for c in 0..program.carries_u.len() {
-                    let (to, from) = comptime!(program.carries_u[c]);
-                    let value = regs_u.find(from);
-                    regs_u.insert(to, value);
-                }
+                run_body::<N>(
+                    in_f,
+                    in_u,
+                    out_f,
+                    out_u,
+                    params_f,
+                    params_u,
+                    &mut regs_f,
+                    &mut regs_u,
+                    pos,
+                    n,
+                    comptime!(program.steps - 1),
+                    comptime!(program.epilogue.clone()),
+                    comptime!(Vec::new()),
+                );
             }
         }
     }
 }
 
-/// Whether an access filtered by `at` happens at `step` of `steps`.
-fn active(at: StepFilter, step: u32, steps: u32) -> bool {
-    match at {
-        StepFilter::Every => true,
-        StepFilter::First => step == 0,
-        StepFilter::Last => step + 1 == steps,
+/// `*target = value`: assigns a variable declared in an enclosing scope.
+#[cube]
+fn assign<T: Numeric, N: Size>(target: &mut Vector<T, N>, value: Vector<T, N>) {
+    *target = value;
+}
+
+/// Runs `body`, entering guard blocks where it says.
+#[cube]
+#[allow(clippy::too_many_arguments, clippy::needless_range_loop)] // `#[unroll]` needs indices.
+fn run_body<N: Size>(
+    in_f: &Sequence<Array<Vector<f32, N>>>,
+    in_u: &Sequence<Array<Vector<u32, N>>>,
+    out_f: &mut Sequence<Array<Vector<f32, N>>>,
+    out_u: &mut Sequence<Array<Vector<u32, N>>>,
+    params_f: &Array<f32>,
+    params_u: &Array<u32>,
+    regs_f: &mut Registry<Reg, Vector<f32, N>>,
+    regs_u: &mut Registry<Reg, Vector<u32, N>>,
+    lane: usize,
+    n: usize,
+    step: u32,
+    #[comptime] body: Vec<Instr>,
+    #[comptime] guards: Vec<GuardBlock>,
+) {
+    #[unroll]
+    for i in 0..body.len() {
+        let instr = comptime!(body[i]);
+        if comptime!(guard_index(instr).is_some()) {
+            let guard = comptime!(guards[guard_index(instr).unwrap()].clone());
+            run_guard::<N>(
+                in_f, in_u, out_f, out_u, params_f, params_u, regs_f, regs_u, lane, n, step, guard,
+            );
+        } else {
+            exec::<N>(
+                in_f, in_u, out_f, out_u, params_f, params_u, regs_f, regs_u, lane, n, step, instr,
+            );
+        }
+    }
+}
+
+/// The block index of a guard instruction.
+fn guard_index(instr: Instr) -> Option<usize> {
+    match instr {
+        Instr::Guard { index } => Some(index as usize),
+        _ => None,
+    }
+}
+
+/// Runs a guard block where its condition holds; its outputs are variables declared
+/// before the branch (zero where the branch is not taken; the selects never pick them).
+/// Blocks hold random draws, so they only run with `N = 1`.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn run_guard<N: Size>(
+    in_f: &Sequence<Array<Vector<f32, N>>>,
+    in_u: &Sequence<Array<Vector<u32, N>>>,
+    out_f: &mut Sequence<Array<Vector<f32, N>>>,
+    out_u: &mut Sequence<Array<Vector<u32, N>>>,
+    params_f: &Array<f32>,
+    params_u: &Array<u32>,
+    regs_f: &mut Registry<Reg, Vector<f32, N>>,
+    regs_u: &mut Registry<Reg, Vector<u32, N>>,
+    lane: usize,
+    n: usize,
+    step: u32,
+    #[comptime] guard: GuardBlock,
+) {
+    let mut outer_f = Registry::<Reg, Vector<f32, N>>::new();
+    let mut outer_u = Registry::<Reg, Vector<u32, N>>::new();
+    #[unroll]
+    for o in 0..guard.outputs_f.len() {
+        #[allow(unused_mut)]
+        let mut variable = Vector::<f32, N>::new(f32::new(0.0));
+        outer_f.insert(comptime!(guard.outputs_f[o]), variable);
+    }
+    #[unroll]
+    for o in 0..guard.outputs_u.len() {
+        #[allow(unused_mut)]
+        let mut variable = Vector::<u32, N>::new(u32::new(0));
+        outer_u.insert(comptime!(guard.outputs_u[o]), variable);
+    }
+    let taken = u32::cast_from(regs_u.find(comptime!(guard.cond)));
+    if taken != 0u32 {
+        #[unroll]
+        for i in 0..guard.body.len() {
+            let instr = comptime!(guard.body[i]);
+            exec::<N>(
+                in_f, in_u, out_f, out_u, params_f, params_u, regs_f, regs_u, lane, n, step, instr,
+            );
+        }
+        #[unroll]
+        for o in 0..guard.outputs_f.len() {
+            let reg = comptime!(guard.outputs_f[o]);
+            assign::<f32, N>(&mut outer_f.find(reg), regs_f.find(reg));
+        }
+        #[unroll]
+        for o in 0..guard.outputs_u.len() {
+            let reg = comptime!(guard.outputs_u[o]);
+            assign::<u32, N>(&mut outer_u.find(reg), regs_u.find(reg));
+        }
+    }
+    #[unroll]
+    for o in 0..guard.outputs_f.len() {
+        let reg = comptime!(guard.outputs_f[o]);
+        regs_f.insert(reg, outer_f.find(reg));
+    }
+    #[unroll]
+    for o in 0..guard.outputs_u.len() {
+        let reg = comptime!(guard.outputs_u[o]);
+        regs_u.insert(reg, outer_u.find(reg));
     }
 }
 
 /// Element offset of a per-step buffer at `step`.
 #[cube]
-fn step_offset(n: usize, #[comptime] per_step: bool, #[comptime] step: u32) -> usize {
+fn step_offset(n: usize, #[comptime] per_step: bool, step: u32) -> usize {
     let mut offset = 0usize;
     if comptime!(per_step) {
-        offset = n * comptime!(step as usize);
+        offset = n * step as usize;
     }
     offset
 }
@@ -204,8 +387,7 @@ fn exec<N: Size>(
     regs_u: &mut Registry<Reg, Vector<u32, N>>,
     lane: usize,
     n: usize,
-    #[comptime] step: u32,
-    #[comptime] steps: u32,
+    step: u32,
     #[comptime] instr: Instr,
 ) {
     match instr {
@@ -213,23 +395,17 @@ fn exec<N: Size>(
             dst,
             buffer,
             per_step,
-            at,
         } => {
-            if comptime!(active(at, step, steps)) {
-                let value = in_f.index(buffer as usize)[lane + step_offset(n, per_step, step)];
-                regs_f.insert(dst, value);
-            }
+            let value = in_f.index(buffer as usize)[lane + step_offset(n, per_step, step)];
+            regs_f.insert(dst, value);
         }
         Instr::LoadU {
             dst,
             buffer,
             per_step,
-            at,
         } => {
-            if comptime!(active(at, step, steps)) {
-                let value = in_u.index(buffer as usize)[lane + step_offset(n, per_step, step)];
-                regs_u.insert(dst, value);
-            }
+            let value = in_u.index(buffer as usize)[lane + step_offset(n, per_step, step)];
+            regs_u.insert(dst, value);
         }
         Instr::LoadPackedF {
             dst,
@@ -237,13 +413,10 @@ fn exec<N: Size>(
             k,
             column,
             per_step,
-            at,
         } => {
-            if comptime!(active(at, step, steps)) {
-                let index = (lane + step_offset(n, per_step, step)) * k as usize + column as usize;
-                let value = in_f.index(buffer as usize)[index];
-                regs_f.insert(dst, value);
-            }
+            let index = (lane + step_offset(n, per_step, step)) * k as usize + column as usize;
+            let value = in_f.index(buffer as usize)[index];
+            regs_f.insert(dst, value);
         }
         Instr::ParamF { dst, index } => {
             regs_f.insert(dst, Vector::new(params_f[index as usize]));
@@ -327,12 +500,7 @@ fn exec<N: Size>(
             let x = regs_u.find(a);
             regs_u.insert(dst, Vector::<u32, N>::cast_from(to_bool::<N>(x)));
         }
-        Instr::Random {
-            dst,
-            key,
-            counter,
-            word,
-        } => {
+        Instr::Random { dst, key, counter } => {
             let mut w0 = 0u32;
             let mut w1 = 0u32;
             // Scalar words: random ops only run with `N = 1` (see `vectorizable`).
@@ -344,36 +512,36 @@ fn exec<N: Size>(
                 &mut w0,
                 &mut w1,
             );
-            let mut bits = w0;
-            if comptime!(word == 1) {
-                bits = w1;
+            let scale = f32::new(comptime!(1.0f32 / 8_388_608.0));
+            if comptime!(dst[0].is_some()) {
+                let value = symmetric_uniform_cube(w0, scale);
+                regs_f.insert(comptime!(dst[0].unwrap()), Vector::new(value));
             }
-            let value = symmetric_uniform_cube(bits, f32::new(comptime!(1.0f32 / 8_388_608.0)));
-            regs_f.insert(dst, Vector::new(value));
+            if comptime!(dst[1].is_some()) {
+                let value = symmetric_uniform_cube(w1, scale);
+                regs_f.insert(comptime!(dst[1].unwrap()), Vector::new(value));
+            }
+        }
+        Instr::Guard { .. } => {
+            comptime!(unreachable!("guards run through run_body"));
         }
         Instr::StoreF {
             buffer,
             src,
             per_step,
-            at,
         } => {
-            if comptime!(active(at, step, steps)) {
-                let value = regs_f.find(src);
-                let out = out_f.index_mut(buffer as usize);
-                out[lane + step_offset(n, per_step, step)] = value;
-            }
+            let value = regs_f.find(src);
+            let out = out_f.index_mut(buffer as usize);
+            out[lane + step_offset(n, per_step, step)] = value;
         }
         Instr::StoreU {
             buffer,
             src,
             per_step,
-            at,
         } => {
-            if comptime!(active(at, step, steps)) {
-                let value = regs_u.find(src);
-                let out = out_u.index_mut(buffer as usize);
-                out[lane + step_offset(n, per_step, step)] = value;
-            }
+            let value = regs_u.find(src);
+            let out = out_u.index_mut(buffer as usize);
+            out[lane + step_offset(n, per_step, step)] = value;
         }
         Instr::StorePackedF {
             buffer,
@@ -381,13 +549,10 @@ fn exec<N: Size>(
             k,
             column,
             per_step,
-            at,
         } => {
-            if comptime!(active(at, step, steps)) {
-                let value = regs_f.find(src);
-                let out = out_f.index_mut(buffer as usize);
-                out[(lane + step_offset(n, per_step, step)) * k as usize + column as usize] = value;
-            }
+            let value = regs_f.find(src);
+            let out = out_f.index_mut(buffer as usize);
+            out[(lane + step_offset(n, per_step, step)) * k as usize + column as usize] = value;
         }
     }
 }

@@ -6,8 +6,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::lazy;
 pub use super::program::ParamLayout;
-use super::program::{Instr, KernelProgram, LaunchProgram, ReducePhase, Reg, StepFilter};
+use super::program::{Instr, KernelProgram, LaunchProgram, ReducePhase, Reg};
 use crate::graph::{Constant, DType, Graph, NodeId, Op, Shape};
 use crate::plan::{Plan, PlannedKernel, PlannedLaunch, Slot};
 
@@ -190,16 +191,40 @@ impl<'a> Lowerer<'a> {
             .expect("slot bound by the launch") as u32
     }
 
-    fn access(&self, slot: Slot) -> (bool, StepFilter) {
-        if self.steps == 1 {
-            return (false, StepFilter::Every);
-        }
-        match slot {
-            Slot::Input(input) if self.graph.carry_of(input).is_some() => {
-                (false, StepFilter::First)
+    /// Whether `slot` is a per-step (`[steps, n]`) buffer of this launch.
+    fn per_step(&self, slot: Slot) -> bool {
+        self.steps > 1
+            && match slot {
+                Slot::Input(input) => self.graph.carry_of(input).is_none(),
+                Slot::Next(_) => false,
+                _ => true,
             }
-            Slot::Next(_) => (false, StepFilter::Last),
-            _ => (true, StepFilter::Every),
+    }
+
+    /// Multi-step programs: whether `instr` loads loop-carried state (before the first step).
+    fn loads_state(&self, instr: &Instr) -> bool {
+        let slot = match *instr {
+            Instr::LoadF { buffer, .. } | Instr::LoadPackedF { buffer, .. } => {
+                self.bindings.in_f[buffer as usize]
+            }
+            Instr::LoadU { buffer, .. } => self.bindings.in_u[buffer as usize],
+            _ => return false,
+        };
+        matches!(slot, Slot::Input(input) if self.graph.carry_of(input).is_some())
+    }
+
+    /// Multi-step programs: the carried input `instr` stores the final value of, if any.
+    fn stores_state(&self, instr: &Instr) -> Option<NodeId> {
+        let slot = match *instr {
+            Instr::StoreF { buffer, .. } | Instr::StorePackedF { buffer, .. } => {
+                self.bindings.out_f[buffer as usize]
+            }
+            Instr::StoreU { buffer, .. } => self.bindings.out_u[buffer as usize],
+            _ => return None,
+        };
+        match slot {
+            Slot::Next(input) => Some(input),
+            _ => None,
         }
     }
 
@@ -241,10 +266,64 @@ impl<'a> Lowerer<'a> {
         for (slot, node) in &self.kernel.writes {
             body.extend(self.store(*slot, *node));
         }
+        let mut prologue = Vec::new();
+        let mut epilogue = Vec::new();
+        if self.steps > 1 {
+            // State is loaded once, carried in registers, and stored once at the end.
+            let (state_loads, step): (Vec<Instr>, Vec<Instr>) =
+                body.into_iter().partition(|i| self.loads_state(i));
+            let (state_stores, step): (Vec<Instr>, Vec<Instr>) = step
+                .into_iter()
+                .partition(|i| self.stores_state(i).is_some());
+            prologue = state_loads;
+            for carry in self.graph.carries() {
+                let loaded = prologue
+                    .iter()
+                    .any(|i| i.def().map(|d| d.0) == Some(carry.input.0));
+                if !loaded {
+                    // A carried input no step reads: its register still holds the state.
+                    prologue.push(match self.graph.node(carry.input).dtype {
+                        DType::F32 => Instr::ConstF {
+                            dst: carry.input.0,
+                            bits: 0,
+                        },
+                        _ => Instr::ConstU {
+                            dst: carry.input.0,
+                            value: 0,
+                        },
+                    });
+                }
+            }
+            epilogue = state_stores
+                .into_iter()
+                .map(|mut store| {
+                    let input = self.stores_state(&store).expect("a state store");
+                    match &mut store {
+                        Instr::StoreF { src, .. } | Instr::StoreU { src, .. } => *src = input.0,
+                        _ => unreachable!("carried state is stored by lanes, not packed"),
+                    }
+                    store
+                })
+                .collect();
+            body = step;
+        }
+        let live_out: Vec<Reg> = carries_f.iter().chain(&carries_u).map(|c| c.1).collect();
+        let mut fresh = self.graph.nodes().len() as Reg;
+        let scheduled = if self.kernel.rows_of.is_none() {
+            lazy::schedule(body, &live_out, &mut fresh)
+        } else {
+            lazy::Scheduled {
+                body,
+                guards: Vec::new(),
+            }
+        };
         KernelProgram {
             rows_of: self.kernel.rows_of,
             phases,
-            body,
+            prologue,
+            body: scheduled.body,
+            epilogue,
+            guards: scheduled.guards,
             steps: self.steps,
             carries_f,
             carries_u,
@@ -384,12 +463,15 @@ impl<'a> Lowerer<'a> {
                 counter0,
                 counter1,
                 word,
-            } => Instr::Random {
-                dst,
-                key: [self.reg(key0), self.reg(key1)],
-                counter: [self.reg(counter0), self.reg(counter1)],
-                word,
-            },
+            } => {
+                let mut words = [None, None];
+                words[usize::from(word)] = Some(dst);
+                Instr::Random {
+                    dst: words,
+                    key: [self.reg(key0), self.reg(key1)],
+                    counter: [self.reg(counter0), self.reg(counter1)],
+                }
+            }
             // A pack is only stored (column by column); a reduction is a phase result.
             Op::Pack(_) | Op::RowReduce(..) => return None,
             Op::Unpack(packed, column) => {
@@ -401,14 +483,12 @@ impl<'a> Lowerer<'a> {
                 let Shape::Packed(k) = graph.node(packed).shape else {
                     unreachable!()
                 };
-                let (per_step, at) = self.access(slot);
                 Instr::LoadPackedF {
                     dst,
                     buffer: self.buffer(&self.bindings.in_f, slot),
                     k,
                     column,
-                    per_step,
-                    at,
+                    per_step: self.per_step(slot),
                 }
             }
             Op::Input { .. } | Op::Param { .. } | Op::Constant(_) | Op::LaneIndex => {
@@ -418,26 +498,24 @@ impl<'a> Lowerer<'a> {
     }
 
     fn load(&self, slot: Slot, dst: Reg) -> Instr {
-        let (per_step, at) = self.access(slot);
+        let per_step = self.per_step(slot);
         if is_float(self.graph, slot) {
             Instr::LoadF {
                 dst,
                 buffer: self.buffer(&self.bindings.in_f, slot),
                 per_step,
-                at,
             }
         } else {
             Instr::LoadU {
                 dst,
                 buffer: self.buffer(&self.bindings.in_u, slot),
                 per_step,
-                at,
             }
         }
     }
 
     fn store(&self, slot: Slot, node: NodeId) -> Vec<Instr> {
-        let (per_step, at) = self.access(slot);
+        let per_step = self.per_step(slot);
         match (&self.graph.node(node).op, self.graph.node(node).shape) {
             (Op::Pack(items), Shape::Packed(k)) => {
                 let buffer = self.buffer(&self.bindings.out_f, slot);
@@ -450,7 +528,6 @@ impl<'a> Lowerer<'a> {
                         k,
                         column: column as u32,
                         per_step,
-                        at,
                     })
                     .collect()
             }
@@ -458,13 +535,11 @@ impl<'a> Lowerer<'a> {
                 buffer: self.buffer(&self.bindings.out_f, slot),
                 src: self.reg(node),
                 per_step,
-                at,
             }],
             _ => vec![Instr::StoreU {
                 buffer: self.buffer(&self.bindings.out_u, slot),
                 src: self.reg(node),
                 per_step,
-                at,
             }],
         }
     }

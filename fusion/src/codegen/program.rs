@@ -13,17 +13,6 @@ use crate::graph::{
 /// Register number. `f32` and `u32` registers live in separate files.
 pub type Reg = u32;
 
-/// Which steps of a multi-step (`fused-xK`) launch a memory access happens in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum StepFilter {
-    /// Every step (per-step inputs and outputs, or single-step kernels).
-    Every,
-    /// Only the first step: loads of loop-carried state.
-    First,
-    /// Only the last step: stores of loop-carried state.
-    Last,
-}
-
 /// One instruction. Bool values are `u32` 0/1 registers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Instr {
@@ -35,8 +24,6 @@ pub enum Instr {
         buffer: u32,
         /// Per-step input (`[steps, n]`): offset by `step * n`.
         per_step: bool,
-        /// Steps in which the access happens.
-        at: StepFilter,
     },
     /// `u[dst] = in_u[buffer][lane (+ step offset)]`.
     LoadU {
@@ -46,8 +33,6 @@ pub enum Instr {
         buffer: u32,
         /// Per-step input.
         per_step: bool,
-        /// Steps in which the access happens.
-        at: StepFilter,
     },
     /// `f[dst] = in_f[buffer][lane * k + column]` (a column of a packed input).
     LoadPackedF {
@@ -61,8 +46,6 @@ pub enum Instr {
         column: u32,
         /// Per-step input.
         per_step: bool,
-        /// Steps in which the access happens.
-        at: StepFilter,
     },
     /// `f[dst] = params_f[index]`.
     ParamF {
@@ -231,16 +214,21 @@ pub enum Instr {
         /// Source register.
         a: Reg,
     },
-    /// `f[dst] = uniform(threefry(u[key0], u[key1]; u[counter0], u[counter1])[word])`.
+    /// `f[dst[w]] = uniform(threefry(u[key0], u[key1]; u[counter0], u[counter1])[w])` for
+    /// each word `w` with a destination: one Threefry evaluation serves both words.
     Random {
-        /// Destination register.
-        dst: Reg,
+        /// Destination register of each output word, if it is used.
+        dst: [Option<Reg>; 2],
         /// Key registers.
         key: [Reg; 2],
         /// Counter registers.
         counter: [Reg; 2],
-        /// Output word.
-        word: u8,
+    },
+    /// Runs [`KernelProgram::guards`]`[index]` here: its instructions execute only in
+    /// lanes whose condition register is non-zero.
+    Guard {
+        /// Index into the program's guard blocks.
+        index: u32,
     },
     /// `out_f[buffer][lane (+ step offset)] = f[src]`.
     StoreF {
@@ -250,8 +238,6 @@ pub enum Instr {
         src: Reg,
         /// Per-step output (`[steps, n]`).
         per_step: bool,
-        /// Steps in which the access happens.
-        at: StepFilter,
     },
     /// `out_u[buffer][lane (+ step offset)] = u[src]`.
     StoreU {
@@ -261,8 +247,6 @@ pub enum Instr {
         src: Reg,
         /// Per-step output.
         per_step: bool,
-        /// Steps in which the access happens.
-        at: StepFilter,
     },
     /// `out_f[buffer][lane * k + column] = f[src]` (one column of a packed output).
     StorePackedF {
@@ -276,9 +260,98 @@ pub enum Instr {
         column: u32,
         /// Per-step output.
         per_step: bool,
-        /// Steps in which the access happens.
-        at: StepFilter,
     },
+}
+
+impl Instr {
+    /// The register the instruction defines, and whether it is an `f32` register.
+    pub fn def(&self) -> Option<(Reg, bool)> {
+        match *self {
+            Instr::LoadF { dst, .. }
+            | Instr::LoadPackedF { dst, .. }
+            | Instr::ParamF { dst, .. }
+            | Instr::ConstF { dst, .. }
+            | Instr::UnaryF { dst, .. }
+            | Instr::FloatBinary { dst, .. }
+            | Instr::BinaryF { dst, .. }
+            | Instr::SelectF { dst, .. }
+            | Instr::U32ToF32 { dst, .. } => Some((dst, true)),
+            Instr::LoadU { dst, .. }
+            | Instr::ParamU { dst, .. }
+            | Instr::ConstU { dst, .. }
+            | Instr::Lane { dst }
+            | Instr::LogicUnary { dst, .. }
+            | Instr::LogicBinary { dst, .. }
+            | Instr::BinaryU { dst, .. }
+            | Instr::CompareF { dst, .. }
+            | Instr::CompareU { dst, .. }
+            | Instr::SelectU { dst, .. }
+            | Instr::F32ToU32 { dst, .. }
+            | Instr::F32ToBool { dst, .. }
+            | Instr::U32ToBool { dst, .. } => Some((dst, false)),
+            // Random defines up to two registers: see [`Instr::defs`].
+            Instr::Random { .. } | Instr::Guard { .. } => None,
+            Instr::StoreF { .. } | Instr::StoreU { .. } | Instr::StorePackedF { .. } => None,
+        }
+    }
+
+    /// Every register the instruction defines, with its file (`true`: `f32`).
+    pub fn defs(&self) -> Vec<(Reg, bool)> {
+        match *self {
+            Instr::Random { dst, .. } => dst.iter().flatten().map(|r| (*r, true)).collect(),
+            _ => self.def().into_iter().collect(),
+        }
+    }
+
+    /// The registers the instruction reads (guards: none; their blocks list their own).
+    pub fn operands(&self) -> Vec<Reg> {
+        match *self {
+            Instr::LoadF { .. }
+            | Instr::LoadU { .. }
+            | Instr::LoadPackedF { .. }
+            | Instr::ParamF { .. }
+            | Instr::ParamU { .. }
+            | Instr::ConstF { .. }
+            | Instr::ConstU { .. }
+            | Instr::Lane { .. }
+            | Instr::Guard { .. } => vec![],
+            Instr::UnaryF { a, .. }
+            | Instr::LogicUnary { a, .. }
+            | Instr::U32ToF32 { a, .. }
+            | Instr::F32ToU32 { a, .. }
+            | Instr::F32ToBool { a, .. }
+            | Instr::U32ToBool { a, .. } => vec![a],
+            Instr::LogicBinary { a, b, .. }
+            | Instr::FloatBinary { a, b, .. }
+            | Instr::BinaryF { a, b, .. }
+            | Instr::BinaryU { a, b, .. }
+            | Instr::CompareF { a, b, .. }
+            | Instr::CompareU { a, b, .. } => vec![a, b],
+            Instr::SelectF { cond, a, b, .. } | Instr::SelectU { cond, a, b, .. } => {
+                vec![cond, a, b]
+            }
+            Instr::Random { key, counter, .. } => vec![key[0], key[1], counter[0], counter[1]],
+            Instr::StoreF { src, .. }
+            | Instr::StoreU { src, .. }
+            | Instr::StorePackedF { src, .. } => {
+                vec![src]
+            }
+        }
+    }
+}
+
+/// Instructions that run only where a condition holds: the exclusive inputs of one side of
+/// the selects on that condition (a reset branch's random draws), see [`super::lazy`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct GuardBlock {
+    /// The condition register (a bool, `u32` 0 or 1).
+    pub cond: Reg,
+    /// The guarded instructions, in order.
+    pub body: Vec<Instr>,
+    /// `f32` registers read after the block (the selects' operands).
+    pub outputs_f: Vec<Reg>,
+    /// `u32` registers read after the block.
+    pub outputs_u: Vec<Reg>,
 }
 
 /// A loop over the columns of a row that reduces one value (rows-domain kernels).
@@ -301,9 +374,17 @@ pub struct KernelProgram {
     pub rows_of: Option<u32>,
     /// Rows domain only: the reductions, in order, before the final element loop.
     pub phases: Vec<ReducePhase>,
+    /// Multi-step programs only: loads of loop-carried state, before the first step.
+    pub prologue: Vec<Instr>,
     /// Instructions of one step (per element).
     pub body: Vec<Instr>,
-    /// Steps per launch (`fused-xK`); the body runs this many times, unrolled.
+    /// Multi-step programs only: stores of the final state (from the carried registers),
+    /// after the last step.
+    pub epilogue: Vec<Instr>,
+    /// Blocks the body runs through [`Instr::Guard`].
+    pub guards: Vec<GuardBlock>,
+    /// Steps per launch (`fused-xK`): the body runs this many times in a loop (not
+    /// unrolled, so compile time does not grow with K).
     pub steps: u32,
     /// Between steps, `f[to] = f[from]` (loop-carried state kept in registers).
     pub carries_f: Vec<(Reg, Reg)>,

@@ -17,7 +17,7 @@
 use super::alloc;
 use super::lazy;
 use crate::codegen::lower::LoweredLaunch;
-use crate::codegen::program::{Instr, KernelProgram, StepFilter};
+use crate::codegen::program::{GuardBlock, Instr, KernelProgram};
 use crate::graph::{
     BinaryOp, CompareOp, FloatBinary, FloatUnary, LogicBinary, LogicUnary, NodeId, ReduceOp,
 };
@@ -187,14 +187,6 @@ struct Translator {
     def: Vec<(u32, L)>,
 }
 
-fn active(at: StepFilter, step: u32, steps: u32) -> bool {
-    match at {
-        StepFilter::Every => true,
-        StepFilter::First => step == 0,
-        StepFilter::Last => step + 1 == steps,
-    }
-}
-
 impl Translator {
     fn val(&mut self, v: Val) -> L {
         self.vals.push(v);
@@ -243,17 +235,18 @@ impl Translator {
         };
         for phase in &part.phases {
             for instr in &phase.body {
-                self.instr(instr, 0, 1, &cx);
+                self.instr(instr, 0, &cx);
             }
             let cols = part.rows_of.expect("phases only in rows kernels");
             let src = self.get(phase.value);
             let op = phase.op;
             self.emit(phase.result, |_, dst| Op::RowReduce(op, src, dst, cols));
         }
+        for instr in &part.prologue {
+            self.instr(instr, 0, &cx);
+        }
         for step in 0..steps {
-            for instr in &part.body {
-                self.instr(instr, step, steps, &cx);
-            }
+            self.list(&part.body, &part.guards, step, &cx);
             let carries: Vec<(u32, L)> = part
                 .carries_f
                 .iter()
@@ -264,29 +257,42 @@ impl Translator {
                 self.set(to, value);
             }
         }
+        for instr in &part.epilogue {
+            self.instr(instr, steps - 1, &cx);
+        }
     }
 
-    fn instr(&mut self, instr: &Instr, step: u32, steps: u32, cx: &Cx<'_>) {
+    /// Translates `body`, inlining guard blocks: [`lazy`] guards the chunk program itself.
+    fn list(&mut self, body: &[Instr], guards: &[GuardBlock], step: u32, cx: &Cx<'_>) {
+        for instr in body {
+            match *instr {
+                Instr::Guard { index } => {
+                    for guarded in &guards[index as usize].body {
+                        self.instr(guarded, step, cx);
+                    }
+                }
+                _ => self.instr(instr, step, cx),
+            }
+        }
+    }
+
+    fn instr(&mut self, instr: &Instr, step: u32, cx: &Cx<'_>) {
         let at_step = |per_step: bool| if per_step { step } else { 0 };
         match *instr {
             Instr::LoadF {
                 dst,
                 buffer,
                 per_step,
-                at,
             }
             | Instr::LoadU {
                 dst,
                 buffer,
                 per_step,
-                at,
             } => {
-                if active(at, step, steps) {
-                    let float = matches!(instr, Instr::LoadF { .. });
-                    let b = cx.input(float, buffer);
-                    let l = self.val(Val::Input(b, at_step(per_step)));
-                    self.set(dst, l);
-                }
+                let float = matches!(instr, Instr::LoadF { .. });
+                let b = cx.input(float, buffer);
+                let l = self.val(Val::Input(b, at_step(per_step)));
+                self.set(dst, l);
             }
             Instr::LoadPackedF {
                 dst,
@@ -294,19 +300,16 @@ impl Translator {
                 k,
                 column,
                 per_step,
-                at,
             } => {
-                if active(at, step, steps) {
-                    let buffer = cx.input(true, buffer);
-                    let step = at_step(per_step);
-                    self.emit(dst, |_, dst| Op::LoadPacked {
-                        dst,
-                        buffer,
-                        k,
-                        column,
-                        step,
-                    });
-                }
+                let buffer = cx.input(true, buffer);
+                let step = at_step(per_step);
+                self.emit(dst, |_, dst| Op::LoadPacked {
+                    dst,
+                    buffer,
+                    k,
+                    column,
+                    step,
+                });
             }
             Instr::ParamF { dst, .. }
             | Instr::ParamU { dst, .. }
@@ -345,43 +348,41 @@ impl Translator {
             Instr::F32ToU32 { dst, a } => self.emit(dst, |t, d| Op::F32ToU32(d, t.get(a))),
             Instr::F32ToBool { dst, a } => self.emit(dst, |t, d| Op::F32ToBool(d, t.get(a))),
             Instr::U32ToBool { dst, a } => self.emit(dst, |t, d| Op::U32ToBool(d, t.get(a))),
-            Instr::Random {
-                dst,
-                key,
-                counter,
-                word,
-            } => self.emit(dst, |t, d| {
-                let args = [
-                    t.get(key[0]),
-                    t.get(key[1]),
-                    t.get(counter[0]),
-                    t.get(counter[1]),
-                ];
-                Op::Random(d, args, word)
-            }),
+            Instr::Random { dst, key, counter } => {
+                for (word, dst) in dst.iter().enumerate() {
+                    if let Some(dst) = *dst {
+                        self.emit(dst, |t, d| {
+                            let args = [
+                                t.get(key[0]),
+                                t.get(key[1]),
+                                t.get(counter[0]),
+                                t.get(counter[1]),
+                            ];
+                            Op::Random(d, args, word as u8)
+                        });
+                    }
+                }
+            }
+            Instr::Guard { .. } => unreachable!("guard blocks are inlined by `list`"),
             Instr::StoreF {
                 buffer,
                 src,
                 per_step,
-                at,
             }
             | Instr::StoreU {
                 buffer,
                 src,
                 per_step,
-                at,
             } => {
-                if active(at, step, steps) {
-                    let float = matches!(instr, Instr::StoreF { .. });
-                    let op = Op::Store {
-                        src: self.get(src),
-                        buffer: cx.output(float, buffer),
-                        step: at_step(per_step),
-                        k: 0,
-                        column: 0,
-                    };
-                    self.ops.push(op);
-                }
+                let float = matches!(instr, Instr::StoreF { .. });
+                let op = Op::Store {
+                    src: self.get(src),
+                    buffer: cx.output(float, buffer),
+                    step: at_step(per_step),
+                    k: 0,
+                    column: 0,
+                };
+                self.ops.push(op);
             }
             Instr::StorePackedF {
                 buffer,
@@ -389,18 +390,15 @@ impl Translator {
                 k,
                 column,
                 per_step,
-                at,
             } => {
-                if active(at, step, steps) {
-                    let op = Op::Store {
-                        src: self.get(src),
-                        buffer: cx.output(true, buffer),
-                        step: at_step(per_step),
-                        k,
-                        column,
-                    };
-                    self.ops.push(op);
-                }
+                let op = Op::Store {
+                    src: self.get(src),
+                    buffer: cx.output(true, buffer),
+                    step: at_step(per_step),
+                    k,
+                    column,
+                };
+                self.ops.push(op);
             }
         }
     }

@@ -20,6 +20,11 @@ impl Plan {
         options: &PlanOptions,
     ) -> Result<Plan, PlanError> {
         let spec = strategy.spec();
+        if let (Some(param), Some(k)) = (spec.param, strategy.param())
+            && !(param.min..=param.max).contains(&k)
+        {
+            return Err(PlanError::UnknownStrategy(format!("{}{k}", spec.name)));
+        }
         let Some(rules) = spec.rules else {
             return Err(PlanError::UnknownStrategy(format!(
                 "{}` needs explicit kernels: use `Plan::from_partition",

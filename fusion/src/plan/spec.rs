@@ -76,6 +76,8 @@ pub struct ParamSpec {
     pub placeholder: &'static str,
     /// Smallest allowed value.
     pub min: u32,
+    /// Largest allowed value.
+    pub max: u32,
     /// The value listed in [`Strategy::ALL`](super::Strategy::ALL).
     pub listed: u32,
 }
@@ -121,7 +123,7 @@ impl StrategySpec {
             Some(param) => name
                 .strip_prefix(self.name)
                 .and_then(|k| k.parse::<u32>().ok())
-                .filter(|k| *k >= param.min)
+                .filter(|k| (param.min..=param.max).contains(k))
                 .map(Some),
         }
     }

@@ -82,7 +82,13 @@ impl Strategy {
             .map(|s| {
                 let spec = s.spec();
                 match spec.param {
-                    Some(p) => format!("{} ({} >= {})", spec.pattern(), p.placeholder, p.min),
+                    Some(p) => format!(
+                        "{} ({} <= {} <= {})",
+                        spec.pattern(),
+                        p.min,
+                        p.placeholder,
+                        p.max
+                    ),
                     None => spec.pattern(),
                 }
             })

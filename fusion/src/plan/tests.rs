@@ -113,13 +113,28 @@ fn names_help_and_errors_come_from_the_specs() {
     );
     assert_eq!(
         "fast".parse::<Strategy>().unwrap_err().to_string(),
-        "unknown plan `fast`: expected eager, vertical, horizontal, fused, fused-x<K> (K >= 1) or xla-default"
+        "unknown plan `fast`: expected eager, vertical, horizontal, fused, fused-x<K> (1 <= K <= 4096) or xla-default"
     );
     for strategy in Strategy::ALL {
         assert!(Strategy::help().contains(strategy.spec().summary));
     }
     assert!("partition".parse::<Strategy>().is_err());
+    assert!("fused-x0".parse::<Strategy>().is_err());
+    assert!("fused-x4097".parse::<Strategy>().is_err());
+    assert_eq!(
+        "fused-x4096".parse::<Strategy>().unwrap(),
+        Strategy::FusedSteps(4096)
+    );
     let graph = chain();
+    assert_eq!(
+        Plan::build(&graph, Strategy::FusedSteps(4097), &PlanOptions::default())
+            .unwrap_err()
+            .to_string(),
+        format!(
+            "unknown plan `fused-x4097`: expected {}",
+            Strategy::expected()
+        )
+    );
     assert!(matches!(
         Plan::build(&graph, Strategy::Partition, &PlanOptions::default()),
         Err(PlanError::UnknownStrategy(_))
