@@ -1,7 +1,7 @@
 //! The one generated kernel: an interpreter of a comptime [`LaunchProgram`], unrolled at
-//! JIT time into CubeCL IR (no per-element interpretation at run time). A step is straight
-//! -line code; a multi-step (`fused-xK`) program runs one copy of it in a loop over the
-//! steps, with the carried state in variables the loop assigns, so compile time does not
+//! JIT time into CubeCL IR (no per-element interpretation at run time). A step is
+//! straight-line code; a multi-step (`fused-xK`) program runs one copy of it in a loop over
+//! the steps, with the carried state in variables the loop assigns, so compile time does not
 //! grow with K. Guard blocks ([`super::lazy`]) become `if` branches.
 //!
 //! It is generic over the vector width `N` (cubecl's `Vector<_, N>`): `N = 1` is the scalar

@@ -9,7 +9,9 @@
 //! values the select never picks, so results equal eager evaluation bit for bit (the random
 //! op is counter-based: drawing for fewer lanes changes no lane's draw).
 
-use super::program::{Op, Val, dst_and_operands};
+use std::collections::{BinaryHeap, HashMap, HashSet};
+
+use super::program::{L, Op, Val, dst_and_operands};
 
 /// Whether guarding `ops` pays for the scan of the condition.
 fn worth_guarding(ops: &[&Op]) -> bool {
@@ -21,18 +23,30 @@ fn worth_guarding(ops: &[&Op]) -> bool {
 }
 
 /// Moves the exclusive ops of every select branch behind a guard.
+///
+/// Linear in the op count plus the size of each branch's cone: an op's readers come after
+/// it, so visiting candidates from the last to the first decides every reader before the
+/// op, and an op that is not exclusive stops the walk (its operands have it as a reader).
 pub(super) fn guard_selects(ops: Vec<Op>, vals: &[Val]) -> Vec<Op> {
     let n = ops.len();
+    let shapes: Vec<(Option<L>, Vec<L>)> = ops.iter().map(dst_and_operands).collect();
     let mut users: Vec<Vec<usize>> = vec![Vec::new(); vals.len()];
-    for (i, op) in ops.iter().enumerate() {
-        for a in dst_and_operands(op).1 {
-            if !users[a as usize].contains(&i) {
-                users[a as usize].push(i);
+    let mut def: Vec<Option<usize>> = vec![None; vals.len()];
+    for (i, (dst, operands)) in shapes.iter().enumerate() {
+        if let Some(d) = dst {
+            def[*d as usize] = Some(i);
+        }
+        for &a in operands {
+            let readers = &mut users[a as usize];
+            if readers.last() != Some(&i) {
+                readers.push(i);
             }
         }
     }
     // guarded[i] = Some((select, when)): op i runs behind the guard of that select branch.
     let mut guarded: Vec<Option<(usize, bool)>> = vec![None; n];
+    let mut blocks: HashMap<(usize, bool), Vec<usize>> = HashMap::new();
+    let mut member: HashSet<usize> = HashSet::new();
     for s in (0..n).rev() {
         let Op::Select(_, cond, on_true, on_false) = ops[s] else {
             continue;
@@ -44,28 +58,36 @@ pub(super) fn guard_selects(ops: Vec<Op>, vals: &[Val]) -> Vec<Op> {
             if branch == cond || branch == other || vals[branch as usize] != Val::Temp {
                 continue;
             }
-            let mut member = vec![false; n];
-            for i in (0..s).rev() {
-                let (Some(d), _) = dst_and_operands(&ops[i]) else {
-                    continue;
-                };
-                if guarded[i].is_some() || matches!(ops[i], Op::RowReduce(..)) {
+            member.clear();
+            let mut candidates: BinaryHeap<usize> = def[branch as usize].into_iter().collect();
+            while let Some(i) = candidates.pop() {
+                if member.contains(&i)
+                    || guarded[i].is_some()
+                    || matches!(ops[i], Op::RowReduce(..))
+                {
                     continue;
                 }
+                let Some(d) = shapes[i].0 else {
+                    continue;
+                };
                 let readers = &users[d as usize];
                 let exclusive = !readers.is_empty()
                     && readers
                         .iter()
-                        .all(|&u| member[u] || (u == s && d == branch));
-                member[i] = exclusive;
-            }
-            let members: Vec<&Op> = (0..n).filter(|i| member[*i]).map(|i| &ops[i]).collect();
-            if !members.is_empty() && worth_guarding(&members) {
-                for (i, m) in member.iter().enumerate() {
-                    if *m {
-                        guarded[i] = Some((s, when));
-                    }
+                        .all(|&u| member.contains(&u) || (u == s && d == branch));
+                if exclusive {
+                    member.insert(i);
+                    candidates.extend(shapes[i].1.iter().filter_map(|a| def[*a as usize]));
                 }
+            }
+            let mut members: Vec<usize> = member.iter().copied().collect();
+            members.sort_unstable();
+            let ops_in: Vec<&Op> = members.iter().map(|&i| &ops[i]).collect();
+            if !members.is_empty() && worth_guarding(&ops_in) {
+                for &m in &members {
+                    guarded[m] = Some((s, when));
+                }
+                blocks.insert((s, when), members);
             }
         }
     }
@@ -76,17 +98,13 @@ pub(super) fn guard_selects(ops: Vec<Op>, vals: &[Val]) -> Vec<Op> {
         }
         if let Op::Select(_, cond, ..) = *op {
             for when in [true, false] {
-                let block: Vec<Op> = (0..i)
-                    .filter(|j| guarded[*j] == Some((i, when)))
-                    .map(|j| ops[j])
-                    .collect();
-                if !block.is_empty() {
+                if let Some(block) = blocks.get(&(i, when)) {
                     out.push(Op::Guard {
                         cond,
                         when,
                         len: block.len() as u32,
                     });
-                    out.extend(block);
+                    out.extend(block.iter().map(|&j| ops[j]));
                 }
             }
         }
