@@ -61,15 +61,25 @@ impl CpuStudy {
         sizes: &[usize],
         device_rate: impl Fn(usize) -> Option<f64>,
     ) -> Option<usize> {
-        let wins: Vec<(usize, bool)> = sizes
-            .iter()
-            .filter_map(|&n| Some((n, device_rate(n)? > self.best(n)?.1)))
-            .collect();
-        let last_loss = wins.iter().rposition(|(_, win)| !win);
-        match last_loss {
-            None => wins.first().map(|(n, _)| *n),
-            Some(i) => wins.get(i + 1).map(|(n, _)| *n),
-        }
+        crossover(sizes, device_rate, |n| self.best(n).map(|b| b.1))
+    }
+}
+
+/// The smallest of `sizes` from which on `device_rate(n)` beats `cpu_rate(n)` at every
+/// larger size where both were measured; `None` when the device never does.
+pub fn crossover(
+    sizes: &[usize],
+    device_rate: impl Fn(usize) -> Option<f64>,
+    cpu_rate: impl Fn(usize) -> Option<f64>,
+) -> Option<usize> {
+    let wins: Vec<(usize, bool)> = sizes
+        .iter()
+        .filter_map(|&n| Some((n, device_rate(n)? > cpu_rate(n)?)))
+        .collect();
+    let last_loss = wins.iter().rposition(|(_, win)| !win);
+    match last_loss {
+        None => wins.first().map(|(n, _)| *n),
+        Some(i) => wins.get(i + 1).map(|(n, _)| *n),
     }
 }
 
@@ -243,6 +253,14 @@ mod tests {
         assert_eq!(study.crossover(&sizes, rates), Some(4096));
         assert_eq!(study.crossover(&sizes, |_| Some(1e9)), Some(1));
         assert_eq!(study.crossover(&sizes, |_| Some(1.0)), None);
+        // Plan against plan: sizes where either side is missing are skipped.
+        let cpu = |n: usize| (n != 64).then_some(n as f64);
+        assert_eq!(crossover(&sizes, |n| Some(n as f64 * 2.0), cpu), Some(1));
+        assert_eq!(
+            crossover(&sizes, |n| Some(if n < 4096 { 0.5 } else { 5e3 }), cpu),
+            Some(4096)
+        );
+        assert_eq!(crossover(&sizes, |_| None, cpu), None);
         assert_eq!(study.best(64), Some(("fused", 100.0)));
     }
 }

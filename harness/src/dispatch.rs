@@ -1,5 +1,6 @@
-//! The dispatch tax: the time of an empty launch and of a 1-element launch, and what it
-//! means for a plan: the busy fraction and the compile break-even.
+//! The dispatch tax: the time of an empty launch and of a 1-element launch, the cost of a
+//! launch inside a step fitted across plans, and what it means for a plan: the busy
+//! fraction and the compile break-even.
 
 use std::time::Instant;
 
@@ -27,12 +28,84 @@ fn one_element(input: &Array<f32>, output: &mut Array<f32>) {
 }
 
 /// Launch costs, seconds per launch (median of batches of back-to-back launches).
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct DispatchTax {
     /// One cube, no memory access.
     pub empty_launch_s: f64,
     /// One element read and written.
     pub one_element_launch_s: f64,
+    /// The launch cost fitted from step time against launches per step across plans at
+    /// one size ([`fit_launch_cost`]); `None` until the plans are measured, or when they
+    /// do not determine a line.
+    pub fitted: Option<LaunchFit>,
+}
+
+impl DispatchTax {
+    /// The launch cost the models use: the fitted cost when there is one (a launch inside a
+    /// step, queued behind others, is what a step pays), else the empty launch; and which.
+    pub fn launch_cost(&self) -> (f64, &'static str) {
+        match &self.fitted {
+            Some(fit) if fit.per_launch_s > 0.0 => (fit.per_launch_s, "fitted launch cost"),
+            _ => (self.empty_launch_s, "measured empty launch"),
+        }
+    }
+}
+
+/// `step = fixed + per_launch * launches`, least squares over measured plans at one size.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct LaunchFit {
+    /// Env count of the plans fitted.
+    pub num_envs: usize,
+    /// Plans (points) fitted.
+    pub points: usize,
+    /// Slope: seconds per launch.
+    pub per_launch_s: f64,
+    /// Intercept: seconds per step not explained by launches.
+    pub fixed_s: f64,
+    /// Root-mean-square residual, seconds.
+    pub rms_residual_s: f64,
+    /// The point farthest from the line.
+    pub worst_plan: String,
+    /// Its residual (measured minus fitted), seconds.
+    pub worst_residual_s: f64,
+}
+
+/// Fits `step_s = fixed + per_launch * launches` to `(plan, launches per step, step
+/// seconds)` points by least squares. `None` with fewer than 3 points or when every point
+/// has the same launch count (the slope is then undetermined).
+pub fn fit_launch_cost(num_envs: usize, plans: &[(&str, f64, f64)]) -> Option<LaunchFit> {
+    let points: Vec<(f64, f64)> = plans.iter().map(|p| (p.1, p.2)).collect();
+    let count = points.len() as f64;
+    if points.len() < 3 {
+        return None;
+    }
+    let mean_x = points.iter().map(|p| p.0).sum::<f64>() / count;
+    let mean_y = points.iter().map(|p| p.1).sum::<f64>() / count;
+    let sxx: f64 = points.iter().map(|p| (p.0 - mean_x).powi(2)).sum();
+    if sxx <= f64::EPSILON * mean_x.abs().max(1.0) {
+        return None;
+    }
+    let sxy: f64 = points.iter().map(|p| (p.0 - mean_x) * (p.1 - mean_y)).sum();
+    let per_launch_s = sxy / sxx;
+    let fixed_s = mean_y - per_launch_s * mean_x;
+    let residual = |p: &(f64, f64)| p.1 - (fixed_s + per_launch_s * p.0);
+    let rms_residual_s = (points.iter().map(|p| residual(p).powi(2)).sum::<f64>() / count).sqrt();
+    let worst = (0..points.len())
+        .max_by(|&a, &b| {
+            residual(&points[a])
+                .abs()
+                .total_cmp(&residual(&points[b]).abs())
+        })
+        .expect("at least 3 points");
+    Some(LaunchFit {
+        num_envs,
+        points: points.len(),
+        per_launch_s,
+        fixed_s,
+        rms_residual_s,
+        worst_plan: plans[worst].0.to_string(),
+        worst_residual_s: residual(&points[worst]),
+    })
 }
 
 fn per_launch<R: Runtime>(
@@ -109,6 +182,7 @@ pub fn measure_dispatch_tax<R: Runtime>(
     DispatchTax {
         empty_launch_s,
         one_element_launch_s,
+        fitted: None,
     }
 }
 
@@ -139,5 +213,42 @@ mod tests {
         let steps = break_even_steps(0.1, 2e-3, 1e-3).unwrap();
         assert!((steps - 100.0).abs() < 1e-9, "{steps}");
         assert_eq!(break_even_steps(0.1, 1e-3, 2e-3), None);
+    }
+
+    #[test]
+    fn the_launch_fit_recovers_a_line_and_reports_its_residual() {
+        // 30 us per launch plus 50 us fixed, exactly.
+        let names = ["a", "b", "c", "d", "e"];
+        let exact: Vec<(&str, f64, f64)> = [0.1, 1.0, 5.0, 15.0, 65.0]
+            .iter()
+            .zip(names)
+            .map(|(&l, name)| (name, l, 50e-6 + 30e-6 * l))
+            .collect();
+        let fit = fit_launch_cost(64, &exact).unwrap();
+        assert!((fit.per_launch_s - 30e-6).abs() < 1e-12, "{fit:?}");
+        assert!((fit.fixed_s - 50e-6).abs() < 1e-12, "{fit:?}");
+        assert!(fit.rms_residual_s < 1e-12 && fit.worst_residual_s.abs() < 1e-12);
+        assert_eq!((fit.num_envs, fit.points), (64, 5));
+        // One point 40 us above the line: it is the worst, and the RMS shows it.
+        let mut noisy = exact.clone();
+        noisy[2].2 += 40e-6;
+        let fit = fit_launch_cost(64, &noisy).unwrap();
+        assert!(fit.rms_residual_s > 10e-6, "{fit:?}");
+        assert_eq!(fit.worst_plan, "c");
+        assert!(fit.worst_residual_s > 20e-6, "{fit:?}");
+        // Undetermined slopes.
+        assert_eq!(fit_launch_cost(64, &exact[..2]), None);
+        let flat = [("a", 1.0, 1e-4), ("b", 1.0, 2e-4), ("c", 1.0, 3e-4)];
+        assert_eq!(fit_launch_cost(64, &flat), None);
+        // The models use the fit when there is one.
+        let mut tax = DispatchTax {
+            empty_launch_s: 10e-6,
+            one_element_launch_s: 12e-6,
+            fitted: None,
+        };
+        assert_eq!(tax.launch_cost(), (10e-6, "measured empty launch"));
+        tax.fitted = fit_launch_cost(64, &exact);
+        assert!((tax.launch_cost().0 - 30e-6).abs() < 1e-12);
+        assert_eq!(tax.launch_cost().1, "fitted launch cost");
     }
 }

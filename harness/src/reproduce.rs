@@ -13,7 +13,9 @@ use cartfuse_fusion::cubecl;
 use crate::ablation::ladder;
 use crate::burn_bench::{BurnBackend, BurnProfile, LaunchProbe, bench_backend};
 use crate::cpu_study::{CpuStudy, cartpole_cell, cpu_tasks, measure_cpu};
-use crate::dispatch::{DispatchTax, break_even_steps, busy_fraction, measure_dispatch_tax};
+use crate::dispatch::{
+    DispatchTax, break_even_steps, busy_fraction, fit_launch_cost, measure_dispatch_tax,
+};
 use crate::env_study::{EnvStudy, env_tasks, measure_study};
 use crate::profile::{PlanProfile, ProfileSettings, StepProfile, profile_plan};
 use crate::roofline::{DeviceRoofline, measure_roofline};
@@ -295,7 +297,7 @@ pub fn reproduce<R: Runtime>(
         settings.profile.repeats.max(3),
     );
     progress("dispatch tax");
-    let dispatch = measure_dispatch_tax(&client, &ledger, settings.dispatch_launches, 5);
+    let mut dispatch = measure_dispatch_tax(&client, &ledger, settings.dispatch_launches, 5);
 
     let mut eager = Vec::new();
     for &n in &settings.ablation_sizes {
@@ -398,6 +400,19 @@ pub fn reproduce<R: Runtime>(
         &mut progress,
     )?;
 
+    // A launch inside a step, fitted across every plan at the smallest size.
+    if let Some(&smallest) = settings.ablation_sizes.first() {
+        let points: Vec<(&str, f64, f64)> = eager
+            .iter()
+            .chain(&ablation)
+            .filter(|c| c.num_envs == smallest)
+            .filter_map(|c| {
+                let p = c.profile.as_ref().ok()?;
+                Some((c.row.as_str(), p.launches_per_step, p.step_s_median))
+            })
+            .collect();
+        dispatch.fitted = fit_launch_cost(smallest, &points);
+    }
     let mut busy = Vec::new();
     let mut break_even = Vec::new();
     for (i, &n) in settings.ablation_sizes.iter().enumerate() {
@@ -414,7 +429,7 @@ pub fn reproduce<R: Runtime>(
                     busy_fraction: busy_fraction(
                         p.step_s_median,
                         p.launches_per_step,
-                        dispatch.empty_launch_s,
+                        dispatch.launch_cost().0,
                     ),
                 });
             }

@@ -69,7 +69,7 @@ pub fn ablation(report: &Report) -> Vec<String> {
         return Vec::new();
     };
     let device = &report.device_name;
-    let launch = report.dispatch.empty_launch_s;
+    let (launch, source) = report.dispatch.launch_cost();
     let mut out = Vec::new();
     let baseline = ladder()[0].label;
     if let Some(p) = report.profile(baseline, small) {
@@ -85,9 +85,9 @@ pub fn ablation(report: &Report) -> Vec<String> {
             _ => String::new(),
         };
         out.push(format!(
-            "**Launch tax.** An empty launch costs {} on {device} (measured). At n = {small}, \
+            "**Launch tax.** A launch costs {} on {device} ({source}). At n = {small}, \
              {baseline} makes {:.1} launches per step and a step takes {}; the launches alone \
-             would take {} (*model*: launches x empty launch). {baseline} -> fused is {} at \
+             would take {} (*model*: launches x launch cost). {baseline} -> fused is {} at \
              n = {small} and {} at n = {large}{trend}.",
             seconds(launch),
             p.launches_per_step,
@@ -180,16 +180,21 @@ pub fn ablation(report: &Report) -> Vec<String> {
     sentence.push('.');
     out.push(sentence);
     let hand = |n| Some(best(n)?.1 / report.step_time("hand-written", n)?);
+    let hand_vs_fused =
+        |n| Some(report.step_time("fused", n)? / report.step_time("hand-written", n)?);
     let all_rows: Vec<&str> = rows.iter().map(|r| r.label).collect();
     let overall = |n| fastest(report, &all_rows, n).map_or("not measured", |(l, _)| l);
     out.push(format!(
         "**Hand-written** (study: CUDA {STUDY_HAND_WRITTEN}x faster than the best XLA version): \
          against the fastest graph plan the hand-written kernel is {} at n = {small} and {} at \
          n = {large} on {device}. It branches on `done` and draws reset states only for lanes \
-         that reset, where the graph plans draw them for every lane. The fastest row is {} at \
-         n = {small} and {} at n = {large}.",
+         that reset; so does the generated `fused` kernel, whose reset draws run under a guard \
+         on the select's condition. Against `fused` alone it is {} at n = {small} and {} at \
+         n = {large}. The fastest row is {} at n = {small} and {} at n = {large}.",
         speed_or(hand(small)),
         speed_or(hand(large)),
+        speed_or(hand_vs_fused(small)),
+        speed_or(hand_vs_fused(large)),
         overall(small),
         overall(large),
     ));
@@ -283,6 +288,32 @@ pub fn dispatch(report: &Report) -> Vec<String> {
         seconds(report.dispatch.empty_launch_s),
         seconds(report.dispatch.one_element_launch_s)
     )];
+    if let Some(fit) = &report.dispatch.fitted {
+        let versus = if fit.per_launch_s > report.dispatch.empty_launch_s {
+            "more than"
+        } else {
+            "no more than"
+        };
+        out.push(format!(
+            "Step time against launches per step over the {} plans measured at n = {} fits \
+             {} per launch plus {} per step (least squares; RMS residual {}; the point farthest \
+             from the line is {}, {} {} it): a launch inside a step costs {versus} an empty \
+             launch measured alone. The busy fractions and launch models here use the fitted \
+             cost.",
+            fit.points,
+            fit.num_envs,
+            seconds(fit.per_launch_s),
+            seconds(fit.fixed_s),
+            seconds(fit.rms_residual_s),
+            fit.worst_plan,
+            seconds(fit.worst_residual_s.abs()),
+            if fit.worst_residual_s > 0.0 {
+                "above"
+            } else {
+                "below"
+            },
+        ));
+    }
     let busy = |plan: &str, n: usize| {
         report
             .busy
@@ -328,7 +359,7 @@ pub fn burn(report: &Report) -> Vec<String> {
         return Vec::new();
     };
     let device = &report.device_name;
-    let launch = report.dispatch.empty_launch_s;
+    let (launch, source) = report.dispatch.launch_cost();
     let mut out = Vec::new();
     let fused_launches = report
         .profile("fused", small)
@@ -372,7 +403,7 @@ pub fn burn(report: &Report) -> Vec<String> {
         });
         out.push(format!(
             "**Where burn's time goes.** At n = {small} a burn fusion step takes {} on {device}; \
-             its launches account for about {} (*model*: launches x measured empty launch), \
+             its launches account for about {} (*model*: launches x {source}), \
              leaving {} per step that the launch model does not explain.{cartfuse}",
             seconds(fusion.step_s_median),
             seconds(launch_time),
@@ -497,6 +528,7 @@ mod tests {
             dispatch: DispatchTax {
                 empty_launch_s: 1e-5,
                 one_element_launch_s: 1e-5,
+                fitted: None,
             },
             ablation,
             eager: sizes

@@ -2,7 +2,7 @@
 //! against CPU eager, and the CPU against the device (and burn's `NdArray`) over n, with the
 //! size from which the device wins. Tables and sentences come from the run's numbers.
 
-use crate::cpu_study::{CpuStudy, cpu_plans, fastest};
+use crate::cpu_study::{CpuStudy, cpu_plans, crossover, fastest};
 use crate::reproduce::Report;
 
 use super::commentary::speed;
@@ -104,6 +104,73 @@ pub fn plans(report: &Report) -> Table {
     table
 }
 
+/// One plan on the device against the same plan on the CPU.
+struct PlanCrossover {
+    row: &'static str,
+    /// The size from which the device wins (`None`: never, at the measured sizes).
+    from: Option<usize>,
+    /// Device / CPU env-steps/s at the smallest and the largest size.
+    ratios: (Option<f64>, Option<f64>),
+}
+
+/// Every plan measured on both the device and the CPU.
+fn plan_crossovers(report: &Report) -> Vec<PlanCrossover> {
+    let sizes = report.sizes();
+    let device_rate = |row: &str, n: usize| report.profile(row, n).map(|p| p.env_steps_per_s);
+    cpu_plans()
+        .into_iter()
+        .filter_map(|(row, _)| {
+            let measured = |n: usize| device_rate(row, n).zip(rate(&report.cpu, row, n));
+            let ratio_at = |n: Option<&usize>| n.and_then(|&n| measured(n)).map(|(d, c)| d / c);
+            sizes
+                .iter()
+                .any(|&n| measured(n).is_some())
+                .then(|| PlanCrossover {
+                    row,
+                    from: crossover(
+                        &sizes,
+                        |n| device_rate(row, n),
+                        |n| rate(&report.cpu, row, n),
+                    ),
+                    ratios: (ratio_at(sizes.first()), ratio_at(sizes.last())),
+                })
+        })
+        .collect()
+}
+
+/// Each plan on the device against the same plan on the CPU: the size from which the device
+/// wins, beside the study's crossover.
+pub fn crossovers(report: &Report) -> Table {
+    let mut table = Table::new(
+        format!(
+            "Where {} starts to beat the CPU, plan by plan",
+            report.device_name
+        ),
+        "cpu_crossover.csv",
+        vec![
+            Column::new("plan", ""),
+            Column::new("the device wins from n =", ""),
+            Column::new("device / CPU at the smallest n", ""),
+            Column::new("device / CPU at the largest n", ""),
+            Column::new("the study (XLA, GPU against CPU)", ""),
+        ],
+    );
+    let largest = report.sizes().last().copied().unwrap_or(0);
+    for plan in plan_crossovers(report) {
+        table.push(vec![
+            Cell::text(plan.row),
+            match plan.from {
+                Some(n) => Cell::Number(n as f64, Format::Fixed(0)),
+                None => Cell::text(format!("never (up to {largest})")),
+            },
+            Cell::number(plan.ratios.0, Format::Ratio),
+            Cell::number(plan.ratios.1, Format::Ratio),
+            Cell::text(format!("about {STUDY_CROSSOVER}")),
+        ]);
+    }
+    table
+}
+
 /// The CPU's best plan against the device's best plan and burn `NdArray` at every size.
 pub fn vs_device(report: &Report) -> Table {
     let mut table = Table::new(
@@ -159,6 +226,21 @@ pub fn commentary(report: &Report) -> Vec<String> {
             sizes.last().copied().unwrap_or(0)
         ),
     });
+    let per_plan: Vec<String> = plan_crossovers(report)
+        .iter()
+        .map(|p| match p.from {
+            Some(n) => format!("{} from n = {n}", p.row),
+            None => format!("{} never", p.row),
+        })
+        .collect();
+    if !per_plan.is_empty() {
+        out.push(format!(
+            "Plan by plan, {} beats the same plan on the CPU: {} (the CPU wins below those \
+             sizes; the study's crossover was about {STUDY_CROSSOVER} simulations).",
+            report.device_name,
+            per_plan.join(", ")
+        ));
+    }
     if let Some(&n) = sizes.last()
         && let (Some(fused), Some(eager)) = (rate(study, "fused", n), rate(study, "eager", n))
     {

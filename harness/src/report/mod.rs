@@ -125,7 +125,8 @@ pub fn markdown(report: &Report, tables: &tables::Tables, plots: &[(String, Stri
 
     md += &format!(
         "## {}\n\nThe busy fraction `N t_compute / (N (t_compute + t_launch))` (a *model* fed with \
-         the measured step time and the measured empty-launch time) says how much of a step does \
+         the measured step time and the launch cost fitted across plans, or the empty launch when \
+         no fit) says how much of a step does \
          useful work.\n\n{}\nCompile time of every plan (first step minus a steady step) and the \
          break-even step count `t_compile / (t_step_eager - t_step_plan)` against eager:\n\n{}\n",
         tables.busy.title,
@@ -157,11 +158,12 @@ pub fn markdown(report: &Report, tables: &tables::Tables, plots: &[(String, Stri
     md += &format!(
         "## The CPU side: {}\n\nThe same CartPole step on the native CPU runtime (`--device cpu`): \
          every plan runs as SIMD passes over chunks of envs on every core; the hand-written \
-         step is written natively. Host roofline measured in this run:\n\n{}\n{}\n{}\n",
+         step is written natively. Host roofline measured in this run:\n\n{}\n{}\n{}\n{}\n",
         report.cpu.device,
         tables.cpu_roofline.markdown(),
         tables.cpu_plans.markdown(),
-        tables.cpu_vs_device.markdown()
+        tables.cpu_vs_device.markdown(),
+        tables.cpu_crossovers.markdown()
     );
     md += &bullets(&cpu::commentary(report));
     if let (Some(study), Some(plans), Some(fusion)) =

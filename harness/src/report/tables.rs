@@ -32,6 +32,8 @@ pub struct Tables {
     pub cpu_plans: Table,
     /// The CPU against the device and burn `NdArray`.
     pub cpu_vs_device: Table,
+    /// Each plan on the device against the same plan on the CPU.
+    pub cpu_crossovers: Table,
     /// Every environment under every plan (`--env all`).
     pub env_plans: Option<Table>,
     /// Fused against eager per environment (`--env all`).
@@ -54,6 +56,7 @@ impl Tables {
             cpu_roofline: super::cpu::roofline(report),
             cpu_plans: super::cpu::plans(report),
             cpu_vs_device: super::cpu::vs_device(report),
+            cpu_crossovers: super::cpu::crossovers(report),
             env_plans: report.envs.as_ref().map(super::envs::plans),
             env_fusion: report.envs.as_ref().map(super::envs::fusion),
         }
@@ -74,6 +77,7 @@ impl Tables {
             &self.cpu_roofline,
             &self.cpu_plans,
             &self.cpu_vs_device,
+            &self.cpu_crossovers,
         ];
         fixed
             .into_iter()
