@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::lazy;
 pub use super::program::ParamLayout;
 use super::program::{Instr, KernelProgram, LaunchProgram, ReducePhase, Reg};
+use super::steps;
 use crate::graph::{Constant, DType, Graph, NodeId, Op, Shape};
 use crate::plan::{Plan, PlannedKernel, PlannedLaunch, Slot};
 
@@ -201,33 +202,6 @@ impl<'a> Lowerer<'a> {
             }
     }
 
-    /// Multi-step programs: whether `instr` loads loop-carried state (before the first step).
-    fn loads_state(&self, instr: &Instr) -> bool {
-        let slot = match *instr {
-            Instr::LoadF { buffer, .. } | Instr::LoadPackedF { buffer, .. } => {
-                self.bindings.in_f[buffer as usize]
-            }
-            Instr::LoadU { buffer, .. } => self.bindings.in_u[buffer as usize],
-            _ => return false,
-        };
-        matches!(slot, Slot::Input(input) if self.graph.carry_of(input).is_some())
-    }
-
-    /// Multi-step programs: the carried input `instr` stores the final value of, if any.
-    fn stores_state(&self, instr: &Instr) -> Option<NodeId> {
-        let slot = match *instr {
-            Instr::StoreF { buffer, .. } | Instr::StorePackedF { buffer, .. } => {
-                self.bindings.out_f[buffer as usize]
-            }
-            Instr::StoreU { buffer, .. } => self.bindings.out_u[buffer as usize],
-            _ => return None,
-        };
-        match slot {
-            Slot::Next(input) => Some(input),
-            _ => None,
-        }
-    }
-
     fn program(&self) -> KernelProgram {
         let mut carries_f = Vec::new();
         let mut carries_u = Vec::new();
@@ -266,47 +240,11 @@ impl<'a> Lowerer<'a> {
         for (slot, node) in &self.kernel.writes {
             body.extend(self.store(*slot, *node));
         }
-        let mut prologue = Vec::new();
-        let mut epilogue = Vec::new();
-        if self.steps > 1 {
-            // State is loaded once, carried in registers, and stored once at the end.
-            let (state_loads, step): (Vec<Instr>, Vec<Instr>) =
-                body.into_iter().partition(|i| self.loads_state(i));
-            let (state_stores, step): (Vec<Instr>, Vec<Instr>) = step
-                .into_iter()
-                .partition(|i| self.stores_state(i).is_some());
-            prologue = state_loads;
-            for carry in self.graph.carries() {
-                let loaded = prologue
-                    .iter()
-                    .any(|i| i.def().map(|d| d.0) == Some(carry.input.0));
-                if !loaded {
-                    // A carried input no step reads: its register still holds the state.
-                    prologue.push(match self.graph.node(carry.input).dtype {
-                        DType::F32 => Instr::ConstF {
-                            dst: carry.input.0,
-                            bits: 0,
-                        },
-                        _ => Instr::ConstU {
-                            dst: carry.input.0,
-                            value: 0,
-                        },
-                    });
-                }
-            }
-            epilogue = state_stores
-                .into_iter()
-                .map(|mut store| {
-                    let input = self.stores_state(&store).expect("a state store");
-                    match &mut store {
-                        Instr::StoreF { src, .. } | Instr::StoreU { src, .. } => *src = input.0,
-                        _ => unreachable!("carried state is stored by lanes, not packed"),
-                    }
-                    store
-                })
-                .collect();
-            body = step;
-        }
+        let (prologue, body, epilogue) = if self.steps > 1 {
+            steps::split(self.graph, self.bindings, body)
+        } else {
+            (Vec::new(), body, Vec::new())
+        };
         let live_out: Vec<Reg> = carries_f.iter().chain(&carries_u).map(|c| c.1).collect();
         let mut fresh = self.graph.nodes().len() as Reg;
         let scheduled = if self.kernel.rows_of.is_none() {

@@ -3,13 +3,17 @@
 //! - [`program`]: the comptime instruction list a kernel interprets.
 //! - [`lower`]: plan kernels to programs and the buffers they bind.
 //! - [`kernel`]: the one interpreter kernel, generic over the vector width.
+//! - [`instr`]: one instruction of it in CubeCL.
 //! - [`lazy`]: select branches run only where taken; Threefry words computed once.
 //! - [`ops`]: its math, one `#[cube]` function per typed op family.
+//! - `steps`: the prologue, loop body and epilogue of multi-step programs.
 //! - [`vector`]: which programs may run with more than one lane per thread.
 
+pub mod instr;
 pub mod kernel;
 pub mod lazy;
 pub mod lower;
 pub mod ops;
 pub mod program;
+mod steps;
 pub mod vector;

@@ -1,0 +1,204 @@
+//! One instruction of a [`KernelProgram`](super::program::KernelProgram) in CubeCL: the
+//! body of the interpreter [`super::kernel`] unrolls at JIT time. Loads and stores address
+//! lane `lane` (plus `step * n` for per-step buffers); the math lives in [`super::ops`].
+#![allow(missing_docs)] // `#[cube]` expands into undocumented items.
+
+use cubecl::prelude::*;
+
+use super::ops::{binary, compare, float_binary, float_unary, logic_binary, logic_unary, to_bool};
+use super::program::{Instr, Reg};
+use crate::rng::{symmetric_uniform_cube, threefry2x32_cube};
+
+/// Element offset of a per-step buffer at `step`.
+#[cube]
+fn step_offset(n: usize, #[comptime] per_step: bool, step: u32) -> usize {
+    let mut offset = 0usize;
+    if comptime!(per_step) {
+        offset = n * step as usize;
+    }
+    offset
+}
+
+/// Runs `instr` for `lane` at `step`.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn exec<N: Size>(
+    in_f: &Sequence<Array<Vector<f32, N>>>,
+    in_u: &Sequence<Array<Vector<u32, N>>>,
+    out_f: &mut Sequence<Array<Vector<f32, N>>>,
+    out_u: &mut Sequence<Array<Vector<u32, N>>>,
+    params_f: &Array<f32>,
+    params_u: &Array<u32>,
+    regs_f: &mut Registry<Reg, Vector<f32, N>>,
+    regs_u: &mut Registry<Reg, Vector<u32, N>>,
+    lane: usize,
+    n: usize,
+    step: u32,
+    #[comptime] instr: Instr,
+) {
+    match instr {
+        Instr::LoadF {
+            dst,
+            buffer,
+            per_step,
+        } => {
+            let value = in_f.index(buffer as usize)[lane + step_offset(n, per_step, step)];
+            regs_f.insert(dst, value);
+        }
+        Instr::LoadU {
+            dst,
+            buffer,
+            per_step,
+        } => {
+            let value = in_u.index(buffer as usize)[lane + step_offset(n, per_step, step)];
+            regs_u.insert(dst, value);
+        }
+        Instr::LoadPackedF {
+            dst,
+            buffer,
+            k,
+            column,
+            per_step,
+        } => {
+            let index = (lane + step_offset(n, per_step, step)) * k as usize + column as usize;
+            let value = in_f.index(buffer as usize)[index];
+            regs_f.insert(dst, value);
+        }
+        Instr::ParamF { dst, index } => {
+            regs_f.insert(dst, Vector::new(params_f[index as usize]));
+        }
+        Instr::ParamU { dst, index } => {
+            regs_u.insert(dst, Vector::new(params_u[index as usize]));
+        }
+        Instr::ConstF { dst, bits } => {
+            regs_f.insert(dst, Vector::new(f32::new(comptime!(f32::from_bits(bits)))));
+        }
+        Instr::ConstU { dst, value } => {
+            regs_u.insert(dst, Vector::new(u32::new(comptime!(value as i64))));
+        }
+        Instr::Lane { dst } => {
+            regs_u.insert(dst, Vector::new(u32::cast_from(lane)));
+        }
+        Instr::UnaryF { op, dst, a } => {
+            let x = regs_f.find(a);
+            regs_f.insert(dst, float_unary::<N>(x, op));
+        }
+        Instr::LogicUnary { op, dst, a } => {
+            let x = regs_u.find(a);
+            regs_u.insert(dst, logic_unary::<N>(x, op));
+        }
+        Instr::LogicBinary { op, dst, a, b } => {
+            let x = regs_u.find(a);
+            let y = regs_u.find(b);
+            regs_u.insert(dst, logic_binary::<N>(x, y, op));
+        }
+        Instr::BinaryF { op, dst, a, b } => {
+            let x = regs_f.find(a);
+            let y = regs_f.find(b);
+            regs_f.insert(dst, binary::<f32, N>(x, y, op));
+        }
+        Instr::FloatBinary { op, dst, a, b } => {
+            let x = regs_f.find(a);
+            let y = regs_f.find(b);
+            regs_f.insert(dst, float_binary::<N>(x, y, op));
+        }
+        Instr::BinaryU { op, dst, a, b } => {
+            let x = regs_u.find(a);
+            let y = regs_u.find(b);
+            regs_u.insert(dst, binary::<u32, N>(x, y, op));
+        }
+        Instr::CompareF { op, dst, a, b } => {
+            let x = regs_f.find(a);
+            let y = regs_f.find(b);
+            regs_u.insert(dst, compare::<f32, N>(x, y, op));
+        }
+        Instr::CompareU { op, dst, a, b } => {
+            let x = regs_u.find(a);
+            let y = regs_u.find(b);
+            regs_u.insert(dst, compare::<u32, N>(x, y, op));
+        }
+        Instr::SelectF { dst, cond, a, b } => {
+            let c = to_bool::<N>(regs_u.find(cond));
+            let x = regs_f.find(a);
+            let y = regs_f.find(b);
+            regs_f.insert(dst, select_many(c, x, y));
+        }
+        Instr::SelectU { dst, cond, a, b } => {
+            let c = to_bool::<N>(regs_u.find(cond));
+            let x = regs_u.find(a);
+            let y = regs_u.find(b);
+            regs_u.insert(dst, select_many(c, x, y));
+        }
+        Instr::U32ToF32 { dst, a } => {
+            let x = regs_u.find(a);
+            regs_f.insert(dst, Vector::<f32, N>::cast_from(x));
+        }
+        Instr::F32ToU32 { dst, a } => {
+            let x = regs_f.find(a);
+            regs_u.insert(dst, Vector::<u32, N>::cast_from(x));
+        }
+        Instr::F32ToBool { dst, a } => {
+            let x = regs_f.find(a);
+            let b = x.not_equal(Vector::new(f32::new(0.0)));
+            regs_u.insert(dst, Vector::<u32, N>::cast_from(b));
+        }
+        Instr::U32ToBool { dst, a } => {
+            let x = regs_u.find(a);
+            regs_u.insert(dst, Vector::<u32, N>::cast_from(to_bool::<N>(x)));
+        }
+        Instr::Random { dst, key, counter } => {
+            let mut w0 = 0u32;
+            let mut w1 = 0u32;
+            // Scalar words: random ops only run with `N = 1` (see `vectorizable`).
+            threefry2x32_cube(
+                u32::cast_from(regs_u.find(key[0])),
+                u32::cast_from(regs_u.find(key[1])),
+                u32::cast_from(regs_u.find(counter[0])),
+                u32::cast_from(regs_u.find(counter[1])),
+                &mut w0,
+                &mut w1,
+            );
+            let scale = f32::new(comptime!(1.0f32 / 8_388_608.0));
+            if comptime!(dst[0].is_some()) {
+                let value = symmetric_uniform_cube(w0, scale);
+                regs_f.insert(comptime!(dst[0].unwrap()), Vector::new(value));
+            }
+            if comptime!(dst[1].is_some()) {
+                let value = symmetric_uniform_cube(w1, scale);
+                regs_f.insert(comptime!(dst[1].unwrap()), Vector::new(value));
+            }
+        }
+        Instr::Guard { .. } => {
+            comptime!(unreachable!("guards run through run_body"));
+        }
+        Instr::StoreF {
+            buffer,
+            src,
+            per_step,
+        } => {
+            let value = regs_f.find(src);
+            let out = out_f.index_mut(buffer as usize);
+            out[lane + step_offset(n, per_step, step)] = value;
+        }
+        Instr::StoreU {
+            buffer,
+            src,
+            per_step,
+        } => {
+            let value = regs_u.find(src);
+            let out = out_u.index_mut(buffer as usize);
+            out[lane + step_offset(n, per_step, step)] = value;
+        }
+        Instr::StorePackedF {
+            buffer,
+            src,
+            k,
+            column,
+            per_step,
+        } => {
+            let value = regs_f.find(src);
+            let out = out_f.index_mut(buffer as usize);
+            out[(lane + step_offset(n, per_step, step)) * k as usize + column as usize] = value;
+        }
+    }
+}
