@@ -194,12 +194,7 @@ impl<'a> Lowerer<'a> {
 
     /// Whether `slot` is a per-step (`[steps, n]`) buffer of this launch.
     fn per_step(&self, slot: Slot) -> bool {
-        self.steps > 1
-            && match slot {
-                Slot::Input(input) => self.graph.carry_of(input).is_none(),
-                Slot::Next(_) => false,
-                _ => true,
-            }
+        self.steps > 1 && PlannedKernel::is_per_step(self.graph, slot)
     }
 
     fn program(&self) -> KernelProgram {
