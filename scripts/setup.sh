@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what cartfuse needs on a fresh Debian/Ubuntu machine, as root or as a user with
 # sudo: the Vulkan loader and Mesa's lavapipe (a software Vulkan device, so the wgpu runtime
-# works without a GPU), and Python's venv module (for the Python package's tests). Rust
+# works without a GPU), Python's venv module (for the Python package's tests) and binutils' `nm`. Rust
 # itself comes from rustup. Safe to run again.
 set -euo pipefail
 
@@ -12,8 +12,12 @@ fi
 if ! python3 -c "import ensurepip, venv" >/dev/null 2>&1; then
   packages+=(python3-venv)
 fi
+# `nm` lets a test check that the SIMD kernels were inlined (it comes with the C toolchain).
+if ! command -v nm >/dev/null; then
+  packages+=(binutils)
+fi
 if [ "${#packages[@]}" -eq 0 ]; then
-  echo "setup: the Vulkan loader, lavapipe and python3-venv are already installed"
+  echo "setup: the Vulkan loader, lavapipe, python3-venv and binutils are already installed"
   exit 0
 fi
 SUDO=""

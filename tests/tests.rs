@@ -13,6 +13,8 @@
 mod burn;
 /// The binary end to end.
 mod cli;
+/// The release binary's SIMD code is inlined under its target features.
+mod inlining;
 /// `cartfuse train` end to end.
 mod train_cli;
 

@@ -3,7 +3,10 @@
 //! Each op is one loop over the chunk's vectors (operands and results in L1/L2-resident
 //! slots or streamed from input buffers); the op is matched once per chunk, never per lane.
 //! Everything here is `#[inline(always)]` so it compiles under the level's target features
-//! (see [`super::simd::WithSimd`]).
+//! (see [`super::simd::WithSimd`]). That includes every closure handed to a map: a closure is
+//! a function of its own, compiled without the level's target features, so one that is not
+//! inlined calls each intrinsic out of line (about 10x slower; seen in `perf` as calls to
+//! `_mm512_mul_ps`).
 
 use super::math;
 use super::program::{ChunkProgram, L, Loc, Op};
@@ -108,24 +111,15 @@ impl Ctx<'_> {
 unsafe fn run_guarded<V: Simd>(s: V, ctx: &Ctx<'_>, block: &[Op], cond: L, when: bool) {
     let c = ctx.p(cond);
     let vectors = ctx.len.div_ceil(V::LANES);
-    let taken = |v: usize| -> bool {
-        // SAFETY: vector `v` lies within the padded slot.
-        let m = unsafe { s.load_u(c.add(v * V::LANES)) };
-        let zero = s.eq_u(m, s.splat_u(0));
-        let mut bits = s.mask_bits(if when { s.mask_not(zero) } else { zero });
-        let valid = ctx.len - v * V::LANES;
-        if valid < V::LANES {
-            bits &= (1u64 << valid) - 1;
-        }
-        bits != 0
-    };
     let mut v = 0;
     while v < vectors {
-        while v < vectors && !taken(v) {
+        // SAFETY: `v < vectors` lies within the padded slot.
+        while v < vectors && !unsafe { vector_taken(s, c, ctx.len, v, when) } {
             v += 1;
         }
         let begin = v;
-        while v < vectors && taken(v) {
+        // SAFETY: as above.
+        while v < vectors && unsafe { vector_taken(s, c, ctx.len, v, when) } {
             v += 1;
         }
         if begin < v {
@@ -135,6 +129,23 @@ unsafe fn run_guarded<V: Simd>(s: V, ctx: &Ctx<'_>, block: &[Op], cond: L, when:
             }
         }
     }
+}
+
+/// Whether some valid lane of vector `v` of a `len`-lane slot has `cond == when`.
+///
+/// # Safety
+/// Vector `v` lies within the padded slot at `c`.
+#[inline(always)]
+unsafe fn vector_taken<V: Simd>(s: V, c: *const u32, len: usize, v: usize, when: bool) -> bool {
+    // SAFETY: see the contract.
+    let m = unsafe { s.load_u(c.add(v * V::LANES)) };
+    let zero = s.eq_u(m, s.splat_u(0));
+    let mut bits = s.mask_bits(if when { s.mask_not(zero) } else { zero });
+    let valid = len - v * V::LANES;
+    if valid < V::LANES {
+        bits &= (1u64 << valid) - 1;
+    }
+    bits != 0
 }
 
 #[inline(always)]
@@ -263,57 +274,281 @@ unsafe fn exec<V: Simd>(s: V, ctx: &Ctx<'_>, op: &Op, lo: usize, hi: usize) {
             Op::UnaryF(u, d, a) => {
                 let (d, a) = (ctx.p(d), ctx.p(a));
                 match u {
-                    FloatUnary::Neg => map_f(s, lo, hi, d, a, |x| math::neg(s, x)),
-                    FloatUnary::Abs => map_f(s, lo, hi, d, a, |x| math::abs(s, x)),
-                    FloatUnary::Sqrt => map_f(s, lo, hi, d, a, |x| s.sqrt(x)),
-                    FloatUnary::Exp => map_f(s, lo, hi, d, a, |x| math::exp(s, x)),
-                    FloatUnary::Log => map_f(s, lo, hi, d, a, |x| math::log(s, x)),
-                    FloatUnary::Sin => map_f(s, lo, hi, d, a, |x| math::sin(s, x)),
-                    FloatUnary::Cos => map_f(s, lo, hi, d, a, |x| math::cos(s, x)),
-                    FloatUnary::Tanh => map_f(s, lo, hi, d, a, |x| math::tanh(s, x)),
-                    FloatUnary::Erf => map_f(s, lo, hi, d, a, |x| math::erf(s, x)),
-                    FloatUnary::Square => map_f(s, lo, hi, d, a, |x| s.mul(x, x)),
-                    FloatUnary::Recip => map_f(s, lo, hi, d, a, |x| s.div(s.splat(1.0), x)),
-                    FloatUnary::Floor => map_f(s, lo, hi, d, a, |x| math::floor(s, x)),
+                    FloatUnary::Neg => map_f(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        a,
+                        #[inline(always)]
+                        |x| math::neg(s, x),
+                    ),
+                    FloatUnary::Abs => map_f(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        a,
+                        #[inline(always)]
+                        |x| math::abs(s, x),
+                    ),
+                    FloatUnary::Sqrt => map_f(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        a,
+                        #[inline(always)]
+                        |x| s.sqrt(x),
+                    ),
+                    FloatUnary::Exp => map_f(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        a,
+                        #[inline(always)]
+                        |x| math::exp(s, x),
+                    ),
+                    FloatUnary::Log => map_f(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        a,
+                        #[inline(always)]
+                        |x| math::log(s, x),
+                    ),
+                    FloatUnary::Sin => map_f(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        a,
+                        #[inline(always)]
+                        |x| math::sin(s, x),
+                    ),
+                    FloatUnary::Cos => map_f(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        a,
+                        #[inline(always)]
+                        |x| math::cos(s, x),
+                    ),
+                    FloatUnary::Tanh => map_f(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        a,
+                        #[inline(always)]
+                        |x| math::tanh(s, x),
+                    ),
+                    FloatUnary::Erf => map_f(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        a,
+                        #[inline(always)]
+                        |x| math::erf(s, x),
+                    ),
+                    FloatUnary::Square => map_f(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        a,
+                        #[inline(always)]
+                        |x| s.mul(x, x),
+                    ),
+                    FloatUnary::Recip => map_f(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        a,
+                        #[inline(always)]
+                        |x| s.div(s.splat(1.0), x),
+                    ),
+                    FloatUnary::Floor => map_f(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        a,
+                        #[inline(always)]
+                        |x| math::floor(s, x),
+                    ),
                 }
             }
-            Op::LogicUnary(LogicUnary::Not, d, a) => map_u(s, lo, hi, ctx.p(d), ctx.p(a), |x| {
-                to_bool(s, s.eq_u(x, s.splat_u(0)))
-            }),
+            Op::LogicUnary(LogicUnary::Not, d, a) => map_u(
+                s,
+                lo,
+                hi,
+                ctx.p(d),
+                ctx.p(a),
+                #[inline(always)]
+                |x| to_bool(s, s.eq_u(x, s.splat_u(0))),
+            ),
             Op::LogicBinary(b, d, x, y) => {
                 let (d, x, y) = (ctx.p(d), ctx.p(x), ctx.p(y));
                 match b {
-                    LogicBinary::And => map_uu(s, lo, hi, d, x, y, |a, b| {
-                        to_bool(s, s.mask_and(truthy(s, a), truthy(s, b)))
-                    }),
-                    LogicBinary::Or => map_uu(s, lo, hi, d, x, y, |a, b| {
-                        to_bool(s, s.mask_or(truthy(s, a), truthy(s, b)))
-                    }),
+                    LogicBinary::And => map_uu(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| to_bool(s, s.mask_and(truthy(s, a), truthy(s, b))),
+                    ),
+                    LogicBinary::Or => map_uu(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| to_bool(s, s.mask_or(truthy(s, a), truthy(s, b))),
+                    ),
                 }
             }
             Op::FloatBinary(FloatBinary::Pow, d, x, y) => {
                 let (d, x, y) = (ctx.p(d), ctx.p(x), ctx.p(y));
-                map_ff(s, lo, hi, d, x, y, |a, b| math::pow(s, a, b))
+                map_ff(
+                    s,
+                    lo,
+                    hi,
+                    d,
+                    x,
+                    y,
+                    #[inline(always)]
+                    |a, b| math::pow(s, a, b),
+                )
             }
             Op::BinaryF(b, d, x, y) => {
                 let (d, x, y) = (ctx.p(d), ctx.p(x), ctx.p(y));
                 match b {
-                    BinaryOp::Add => map_ff(s, lo, hi, d, x, y, |a, b| s.add(a, b)),
-                    BinaryOp::Sub => map_ff(s, lo, hi, d, x, y, |a, b| s.sub(a, b)),
-                    BinaryOp::Mul => map_ff(s, lo, hi, d, x, y, |a, b| s.mul(a, b)),
-                    BinaryOp::Div => map_ff(s, lo, hi, d, x, y, |a, b| s.div(a, b)),
-                    BinaryOp::Min => map_ff(s, lo, hi, d, x, y, |a, b| math::min(s, a, b)),
-                    BinaryOp::Max => map_ff(s, lo, hi, d, x, y, |a, b| math::max(s, a, b)),
+                    BinaryOp::Add => map_ff(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| s.add(a, b),
+                    ),
+                    BinaryOp::Sub => map_ff(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| s.sub(a, b),
+                    ),
+                    BinaryOp::Mul => map_ff(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| s.mul(a, b),
+                    ),
+                    BinaryOp::Div => map_ff(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| s.div(a, b),
+                    ),
+                    BinaryOp::Min => map_ff(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| math::min(s, a, b),
+                    ),
+                    BinaryOp::Max => map_ff(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| math::max(s, a, b),
+                    ),
                 }
             }
             Op::BinaryU(b, d, x, y) => {
                 let (d, x, y) = (ctx.p(d), ctx.p(x), ctx.p(y));
                 match b {
-                    BinaryOp::Add => map_uu(s, lo, hi, d, x, y, |a, b| s.add_u(a, b)),
-                    BinaryOp::Sub => map_uu(s, lo, hi, d, x, y, |a, b| s.sub_u(a, b)),
-                    BinaryOp::Mul => map_uu(s, lo, hi, d, x, y, |a, b| s.mul_u(a, b)),
-                    BinaryOp::Min => map_uu(s, lo, hi, d, x, y, |a, b| s.min_u(a, b)),
-                    BinaryOp::Max => map_uu(s, lo, hi, d, x, y, |a, b| s.max_u(a, b)),
+                    BinaryOp::Add => map_uu(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| s.add_u(a, b),
+                    ),
+                    BinaryOp::Sub => map_uu(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| s.sub_u(a, b),
+                    ),
+                    BinaryOp::Mul => map_uu(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| s.mul_u(a, b),
+                    ),
+                    BinaryOp::Min => map_uu(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| s.min_u(a, b),
+                    ),
+                    BinaryOp::Max => map_uu(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| s.max_u(a, b),
+                    ),
                     BinaryOp::Div => {
                         // No vector integer division on x86: one lane at a time.
                         for i in lo..hi {
@@ -332,9 +567,16 @@ unsafe fn exec<V: Simd>(s: V, ctx: &Ctx<'_>, op: &Op, lo: usize, hi: usize) {
                     i += V::LANES;
                 }
             }
-            Op::CompareU(c, d, x, y) => map_uu(s, lo, hi, ctx.p(d), ctx.p(x), ctx.p(y), |a, b| {
-                to_bool(s, compare_u(s, c, a, b))
-            }),
+            Op::CompareU(c, d, x, y) => map_uu(
+                s,
+                lo,
+                hi,
+                ctx.p(d),
+                ctx.p(x),
+                ctx.p(y),
+                #[inline(always)]
+                |a, b| to_bool(s, compare_u(s, c, a, b)),
+            ),
             Op::Select(d, c, a, b) => {
                 let (d, c, a, b) = (ctx.p(d), ctx.p(c), ctx.p(a), ctx.p(b));
                 let mut i = lo;
@@ -345,18 +587,42 @@ unsafe fn exec<V: Simd>(s: V, ctx: &Ctx<'_>, op: &Op, lo: usize, hi: usize) {
                     i += V::LANES;
                 }
             }
-            Op::U32ToF32(d, a) => map_u(s, lo, hi, ctx.p(d), ctx.p(a), |x| {
-                s.to_bits(s.u32_to_f32(x))
-            }),
-            Op::F32ToU32(d, a) => map_u(s, lo, hi, ctx.p(d), ctx.p(a), |x| {
-                math::f32_to_u32(s, s.from_bits(x))
-            }),
-            Op::F32ToBool(d, a) => map_u(s, lo, hi, ctx.p(d), ctx.p(a), |x| {
-                to_bool(s, s.ne(s.from_bits(x), s.splat(0.0)))
-            }),
-            Op::U32ToBool(d, a) => {
-                map_u(s, lo, hi, ctx.p(d), ctx.p(a), |x| to_bool(s, truthy(s, x)))
-            }
+            Op::U32ToF32(d, a) => map_u(
+                s,
+                lo,
+                hi,
+                ctx.p(d),
+                ctx.p(a),
+                #[inline(always)]
+                |x| s.to_bits(s.u32_to_f32(x)),
+            ),
+            Op::F32ToU32(d, a) => map_u(
+                s,
+                lo,
+                hi,
+                ctx.p(d),
+                ctx.p(a),
+                #[inline(always)]
+                |x| math::f32_to_u32(s, s.from_bits(x)),
+            ),
+            Op::F32ToBool(d, a) => map_u(
+                s,
+                lo,
+                hi,
+                ctx.p(d),
+                ctx.p(a),
+                #[inline(always)]
+                |x| to_bool(s, s.ne(s.from_bits(x), s.splat(0.0))),
+            ),
+            Op::U32ToBool(d, a) => map_u(
+                s,
+                lo,
+                hi,
+                ctx.p(d),
+                ctx.p(a),
+                #[inline(always)]
+                |x| to_bool(s, truthy(s, x)),
+            ),
             Op::Random(d, args, word) => {
                 let d = ctx.p(d);
                 let [k0, k1, c0, c1] = args.map(|l| ctx.p(l).cast_const());
