@@ -13,10 +13,14 @@
 mod burn;
 /// The binary end to end.
 mod cli;
+/// Random valid graphs for the property tests.
+mod graph_gen;
 /// The release binary's SIMD code is inlined under its target features.
 mod inlining;
 /// `cartfuse train` end to end.
 mod train_cli;
+/// XLA's fusion pipeline: its rules on random graphs, its kernel counts on the study's program.
+mod xla_pipeline;
 
 /// Declares the runtime-generic suites in the calling module, which defines `TestBackend`
 /// and `backend()` (`wgpu/mod.rs`, `cpu/mod.rs`).

@@ -8,6 +8,7 @@
 mod builder;
 mod dump;
 mod op;
+pub mod transform;
 mod validate;
 
 pub use builder::{GraphBuilder, Var};

@@ -90,6 +90,11 @@ impl PlannedKernel {
 pub fn build_kernels(graph: &Graph, groups: Vec<Group>) -> Result<Vec<PlannedKernel>, PlanError> {
     let mut owner: BTreeMap<NodeId, usize> = BTreeMap::new();
     for (g, group) in groups.iter().enumerate() {
+        for node in &group.roots {
+            owner.insert(*node, g);
+        }
+    }
+    for (g, group) in groups.iter().enumerate() {
         for node in &group.nodes {
             owner.entry(*node).or_insert(g);
         }

@@ -2,7 +2,7 @@
 
 use super::kernels::PlannedKernel;
 use super::spec::Grouping;
-use crate::graph::NodeId;
+use crate::graph::{Graph, NodeId};
 
 /// One launch: one kernel, or several kernels on disjoint cube ranges (horizontal fusion),
 /// or a copy of loop-carried state (the `xla-default` while-loop copy).
@@ -18,8 +18,9 @@ pub enum PlannedLaunch {
 }
 
 /// The launches of `kernels` under `grouping`.
-pub fn group(kernels: &[PlannedKernel], grouping: Grouping) -> Vec<PlannedLaunch> {
+pub fn group(graph: &Graph, kernels: &[PlannedKernel], grouping: Grouping) -> Vec<PlannedLaunch> {
     match grouping {
+        Grouping::HorizontalLoopFusion => super::xla::horizontal::launches(graph, kernels),
         Grouping::EachKernel => (0..kernels.len())
             .map(|k| PlannedLaunch::Kernels(vec![k]))
             .collect(),

@@ -18,6 +18,7 @@ mod planner;
 pub mod spec;
 pub mod strategies;
 mod strategy;
+pub mod xla;
 
 pub use error::PlanError;
 pub use kernels::{PlannedKernel, Slot};

@@ -12,6 +12,9 @@ pub struct PlanOptions {
     /// Strategies whose rules make random ops opaque (`xla-default`): on (XLA's baseline).
     /// Off replays the study's "random numbers fused" step of the ablation.
     pub opaque_random: bool,
+    /// XLA's rule against fusing a concatenate emitted more than once in a fusion
+    /// (`xla-default`): on. Off replays the study's patched compiler.
+    pub concat_rule: bool,
 }
 
 impl PlanOptions {
@@ -35,6 +38,7 @@ impl Default for PlanOptions {
             duplication_budget: 16,
             max_bindings: 64,
             opaque_random: true,
+            concat_rule: true,
         }
     }
 }

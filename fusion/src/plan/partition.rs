@@ -20,6 +20,9 @@ pub struct Group {
     pub nodes: BTreeSet<NodeId>,
     /// Why the group's root is not fused into something else.
     pub why: Vec<String>,
+    /// Nodes whose value this group writes when others read it (empty: the first group
+    /// computing a node writes it).
+    pub roots: BTreeSet<NodeId>,
     /// Whether the fusion merger may fold the group into its consumers.
     mergeable: bool,
 }
@@ -30,6 +33,17 @@ impl Group {
         Self {
             nodes,
             why: vec![why],
+            roots: BTreeSet::new(),
+            mergeable: false,
+        }
+    }
+
+    /// A group that writes the values of `roots` others read.
+    pub fn with_roots(nodes: BTreeSet<NodeId>, roots: BTreeSet<NodeId>, why: Vec<String>) -> Self {
+        Self {
+            nodes,
+            why,
+            roots,
             mergeable: false,
         }
     }
@@ -143,6 +157,7 @@ impl<'a> Partitioner<'a> {
             why: vec![
                 "fused: every op of the graph in one kernel (vertical + sibling fusion)".into(),
             ],
+            roots: BTreeSet::new(),
             mergeable: false,
         })
     }
@@ -151,6 +166,7 @@ impl<'a> Partitioner<'a> {
         self.groups.push(Group {
             nodes: BTreeSet::from([node]),
             why: vec![why],
+            roots: BTreeSet::new(),
             mergeable,
         });
         self.group_of[node.index()].push(self.groups.len() - 1);

@@ -56,7 +56,7 @@ impl Plan {
             .collect();
         let strategy = Strategy::Partition;
         let kernels = kernels::build_kernels(graph, groups)?;
-        let launches = launches::group(&kernels, strategy.spec().grouping);
+        let launches = launches::group(graph, &kernels, strategy.spec().grouping);
         Ok(Plan {
             strategy,
             kernels,

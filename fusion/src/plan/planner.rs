@@ -8,6 +8,7 @@ use super::partition::{PartitionRules, Partitioner};
 use super::planned::Plan;
 use super::spec::{CarriedState, FusionRules, Steps, StrategySpec};
 use super::strategy::Strategy;
+use super::xla::{self, XlaRules};
 use crate::graph::Graph;
 
 impl Plan {
@@ -53,7 +54,7 @@ impl Plan {
                 max: options.max_bindings,
             });
         }
-        let mut launches = launches::group(&kernels, spec.grouping);
+        let mut launches = launches::group(graph, &kernels, spec.grouping);
         if spec.carried == CarriedState::CopiedBack {
             launches.extend(
                 graph
@@ -86,6 +87,13 @@ fn partition(
     rules: FusionRules,
     options: &PlanOptions,
 ) -> Result<Vec<PlannedKernel>, PlanError> {
+    if spec.xla_pipeline {
+        let rules = XlaRules {
+            opaque_random: options.opaque_random,
+            concat_rule: options.concat_rule,
+        };
+        return build_kernels(graph, xla::partition(graph, rules));
+    }
     let rules = PartitionRules::new(spec.name, rules, options);
     build_kernels(graph, Partitioner::new(graph, rules).partition())
 }

@@ -47,6 +47,8 @@ pub enum Grouping {
     EachKernel,
     /// Kernels at the same dependency depth share one launch (horizontal fusion).
     ByLevel,
+    /// XLA's horizontal loop fusion ([`xla::horizontal`](super::xla::horizontal)).
+    HorizontalLoopFusion,
 }
 
 /// How loop-carried state reaches the next step.
@@ -101,6 +103,9 @@ pub struct StrategySpec {
     pub carried: CarriedState,
     /// Steps per run.
     pub steps: Steps,
+    /// Whether XLA's fusion pipeline ([`xla`](super::xla)) partitions the graph (and fuses
+    /// kernels horizontally) instead of [`Self::rules`]' partitioner.
+    pub xla_pipeline: bool,
     /// Whether environments carry their state as one packed array under this strategy
     /// (the study's baseline does), rather than structure of arrays.
     pub packed_state: bool,

@@ -22,5 +22,6 @@ pub const SPEC: StrategySpec = StrategySpec {
     grouping: Grouping::EachKernel,
     carried: CarriedState::Swapped,
     steps: Steps::Param,
+    xla_pipeline: false,
     packed_state: false,
 };

@@ -12,5 +12,6 @@ pub const SPEC: StrategySpec = StrategySpec {
     grouping: Grouping::ByLevel,
     carried: CarriedState::Swapped,
     steps: Steps::One,
+    xla_pipeline: false,
     packed_state: false,
 };

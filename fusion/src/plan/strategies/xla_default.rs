@@ -1,20 +1,23 @@
-//! `xla-default`: the boundaries the study found in XLA's baseline CartPole.
+//! `xla-default`: XLA's GPU fusion pipeline ([`xla`](crate::plan::xla)) on the study's
+//! baseline program.
 
 use crate::plan::spec::{CarriedState, FusionRules, Grouping, Steps, StrategySpec};
 
-/// Opaque random ops, a multi-user pack not fused into its users, loop-carried state packed
-/// in one array and copied between steps.
+/// XLA's passes and limits, with the baseline's program: opaque random ops (custom calls),
+/// loop-carried state packed in one array (a concatenate with several users) and copied
+/// between steps.
 pub const SPEC: StrategySpec = StrategySpec {
     name: "xla-default",
     param: None,
-    summary: "XLA's baseline boundaries: opaque random op, multi-user pack, state copy",
+    summary: "XLA's fusion pipeline on the baseline: opaque random op, packed state, state copy",
     rules: Some(FusionRules {
         random_opaque: true,
         ..FusionRules::VERTICAL
     }),
     fallback: None,
-    grouping: Grouping::EachKernel,
+    grouping: Grouping::HorizontalLoopFusion,
     carried: CarriedState::CopiedBack,
     steps: Steps::One,
+    xla_pipeline: true,
     packed_state: true,
 };

@@ -1,0 +1,147 @@
+//! Program changes the study's ablation makes to a graph before compiling it.
+
+use std::collections::BTreeMap;
+
+use super::{Carry, DType, Graph, GraphError, Node, NodeId, Op, Output, Shape};
+
+/// `graph` with every random op replaced by an `f32` input named `{prefix}{i}` (the `i`-th
+/// random op in node order), and what only fed the random ops removed: the random numbers
+/// are drawn ahead, as the study's "random numbers precomputed" program does.
+pub fn random_as_inputs(graph: &Graph, prefix: &str) -> Result<Graph, GraphError> {
+    let mut draws = 0;
+    let nodes: Vec<Node> = graph
+        .nodes()
+        .iter()
+        .map(|node| match node.op {
+            Op::RandomUniform { .. } => {
+                draws += 1;
+                Node {
+                    op: Op::Input {
+                        name: format!("{prefix}{}", draws - 1),
+                    },
+                    dtype: DType::F32,
+                    shape: Shape::Lanes,
+                }
+            }
+            _ => node.clone(),
+        })
+        .collect();
+    without_dead_nodes(nodes, graph.outputs(), graph.carries())
+}
+
+/// Keeps the nodes that reach an output or a carried value, renumbered in order.
+fn without_dead_nodes(
+    nodes: Vec<Node>,
+    outputs: &[Output],
+    carries: &[Carry],
+) -> Result<Graph, GraphError> {
+    let mut live = vec![false; nodes.len()];
+    let mut stack: Vec<NodeId> = outputs
+        .iter()
+        .map(|o| o.node)
+        .chain(carries.iter().flat_map(|c| [c.input, c.next]))
+        .collect();
+    while let Some(id) = stack.pop() {
+        if !std::mem::replace(&mut live[id.index()], true) {
+            stack.extend(nodes[id.index()].op.operands());
+        }
+    }
+    let mut renumbered: BTreeMap<NodeId, NodeId> = BTreeMap::new();
+    let mut kept = Vec::new();
+    for (index, node) in nodes.into_iter().enumerate() {
+        if live[index] {
+            renumbered.insert(NodeId(index as u32), NodeId(kept.len() as u32));
+            kept.push(node);
+        }
+    }
+    let map = |id: &NodeId| renumbered[id];
+    for node in &mut kept {
+        node.op = remap(&node.op, map);
+    }
+    let outputs = outputs
+        .iter()
+        .map(|o| Output {
+            name: o.name.clone(),
+            node: map(&o.node),
+        })
+        .collect();
+    let carries = carries
+        .iter()
+        .map(|c| Carry {
+            input: map(&c.input),
+            next: map(&c.next),
+        })
+        .collect();
+    Graph::new(kept, outputs, carries)
+}
+
+/// `op` with its operands renamed by `map`.
+fn remap(op: &Op, map: impl Fn(&NodeId) -> NodeId) -> Op {
+    match op {
+        Op::Input { .. } | Op::Param { .. } | Op::Constant(_) | Op::LaneIndex => op.clone(),
+        Op::Unary(u, a) => Op::Unary(*u, map(a)),
+        Op::Binary(b, x, y) => Op::Binary(*b, map(x), map(y)),
+        Op::FloatBinary(b, x, y) => Op::FloatBinary(*b, map(x), map(y)),
+        Op::LogicUnary(u, a) => Op::LogicUnary(*u, map(a)),
+        Op::LogicBinary(b, x, y) => Op::LogicBinary(*b, map(x), map(y)),
+        Op::Compare(c, x, y) => Op::Compare(*c, map(x), map(y)),
+        Op::Select {
+            cond,
+            on_true,
+            on_false,
+        } => Op::Select {
+            cond: map(cond),
+            on_true: map(on_true),
+            on_false: map(on_false),
+        },
+        Op::Cast(a, to) => Op::Cast(map(a), *to),
+        Op::RandomUniform {
+            key0,
+            key1,
+            counter0,
+            counter1,
+            word,
+        } => Op::RandomUniform {
+            key0: map(key0),
+            key1: map(key1),
+            counter0: map(counter0),
+            counter1: map(counter1),
+            word: *word,
+        },
+        Op::Pack(items) => Op::Pack(items.iter().map(&map).collect()),
+        Op::Unpack(a, index) => Op::Unpack(map(a), *index),
+        Op::RowReduce(r, a, cols) => Op::RowReduce(*r, map(a), *cols),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::GraphBuilder;
+    use crate::interpret::{HostArray, Values, interpret};
+
+    #[test]
+    fn random_ops_become_inputs_and_their_counters_go() {
+        let g = GraphBuilder::new();
+        let key = [g.param("k0", DType::U32), g.param("k1", DType::U32)];
+        let x = g.input("x", DType::F32);
+        let counter = g.input("c", DType::U32) * g.u32(2);
+        let r = g.random_uniform(key, [g.lane_index(), counter], 0);
+        g.output("y", x + r);
+        let graph = g.build().unwrap();
+        let drawn = random_as_inputs(&graph, "draw").unwrap();
+        assert!(drawn.params().is_empty());
+        assert_eq!(
+            drawn.inputs().iter().map(|(_, n)| *n).collect::<Vec<_>>(),
+            ["x", "draw0"]
+        );
+        let inputs = [
+            ("x".to_string(), HostArray::F32(vec![1.0, 2.0])),
+            ("draw0".to_string(), HostArray::F32(vec![0.5, -0.5])),
+        ]
+        .into_iter()
+        .collect();
+        let out = interpret::<f32>(&drawn, 2, &inputs, &Default::default()).unwrap();
+        assert!(matches!(&out["y"], Values::Float(y) if y == &[1.5, 1.5]));
+    }
+}

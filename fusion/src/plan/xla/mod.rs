@@ -1,0 +1,102 @@
+//! XLA's GPU fusion pipeline, as a planner.
+//!
+//! The passes of XLA's GPU compiler of the study's era (Snider & Liang 2023 used JAX on
+//! XLA of 2022), in order, the first four repeated to a fixed point as XLA's
+//! `HloPassFix<HloPassPipeline>("fusion")` does, then horizontal fusion:
+//!
+//! 1. instruction fusion without duplication (`GpuInstructionFusion(may_duplicate=false)`,
+//!    `xla/service/instruction_fusion.cc`, `xla/service/gpu/instruction_fusion.cc`):
+//!    consumers from the root down take their single-user producers;
+//! 2. instruction fusion with duplication: a producer with several users is fused into
+//!    each (it stays where it is for the others) unless it is expensive (`IsExpensive`,
+//!    with the GPU's override that f32 division and square root are cheap), or it reads
+//!    more bytes than it writes and not all of its users can take it
+//!    (`ComputeGloballyUnfusible`);
+//! 3. the fusion merger (`xla/service/gpu/fusion_merger.cc`): a fusion merges into its
+//!    consumers only if it can merge into all of them, is not expensive where that
+//!    duplicates it, and merging moves no more bytes;
+//! 4. multi-output fusion (`xla/service/gpu/multi_output_fusion.cc`): sibling fusions
+//!    reading the same array, then a producer with a consumer (the producer keeps writing
+//!    for its other users); shapes must match and no cycle may form;
+//! 5. horizontal loop fusion (`xla/service/gpu/horizontal_loop_fusion.cc`): independent
+//!    loop fusions feeding the root tuple run as one kernel ([`horizontal`]).
+//!
+//! Every fusion obeys XLA's limits (`xla/service/gpu/gpu_fusible.cc`,
+//! `xla/service/fusion_node_indexing_evaluation.cc`): at most
+//! [`MAX_OPERANDS_AND_OUTPUTS`] operands and outputs (`kMaxOperandsAndOutputsPerFusion`);
+//! no producer emitted more than [`ALLOWED_CODE_DUPLICATION`] times in its consumer
+//! (`kAllowedCodeDuplication`); a cache-invalidating op (the concatenate, [`Op::Pack`]
+//! here) is not fused where it would be emitted more than once or read by several ops
+//! (`CodeDuplicationTooHigh` with `OpInvalidatesCache`) unless
+//! [`XlaRules::concat_rule`] is off (the study's patch); custom calls (the opaque
+//! random op, one call per key as JAX draws a whole array at once) fuse nothing.
+//!
+//! What is not modelled: XLA's thresholds on element counts (plans here do not depend on
+//! `n`), its GPU performance model (later than the study), and copy insertion (the
+//! strategy's loop-carried copies are one launch per carried buffer).
+//!
+//! [`Op::Pack`]: crate::graph::Op::Pack
+
+mod computation;
+mod fusion;
+pub mod horizontal;
+mod multi_output;
+
+use std::collections::BTreeSet;
+
+use super::partition::Group;
+use crate::graph::Graph;
+use computation::Computation;
+
+/// XLA's `kMaxOperandsAndOutputsPerFusion`.
+pub const MAX_OPERANDS_AND_OUTPUTS: usize = 64;
+
+/// XLA's `FusionNodeIndexingEvaluation::kAllowedCodeDuplication`.
+pub const ALLOWED_CODE_DUPLICATION: u64 = 15;
+
+/// The switches the study's ablation turns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct XlaRules {
+    /// Random ops are custom calls (XLA's threefry in JAX of 2022), fused into nothing.
+    pub opaque_random: bool,
+    /// XLA's rule against fusing a cache-invalidating op (concatenate) that would be
+    /// emitted more than once; off replays the study's patched compiler.
+    pub concat_rule: bool,
+}
+
+/// The fusions XLA's pipeline makes of `graph`'s placed nodes.
+pub fn partition(graph: &Graph, rules: XlaRules) -> Vec<Group> {
+    let mut computation = Computation::new(graph, rules);
+    loop {
+        let mut changed = fusion::instruction_fusion(&mut computation, false);
+        changed |= fusion::instruction_fusion(&mut computation, true);
+        changed |= fusion::fusion_merger(&mut computation);
+        changed |= multi_output::multi_output_fusion(&mut computation);
+        if !changed {
+            break;
+        }
+    }
+    let live = computation.live();
+    live.into_iter()
+        .map(|f| {
+            let fusion = &computation.fusions[f];
+            let roots: BTreeSet<_> = computation.exposed(f).into_iter().collect();
+            let mut why = format!(
+                "XLA fusion writing {}",
+                roots
+                    .iter()
+                    .map(|n| format!("{n} ({})", graph.node(*n).op.name()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            for reason in fusion.why.iter().take(4) {
+                why += "; ";
+                why += reason;
+            }
+            Group::with_roots(fusion.nodes.clone(), roots, vec![why])
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;
