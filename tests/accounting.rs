@@ -9,9 +9,11 @@ use cartfuse::env::graph::{StateLayout, step_graph};
 use cartfuse::env::mountain_car::MountainCar;
 use cartfuse::env::mountain_car_continuous::MountainCarContinuous;
 use cartfuse::env::pendulum::Pendulum;
-use cartfuse::env::{EpisodeOptions, GraphEnv};
+use cartfuse::env::{CartPole, EpisodeOptions, GraphEnv};
 use cartfuse::fusion::graph::{Graph, Op, Shape};
-use cartfuse::fusion::plan::{Plan, Strategy};
+use cartfuse::env::engine::{RandomSource, steps_ahead};
+use cartfuse::fusion::graph::transform::random_as_inputs;
+use cartfuse::fusion::plan::{Plan, PlanOptions, PlannedLaunch, Strategy};
 use cartfuse::{AutoresetMode, CartPoleConfig, StepPlan};
 
 use super::util;
@@ -99,12 +101,17 @@ fn launch_and_byte_counts_are_exact_for_every_plan() {
     assert_eq!(horizontal.1, vertical.1);
     assert!(vertical.1 > 88 * n && vertical.1 < eager.1);
 
-    // xla-default: at least five launches, and one state copy per carried buffer.
+    // xla-default: XLA's pipeline's launches, one state copy per carried buffer among them.
     let xla = measure(StepPlan::Graph(Strategy::XlaDefault), n as usize);
     assert_eq!(xla.0, launches_of(&packed, Strategy::XlaDefault));
     assert!(xla.0 >= 5);
     let plan = Plan::build(&packed, Strategy::XlaDefault, &options).unwrap();
-    assert_eq!(xla.0 as usize, plan.kernels.len() + packed.carries().len());
+    let copies = plan
+        .launches
+        .iter()
+        .filter(|l| matches!(l, PlannedLaunch::CopyState { .. }))
+        .count();
+    assert_eq!(copies, packed.carries().len());
     assert_eq!(xla.1 as f64, plan.bytes_per_lane_step(&packed) * n as f64);
 
     // Every plan's ledger agrees with the plan's own analytic count.
@@ -179,4 +186,51 @@ fn launch_and_byte_counts_are_exact_for_every_environment() {
     counts_are_exact::<Acrobot>();
     counts_are_exact::<MountainCarContinuous>();
     counts_are_exact::<Pendulum>();
+}
+
+#[test]
+fn drawn_ahead_random_numbers_cost_one_launch_per_ten_steps_and_reset_in_bounds() {
+    let n = 1000;
+    let plan = StepPlan::Custom {
+        strategy: Strategy::XlaDefault,
+        layout: StateLayout::Packed,
+        random: RandomSource::DrawnAhead,
+        concat_rule: true,
+    };
+    let packed = cartpole_step_graph(AutoresetMode::NextStep, StateLayout::Packed);
+    let options = PlanOptions {
+        opaque_random: false,
+        ..util::plan_options()
+    };
+    let step_launches = Plan::build(
+        &random_as_inputs(&packed, "draw").unwrap(),
+        Strategy::XlaDefault,
+        &options,
+    )
+    .unwrap()
+    .launches
+    .len() as u64;
+    let mut env = util::env_with(n, CartPoleConfig::default(), plan, 1);
+    let before = env.ledger().totals();
+    let mut last = None;
+    for _ in 0..20 {
+        last = Some(env.step(&vec![1u32; n]).unwrap());
+    }
+    // 20 steps: a draw-ahead launch every `ahead` steps (10 where a kernel binds 40
+    // outputs).
+    let ahead = steps_ahead(&options, CartPole::RESET_DRAWS) as u64;
+    assert!(ahead > 1);
+    assert_eq!(
+        env.ledger().totals().since(&before).launches,
+        20 * step_launches + 20u64.div_ceil(ahead)
+    );
+    // Pushing right ends every episode within 20 steps: the lanes that reset show a fresh
+    // state in CartPole's reset bounds.
+    let out = last.unwrap();
+    let elapsed = env.elapsed_steps().unwrap();
+    let fresh: Vec<usize> = (0..n).filter(|i| elapsed[*i] == 0).collect();
+    assert!(!fresh.is_empty());
+    for i in fresh {
+        assert!(out.obs_row(i).iter().all(|x| x.abs() <= 0.05), "{:?}", out.obs_row(i));
+    }
 }

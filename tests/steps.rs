@@ -90,3 +90,58 @@ fn fused_steps_need_k_actions_per_env() {
     let error = env.step(&[0; 8]).unwrap_err();
     assert_eq!(error.to_string(), "expected 32 actions (4 per env), got 8");
 }
+
+/// What paging a `fused-xK` call rests on: a range copy between buffers, and a runner
+/// writing its outputs into buffers swapped in.
+#[test]
+fn ranges_copy_and_outputs_swap_on_this_runtime() {
+    use std::sync::Arc;
+
+    use cartfuse::fusion::backend::{Backend, PlanRunner};
+    use cartfuse::fusion::graph::{DType, GraphBuilder};
+    use cartfuse::fusion::interpret::HostArray;
+    use cartfuse::fusion::launch::{COPY_RANGE_KERNEL, LaunchLedger};
+    use cartfuse::fusion::plan::Plan;
+
+    let backend = util::backend();
+    let ledger = LaunchLedger::new();
+    let from = backend.upload_u32(&(0..1000).collect::<Vec<u32>>());
+    let into = backend.upload_u32(&[0; 300]);
+    backend.copy_range(&from, 650, &into, &ledger).unwrap();
+    let copied: Vec<u32> = (650..950).collect();
+    assert_eq!(backend.read_u32(&into).unwrap(), copied);
+    let per_kernel = ledger.per_kernel();
+    assert_eq!(per_kernel[0].0, COPY_RANGE_KERNEL);
+    assert_eq!(per_kernel[0].1.bytes_read, 1200);
+    // A range past the end is an error, not an out-of-bounds read.
+    let error = backend.copy_range(&from, 701, &into, &ledger).unwrap_err();
+    assert!(error.to_string().contains("copy_range source"), "{error}");
+    assert_eq!(ledger.totals().launches, 1);
+
+    let g = GraphBuilder::new();
+    let x = g.input("x", DType::F32);
+    g.output("y", x * 2.0);
+    let graph = g.build().unwrap();
+    let plan = Plan::build(&graph, Strategy::Fused, &util::plan_options()).unwrap();
+    let mut runner = backend
+        .runner(graph, plan, 4, Arc::new(LaunchLedger::new()))
+        .unwrap();
+    PlanRunner::set_input(&mut runner, "x", &HostArray::F32(vec![1.0, 2.0, 3.0, 4.0])).unwrap();
+    PlanRunner::run(&mut runner).unwrap();
+    let mut page = backend.upload_f32(&[0.0; 4]);
+    PlanRunner::swap_output(&mut runner, "y", &mut page).unwrap();
+    assert_eq!(backend.read_f32(&page).unwrap(), [2.0, 4.0, 6.0, 8.0]);
+    PlanRunner::set_input(&mut runner, "x", &HostArray::F32(vec![5.0, 6.0, 7.0, 8.0])).unwrap();
+    PlanRunner::run(&mut runner).unwrap();
+    // The first run's values stay in the swapped-out buffer.
+    assert_eq!(backend.read_f32(&page).unwrap(), [2.0, 4.0, 6.0, 8.0]);
+    assert_eq!(
+        backend
+            .read_f32(PlanRunner::output(&runner, "y").unwrap())
+            .unwrap(),
+        [10.0, 12.0, 14.0, 16.0]
+    );
+    let mut short = backend.upload_f32(&[0.0; 3]);
+    assert!(PlanRunner::swap_output(&mut runner, "y", &mut short).is_err());
+    assert!(PlanRunner::swap_output(&mut runner, "nope", &mut page).is_err());
+}

@@ -75,6 +75,19 @@ pub enum EnvError {
     /// `step` was called before the first `reset` or `set_state`.
     #[error("the env must be reset (or given a state) before it is stepped")]
     NotReset,
+    /// A `fused-xK` output lies over several device buffers, so no single buffer holds it.
+    #[error(
+        "{output} lies over {pages} buffers: {steps} steps of it exceed the device's largest \
+         buffer, so each launch of a call writes its own; use DeviceStep::pages or to_host"
+    )]
+    PagedOutput {
+        /// The output asked for.
+        output: &'static str,
+        /// Buffers it lies over.
+        pages: usize,
+        /// Steps one call writes.
+        steps: usize,
+    },
     /// The chosen engine cannot do what was asked.
     #[error("not supported: {0}")]
     Unsupported(String),

@@ -77,38 +77,48 @@ pub struct DeviceStep<'a, E: GraphEnv, B: EnvBackend> {
 }
 
 impl<E: GraphEnv, B: EnvBackend> DeviceStep<'_, E, B> {
-    fn get(&self, which: StepBuffer) -> &B::Buffer {
-        self.env
-            .engine
-            .buffer(which)
-            .expect("every engine writes obs, reward and flags")
+    fn get(&self, which: StepBuffer, output: &'static str) -> Result<&B::Buffer, EnvError> {
+        match self.pages(which)[..] {
+            [one] => Ok(one),
+            ref pages => Err(EnvError::PagedOutput {
+                output,
+                pages: pages.len(),
+                steps: self.env.steps_per_call(),
+            }),
+        }
     }
 
-    /// `[num_envs, obs_dim]` row-major `f32` observations.
-    pub fn obs(&self) -> &B::Buffer {
-        self.get(StepBuffer::Obs)
+    /// The buffers holding an output, in step order: one, unless a `fused-xK` call's K
+    /// steps of outputs exceed the device's largest buffer; then each of its launches
+    /// wrote its own steps (step-major, `K / pages` steps a buffer).
+    pub fn pages(&self, which: StepBuffer) -> Vec<&B::Buffer> {
+        self.env.engine.pages(which)
     }
 
-    /// `[num_envs]` `f32` rewards.
-    pub fn reward(&self) -> &B::Buffer {
-        self.get(StepBuffer::Reward)
+    /// `[num_envs, obs_dim]` row-major `f32` observations (an error when paged).
+    pub fn obs(&self) -> Result<&B::Buffer, EnvError> {
+        self.get(StepBuffer::Obs, "obs")
     }
 
-    /// `[num_envs]` `u32` flags (0 or 1).
-    pub fn terminated(&self) -> &B::Buffer {
-        self.get(StepBuffer::Terminated)
+    /// `[num_envs]` `f32` rewards (an error when paged).
+    pub fn reward(&self) -> Result<&B::Buffer, EnvError> {
+        self.get(StepBuffer::Reward, "reward")
     }
 
-    /// `[num_envs]` `u32` flags (0 or 1).
-    pub fn truncated(&self) -> &B::Buffer {
-        self.get(StepBuffer::Truncated)
+    /// `[num_envs]` `u32` flags, 0 or 1 (an error when paged).
+    pub fn terminated(&self) -> Result<&B::Buffer, EnvError> {
+        self.get(StepBuffer::Terminated, "terminated")
     }
 
-    /// `SameStep` only: `[num_envs, obs_dim]` final observations.
-    pub fn final_obs(&self) -> Option<&B::Buffer> {
+    /// `[num_envs]` `u32` flags, 0 or 1 (an error when paged).
+    pub fn truncated(&self) -> Result<&B::Buffer, EnvError> {
+        self.get(StepBuffer::Truncated, "truncated")
+    }
+
+    /// `SameStep` only: `[num_envs, obs_dim]` final observations (an error when paged).
+    pub fn final_obs(&self) -> Option<Result<&B::Buffer, EnvError>> {
         (self.env.episode.autoreset == AutoresetMode::SameStep)
-            .then(|| self.env.engine.buffer(StepBuffer::FinalObs))
-            .flatten()
+            .then(|| self.get(StepBuffer::FinalObs, "final_obs"))
     }
 
     /// Copies the outputs to the host, first checking for invalid device actions.
@@ -146,11 +156,17 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
         if num_envs == 0 {
             return Err(EnvError::ZeroEnvs);
         }
+        let (mut max, mut limit) = max_envs::<E, B>(&backend);
+        // A call's outputs may lie over several buffers, one per launch, but its actions
+        // are one buffer of `steps` words per env.
         let steps = plan.steps_per_call() as usize;
-        let (max, mut limit) = max_envs::<E, B>(&backend);
-        let max = max / steps;
-        if steps > 1 {
-            limit.push_str(&format!(", {steps} steps of them per {plan} call"));
+        let by_actions = (backend.max_buffer_bytes() / 4) as usize / steps;
+        if by_actions < max {
+            max = by_actions;
+            limit = format!(
+                "the largest buffer, {} bytes, must hold the {steps} actions per env of a {plan} call",
+                backend.max_buffer_bytes()
+            );
         }
         if num_envs > max {
             return Err(EnvError::TooManyEnvs {
@@ -408,16 +424,25 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
     }
 
     fn read_f32(&self, which: StepBuffer) -> Result<Vec<f32>, EnvError> {
-        let buffer = self
-            .engine
-            .buffer(which)
-            .expect("engines write this output");
-        Ok(self.backend.read_f32(buffer)?)
+        match self.engine.pages(which)[..] {
+            [one] => Ok(self.backend.read_f32(one)?),
+            ref pages => Ok(pages
+                .iter()
+                .map(|page| self.backend.read_f32(page))
+                .collect::<Result<Vec<_>, _>>()?
+                .concat()),
+        }
     }
 
     fn read_flags(&self, which: StepBuffer) -> Result<Vec<bool>, EnvError> {
-        let buffer = self.engine.buffer(which).expect("engines write flags");
-        Ok(self.backend.read_flags(buffer)?)
+        match self.engine.pages(which)[..] {
+            [one] => Ok(self.backend.read_flags(one)?),
+            ref pages => Ok(pages
+                .iter()
+                .map(|page| self.backend.read_flags(page))
+                .collect::<Result<Vec<_>, _>>()?
+                .concat()),
+        }
     }
 
     fn outputs_to_host(&self) -> Result<StepOutput, EnvError> {

@@ -309,28 +309,50 @@ impl<R: Runtime> PlanExecutor<R> {
 
     /// The buffer holding output `name` after the last run.
     pub fn output_handle(&self, name: &str) -> Result<&Handle, ExecError> {
-        let output = self
-            .graph
+        Ok(&self.buffers[&Slot::Value(self.output_node(name)?)])
+    }
+
+    /// Exchanges output `name`'s buffer with `handle`, which must hold as many elements:
+    /// the next run writes into it, and `handle` keeps what the last run wrote.
+    pub fn swap_output(&mut self, name: &str, handle: &mut Handle) -> Result<(), ExecError> {
+        let node = self.output_node(name)?;
+        let expected = self.slot_len(Slot::Value(node));
+        let found = (handle.size_in_used() / 4) as usize;
+        if found != expected {
+            return Err(BindError::BadInput {
+                name: name.into(),
+                expected: format!("{expected} x {}", self.graph.node(node).dtype),
+                found: format!("a buffer of {found} elements"),
+            }
+            .into());
+        }
+        let slot = self
+            .buffers
+            .get_mut(&Slot::Value(node))
+            .expect("outputs are allocated");
+        std::mem::swap(slot, handle);
+        Ok(())
+    }
+
+    fn output_node(&self, name: &str) -> Result<NodeId, ExecError> {
+        self.graph
             .outputs()
             .iter()
             .find(|o| o.name == name)
+            .map(|o| o.node)
             .ok_or_else(|| ExecError::UnknownName {
                 kind: "output",
                 name: name.into(),
-            })?;
-        Ok(&self.buffers[&Slot::Value(output.node)])
+            })
     }
 
     /// Copies output `name` to the host.
     pub fn read_output(&self, name: &str) -> Result<HostArray, ExecError> {
-        let handle = self.output_handle(name)?;
-        let output = self
-            .graph
-            .outputs()
-            .iter()
-            .find(|o| o.name == name)
-            .expect("found above");
-        self.read(handle, self.graph.node(output.node).dtype)
+        let node = self.output_node(name)?;
+        self.read(
+            &self.buffers[&Slot::Value(node)],
+            self.graph.node(node).dtype,
+        )
     }
 
     /// Copies the current value of input `name` (the state, for carried inputs) to the host.

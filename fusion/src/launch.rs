@@ -175,6 +175,21 @@ pub fn copy_state_record(graph: &Graph, input: NodeId, n: usize) -> KernelLaunch
     }
 }
 
+/// Kernel name of [`copy_range_record`]'s launch in the ledger.
+pub const COPY_RANGE_KERNEL: &str = "copy_range";
+
+/// The record of copying `len` 32-bit words from one buffer into another (a page of a
+/// `fused-xK` call's actions, when its steps are paged over several launches).
+pub fn copy_range_record(len: usize) -> KernelLaunch<'static> {
+    let bytes = 4 * len as u64;
+    KernelLaunch {
+        kernel: COPY_RANGE_KERNEL,
+        elements: len as u64,
+        bytes_read: bytes,
+        bytes_written: bytes,
+    }
+}
+
 /// Threads per cube of every elementwise launch.
 pub const ELEMENTWISE_CUBE_DIM: u32 = 256;
 

@@ -1,11 +1,13 @@
 //! The study's CartPole ablation, replayed as rows of step plans.
 //!
 //! Snider & Liang (2023) start from the XLA-compiled JAX CartPole and remove one fusion
-//! barrier at a time. Each row below changes one thing from the row before; the study's
+//! barrier at a time. The study's rungs are XLA's fusion pipeline ([`xla`](cartfuse_fusion::plan::xla)) applied to a
+//! changed program; each row changes one thing from the row before; the study's
 //! reported factor for the corresponding change is carried beside it, as published (the
 //! report compares; it never copies these into measurements).
 
 use cartfuse_env::StepPlan;
+use cartfuse_env::engine::RandomSource;
 use cartfuse_env::graph::StateLayout;
 use cartfuse_fusion::plan::Strategy;
 
@@ -20,60 +22,82 @@ pub struct AblationRow {
     pub plan: StepPlan,
     /// What the study reported for this change, verbatim in substance.
     pub study: &'static str,
+    /// Kernels per step the study counted in XLA's output, where it gave the number.
+    pub study_launches: Option<u32>,
 }
 
-/// The ladder, in order.
+/// The ladder, in order: the study's rungs (XLA's pipeline on a changed program), then
+/// the plans beyond XLA.
 pub fn ladder() -> Vec<AblationRow> {
+    let xla = |layout, random, concat_rule| StepPlan::Custom {
+        strategy: Strategy::XlaDefault,
+        layout,
+        random,
+        concat_rule,
+    };
     vec![
         AblationRow {
             label: "xla-default",
-            change: "XLA's baseline: opaque random op, state packed in one array (a pack with several users), state copied between steps",
+            change: "XLA's pipeline on the baseline program: random numbers from an opaque custom call, state packed by a concatenate with several users, state copied between steps",
             plan: StepPlan::Graph(Strategy::XlaDefault),
             study: "baseline (1.0x)",
+            study_launches: Some(6),
         },
         AblationRow {
-            label: "random numbers fused",
-            change: "the random op fuses like any other op",
-            plan: StepPlan::Custom {
-                strategy: Strategy::XlaDefault,
-                layout: StateLayout::Packed,
-                opaque_random: false,
-            },
+            label: "random precomputed",
+            change: "random numbers drawn ahead for up to 10 steps by one launch (as many steps as a kernel's bindings hold) and read as inputs",
+            plan: xla(StateLayout::Packed, RandomSource::DrawnAhead, true),
             study: "1.87x (random numbers precomputed)",
+            study_launches: None,
         },
         AblationRow {
-            label: "no pack (structure of arrays)",
-            change: "state carried as one buffer per component: no pack to materialize",
-            plan: StepPlan::Custom {
-                strategy: Strategy::XlaDefault,
-                layout: StateLayout::StructOfArrays,
-                opaque_random: false,
-            },
-            study: "~1.1x (patched concatenate); 3.41x without the concatenate",
+            label: "concat rule patched",
+            change: "XLA may fuse the concatenate where it is emitted more than once (the study's patched compiler)",
+            plan: xla(StateLayout::Packed, RandomSource::DrawnAhead, false),
+            study: "~1.1x (concatenate rule patched)",
+            study_launches: None,
+        },
+        AblationRow {
+            label: "no concatenate",
+            change: "state carried as one array per component: no concatenate (XLA's concatenate rule back on)",
+            plan: xla(StateLayout::StructOfArrays, RandomSource::DrawnAhead, true),
+            study: "3.41x (no concatenate)",
+            study_launches: None,
+        },
+        AblationRow {
+            label: "xla, random fused",
+            change: "beyond the study: XLA's pipeline with the random numbers fused into the step instead of drawn ahead",
+            plan: xla(StateLayout::StructOfArrays, RandomSource::Fused, true),
+            study: "-",
+            study_launches: None,
         },
         AblationRow {
             label: "horizontal",
-            change: "independent kernels share a launch; state double-buffered instead of copied",
+            change: "vertical fusion, independent kernels share a launch; state double-buffered instead of copied",
             plan: StepPlan::Graph(Strategy::Horizontal),
             study: "-",
+            study_launches: None,
         },
         AblationRow {
             label: "fused",
             change: "the whole step in one kernel",
             plan: StepPlan::Graph(Strategy::Fused),
             study: "-",
+            study_launches: None,
         },
         AblationRow {
             label: "fused-x10",
-            change: "10 steps per launch, state in registers (the study's unroll by 10)",
+            change: "10 steps per launch, state in registers (stands in for the study's unroll by 10, which XLA compiled without keeping state in registers)",
             plan: StepPlan::Graph(Strategy::FusedSteps(10)),
             study: "3.5x (unroll 10); 10.56x in total over the baseline",
+            study_launches: None,
         },
         AblationRow {
             label: "hand-written",
             change: "the hand-written kernel (draws resets only for lanes that reset)",
             plan: StepPlan::HandWritten,
             study: "hand-written CUDA 2.7x faster than the best XLA version",
+            study_launches: None,
         },
     ]
 }

@@ -9,3 +9,6 @@ pub fn backend() -> TestBackend {
 }
 
 runtime_suites!();
+
+/// `fused-xK` calls paged over several launches past the largest buffer.
+mod paging;

@@ -1,6 +1,8 @@
 //! How a step runs: one trait every engine implements (a graph under a fusion plan on any
 //! backend, or a hand-written kernel), and the choice of engine ([`StepPlan`]).
 
+mod draw_ahead;
+mod pages;
 mod planned;
 mod step_plan;
 
@@ -11,8 +13,9 @@ use cartfuse_fusion::launch::LaunchLedger;
 
 use crate::error::EnvError;
 
+pub use draw_ahead::{MAX_STEPS_AHEAD, steps_ahead};
 pub use planned::{PlannedEngine, RESET_KERNEL_PREFIX};
-pub use step_plan::{StepPlan, layout_for};
+pub use step_plan::{RandomSource, StepPlan, layout_for};
 
 /// A step output an engine leaves in a buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,8 +46,15 @@ pub trait StepEngine<B: Backend>: Send {
     fn reset(&mut self, seed: u64, restart: bool, mask: Option<&[bool]>) -> Result<(), EnvError>;
     /// Enqueues one call of the step with `actions` (`steps_per_call * n` values).
     fn step(&mut self, seed: u64, actions: &B::Buffer) -> Result<(), EnvError>;
-    /// An output buffer, valid until the next step or reset.
+    /// An output buffer, valid until the next step or reset; `None` when the engine does
+    /// not write it, or writes it over several buffers ([`Self::pages`]).
     fn buffer(&self, which: StepBuffer) -> Option<&B::Buffer>;
+    /// The buffers holding an output, in step order: the one [`Self::buffer`] returns,
+    /// unless a `fused-xK` call's steps ran over several launches, each writing its own
+    /// steps.
+    fn pages(&self, which: StepBuffer) -> Vec<&B::Buffer> {
+        self.buffer(which).into_iter().collect()
+    }
     /// A flag the step raises on an invalid device action, if the engine has one.
     fn invalid_action_flag(&mut self) -> Option<&mut B::Buffer> {
         None

@@ -13,6 +13,8 @@ use cartfuse_fusion::interpret::{HostArray, Scalar};
 use cartfuse_fusion::launch::LaunchLedger;
 use cartfuse_fusion::plan::{Plan, PlanOptions, Strategy};
 
+use super::draw_ahead::{DrawAhead, step_reading_draws};
+use super::pages::{StepPages, steps_per_launch};
 use super::{StepBuffer, StepEngine};
 use crate::environment::{EpisodeOptions, GraphEnv};
 use crate::error::EnvError;
@@ -35,27 +37,60 @@ pub struct PlannedEngine<B: Backend> {
     n: usize,
     all_lanes: B::Buffer,
     showing_reset: bool,
+    draw_ahead: Option<DrawAhead<B>>,
+    /// A `fused-xK` call's steps over several launches, when K steps of outputs exceed
+    /// the device's largest buffer.
+    pages: Option<StepPages<B>>,
+    ledger: Arc<LaunchLedger>,
 }
 
 impl<B: Backend> PlannedEngine<B> {
-    /// Plans `env`'s step with `strategy` (on `layout`, with `options`) for `n` lanes.
+    /// Plans `env`'s step with `strategy` (on `layout`, with `options`; reading its draws
+    /// from a [`DrawAhead`] when `draw_ahead`) for `n` lanes. A `fused-xK` call whose K
+    /// steps of outputs exceed the backend's largest buffer runs as [`StepPages`].
     pub fn new<E: GraphEnv>(
         backend: &B,
         env: &E,
         episode: &EpisodeOptions,
-        (strategy, layout, options): (Strategy, StateLayout, &PlanOptions),
+        (strategy, layout, options, draw_ahead): (Strategy, StateLayout, &PlanOptions, bool),
         n: usize,
         ledger: Arc<LaunchLedger>,
     ) -> Result<Self, EnvError> {
-        let graph = step_graph(env, episode.autoreset, layout);
+        let mut graph = step_graph(env, episode.autoreset, layout);
+        let draw_ahead = match draw_ahead {
+            true => {
+                graph = step_reading_draws(&graph);
+                Some(DrawAhead::new::<E>(backend, options, n, ledger.clone())?)
+            }
+            false => None,
+        };
+        let (strategy, pages) = match strategy {
+            Strategy::FusedSteps(k) => {
+                let per_launch = steps_per_launch(&graph, k, n, backend.max_buffer_bytes());
+                let pages = (k / per_launch) as usize;
+                if pages > 1 {
+                    tracing::info!(
+                        "fused-x{k} over {n} envs: {k} steps of outputs exceed the largest \
+                         buffer ({} bytes), so a call runs {pages} launches of {per_launch} steps",
+                        backend.max_buffer_bytes()
+                    );
+                }
+                (Strategy::FusedSteps(per_launch), pages)
+            }
+            other => (other, 1),
+        };
         let plan = Plan::build(&graph, strategy, options)?;
         let step = backend.runner(graph, plan, n, ledger.clone())?;
+        let pages = match pages {
+            1 => None,
+            pages => Some(StepPages::new(backend, &step, pages)?),
+        };
         let reset_graph = reset_graph(env, layout);
         let mut reset_plan = Plan::build(&reset_graph, Strategy::Fused, options)?;
         for kernel in &mut reset_plan.kernels {
             kernel.name = format!("{RESET_KERNEL_PREFIX}_{}", kernel.name);
         }
-        let reset = backend.runner(reset_graph, reset_plan, n, ledger)?;
+        let reset = backend.runner(reset_graph, reset_plan, n, ledger.clone())?;
         let mut engine = Self {
             backend: backend.clone(),
             all_lanes: backend.upload_u32(&vec![1; n]),
@@ -66,6 +101,9 @@ impl<B: Backend> PlannedEngine<B> {
             params: graph_params(env, episode, 0),
             n,
             showing_reset: true,
+            draw_ahead,
+            pages,
+            ledger,
         };
         engine.set_params(0)?;
         // Every input starts zeroed, so the first reset has state and counters to read.
@@ -85,6 +123,9 @@ impl<B: Backend> PlannedEngine<B> {
 
     fn set_params(&mut self, seed: u64) -> Result<(), EnvError> {
         let [key0, key1] = cartfuse_fusion::rng::seed_key(seed);
+        if let Some(draw_ahead) = &mut self.draw_ahead {
+            draw_ahead.set_key([key0, key1])?;
+        }
         for (name, value) in self.params.iter_mut() {
             match *name {
                 "key0" => *value = Scalar::U32(key0),
@@ -117,11 +158,16 @@ impl<B: Backend> PlannedEngine<B> {
 
 impl<B: Backend> StepEngine<B> for PlannedEngine<B> {
     fn steps_per_call(&self) -> u32 {
-        self.step.plan().steps_per_launch
+        let pages = self.pages.as_ref().map_or(1, StepPages::count);
+        self.step.plan().steps_per_launch * pages as u32
     }
 
     fn set_ledger(&mut self, ledger: Arc<LaunchLedger>) {
+        self.ledger = ledger.clone();
         self.step.set_ledger(ledger.clone());
+        if let Some(draw_ahead) = &mut self.draw_ahead {
+            draw_ahead.set_ledger(ledger.clone());
+        }
         self.reset.set_ledger(ledger);
     }
 
@@ -157,20 +203,40 @@ impl<B: Backend> StepEngine<B> for PlannedEngine<B> {
     }
 
     fn step(&mut self, _seed: u64, actions: &B::Buffer) -> Result<(), EnvError> {
-        self.step.bind_input("action", actions)?;
-        self.step.run()?;
+        // Whatever happens below, the last step's outputs are no longer what they were.
         self.showing_reset = false;
+        if let Some(pages) = &mut self.pages {
+            return pages.run(&self.backend, &mut self.step, actions, &self.ledger);
+        }
+        self.step.bind_input("action", actions)?;
+        if let Some(draw_ahead) = &mut self.draw_ahead {
+            draw_ahead.bind_next(&mut self.step)?;
+        }
+        self.step.run()?;
         Ok(())
     }
 
     fn buffer(&self, which: StepBuffer) -> Option<&B::Buffer> {
-        match which {
-            StepBuffer::Obs if self.showing_reset => self.reset.output("obs").ok(),
-            StepBuffer::Obs => self.output_buffer("obs"),
-            StepBuffer::Reward => self.output_buffer("reward"),
-            StepBuffer::Terminated => self.output_buffer("terminated"),
-            StepBuffer::Truncated => self.output_buffer("truncated"),
-            StepBuffer::FinalObs => self.output_buffer("final_obs"),
+        match self.pages(which)[..] {
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+
+    fn pages(&self, which: StepBuffer) -> Vec<&B::Buffer> {
+        if which == StepBuffer::Obs && self.showing_reset {
+            return self.reset.output("obs").ok().into_iter().collect();
+        }
+        let name = match which {
+            StepBuffer::Obs => "obs",
+            StepBuffer::Reward => "reward",
+            StepBuffer::Terminated => "terminated",
+            StepBuffer::Truncated => "truncated",
+            StepBuffer::FinalObs => "final_obs",
+        };
+        match &self.pages {
+            Some(pages) => pages.output(name),
+            None => self.output_buffer(name).into_iter().collect(),
         }
     }
 

@@ -22,9 +22,25 @@ pub enum StepPlan {
         strategy: Strategy,
         /// How the state is carried.
         layout: StateLayout,
-        /// `xla-default` only: keep random ops opaque.
-        opaque_random: bool,
+        /// Where the step's random numbers come from.
+        random: RandomSource,
+        /// `xla-default` only: XLA's rule against fusing a concatenate emitted more than
+        /// once (off: the study's patched compiler).
+        concat_rule: bool,
     },
+}
+
+/// Where a step's random numbers come from: the programs of the study's ablation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RandomSource {
+    /// An opaque op of its own (XLA's threefry custom call; `xla-default` only).
+    Opaque,
+    /// Fused like any other op.
+    Fused,
+    /// Drawn ahead by one launch for several steps and read as inputs (the study's
+    /// "random numbers precomputed"). Draws are keyed by step rather than by reset
+    /// number, so resets differ from the other plans' (same distribution).
+    DrawnAhead,
 }
 
 /// The state layout a strategy runs on: packed where its spec says so (`xla-default`
@@ -81,18 +97,24 @@ impl fmt::Display for StepPlan {
             StepPlan::Custom {
                 strategy,
                 layout,
-                opaque_random,
+                random,
+                concat_rule,
             } => {
                 let layout = match layout {
                     StateLayout::Packed => "packed state",
                     StateLayout::StructOfArrays => "struct-of-arrays state",
                 };
-                let random = if *opaque_random {
-                    "opaque random"
-                } else {
-                    "fused random"
+                let random = match random {
+                    RandomSource::Opaque => "opaque random",
+                    RandomSource::Fused => "fused random",
+                    RandomSource::DrawnAhead => "random drawn ahead",
                 };
-                write!(f, "{strategy} ({layout}, {random})")
+                let concat = if *concat_rule {
+                    ""
+                } else {
+                    ", concat rule patched"
+                };
+                write!(f, "{strategy} ({layout}, {random}{concat})")
             }
         }
     }

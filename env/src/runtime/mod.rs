@@ -13,7 +13,7 @@ use cartfuse_fusion::backend::Backend;
 use cartfuse_fusion::launch::{KernelLaunch, LaunchLedger};
 
 use crate::cartpole::{CartPoleConfig, CartPoleParams};
-use crate::engine::{PlannedEngine, StepEngine, StepPlan, layout_for};
+use crate::engine::{PlannedEngine, RandomSource, StepEngine, StepPlan, layout_for};
 use crate::environment::{EpisodeOptions, GraphEnv};
 use crate::error::EnvError;
 
@@ -99,21 +99,30 @@ pub fn planned_engine<E: GraphEnv, B: Backend>(
         StepPlan::Custom {
             strategy,
             layout,
-            opaque_random,
+            random,
+            concat_rule,
         } => (
             strategy,
             layout,
             cartfuse_fusion::plan::PlanOptions {
-                opaque_random,
+                opaque_random: random == RandomSource::Opaque,
+                concat_rule,
                 ..options
             },
         ),
     };
+    let draw_ahead = matches!(
+        plan,
+        StepPlan::Custom {
+            random: RandomSource::DrawnAhead,
+            ..
+        }
+    );
     Ok(Box::new(PlannedEngine::new(
         backend,
         env,
         episode,
-        (strategy, layout, &options),
+        (strategy, layout, &options, draw_ahead),
         n,
         ledger,
     )?))

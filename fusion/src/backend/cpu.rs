@@ -10,7 +10,7 @@ use crate::cpu::{CpuBuffer, CpuExecutor, CpuOptions};
 use crate::exec::ExecError;
 use crate::graph::Graph;
 use crate::interpret::{HostArray, Scalar};
-use crate::launch::LaunchLedger;
+use crate::launch::{LaunchLedger, copy_range_record};
 use crate::plan::{Plan, PlanOptions};
 
 /// The host CPU with the options every runner it builds uses.
@@ -77,8 +77,9 @@ impl Backend for Cpu {
     }
 
     fn max_buffer_bytes(&self) -> u64 {
-        // One allocation; the address space, not a binding limit, bounds it.
-        isize::MAX as u64
+        // One allocation; the address space, not a binding limit, bounds it, unless the
+        // options stand in for a device's limit.
+        self.options.max_buffer_bytes.unwrap_or(isize::MAX as u64)
     }
 
     fn plan_options(&self) -> PlanOptions {
@@ -111,6 +112,27 @@ impl Backend for Cpu {
 
     fn buffer_len(&self, buffer: &CpuBuffer) -> usize {
         buffer.len()
+    }
+
+    fn copy_range(
+        &self,
+        from: &CpuBuffer,
+        start: usize,
+        into: &CpuBuffer,
+        ledger: &LaunchLedger,
+    ) -> Result<(), ExecError> {
+        let len = into.len();
+        super::check_range(from.len(), start, len)?;
+        if from.same(into) {
+            return Err(ExecError::Unsupported(
+                "copying a range of a buffer into itself".into(),
+            ));
+        }
+        ledger.launch(copy_range_record(len), || {
+            let source = from.lock();
+            into.with_words(|words| words.copy_from_slice(&source[start..start + len]));
+        });
+        Ok(())
     }
 
     fn sync(&self) -> Result<(), ReadError> {
@@ -160,6 +182,10 @@ impl PlanRunner<Cpu> for CpuExecutor {
 
     fn output(&self, name: &str) -> Result<&CpuBuffer, ExecError> {
         CpuExecutor::output(self, name)
+    }
+
+    fn swap_output(&mut self, name: &str, buffer: &mut CpuBuffer) -> Result<(), ExecError> {
+        CpuExecutor::swap_output(self, name, buffer)
     }
 
     fn input(&self, name: &str) -> Result<&CpuBuffer, ExecError> {

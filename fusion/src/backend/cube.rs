@@ -8,10 +8,11 @@ use cubecl::server::Handle;
 
 use super::{Backend, PlanRunner};
 use crate::buffers::{ReadError, download, upload};
+use crate::codegen::kernel::copy_range;
 use crate::exec::{ExecError, PlanExecutor};
 use crate::graph::Graph;
 use crate::interpret::{HostArray, Scalar};
-use crate::launch::LaunchLedger;
+use crate::launch::{LaunchLedger, copy_range_record, elementwise_launch_shape};
 use crate::plan::{Plan, PlanOptions};
 
 /// A CubeCL runtime `R` with an open client and the adapter's description.
@@ -90,6 +91,33 @@ impl<R: Runtime> Backend for Cube<R> {
         (buffer.size_in_used() / 4) as usize
     }
 
+    fn copy_range(
+        &self,
+        from: &Handle,
+        start: usize,
+        into: &Handle,
+        ledger: &LaunchLedger,
+    ) -> Result<(), ExecError> {
+        let len = self.buffer_len(into);
+        super::check_range(self.buffer_len(from), start, len)?;
+        let start = u32::try_from(start).map_err(|_| {
+            ExecError::Unsupported(format!("a copy from word {start}: indices are 32-bit"))
+        })?;
+        let (cube_count, cube_dim) = elementwise_launch_shape(&self.client, len);
+        ledger.launch(copy_range_record(len), || unsafe {
+            // SAFETY: `into` holds `len` words and `from` at least `start + len` (checked).
+            copy_range::launch_unchecked::<R>(
+                &self.client,
+                cube_count,
+                cube_dim,
+                ArrayArg::from_raw_parts(from.clone(), self.buffer_len(from)),
+                ArrayArg::from_raw_parts(into.clone(), len),
+                start,
+            )
+        });
+        Ok(())
+    }
+
     fn sync(&self) -> Result<(), ReadError> {
         cubecl::future::block_on(self.client.sync())
             .map_err(|error| ReadError(format!("{error:?}")))
@@ -137,6 +165,10 @@ impl<R: Runtime> PlanRunner<Cube<R>> for PlanExecutor<R> {
 
     fn output(&self, name: &str) -> Result<&Handle, ExecError> {
         self.output_handle(name)
+    }
+
+    fn swap_output(&mut self, name: &str, buffer: &mut Handle) -> Result<(), ExecError> {
+        PlanExecutor::swap_output(self, name, buffer)
     }
 
     fn input(&self, name: &str) -> Result<&Handle, ExecError> {

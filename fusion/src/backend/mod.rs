@@ -16,6 +16,7 @@ use std::sync::Arc;
 use crate::buffers::ReadError;
 use crate::exec::ExecError;
 use crate::graph::Graph;
+use crate::interpret::BindError;
 use crate::interpret::{HostArray, Scalar};
 use crate::launch::LaunchLedger;
 use crate::plan::{Plan, PlanOptions};
@@ -53,6 +54,17 @@ pub trait Backend: Clone + Send + 'static {
     }
     /// Elements (32-bit) in `buffer`.
     fn buffer_len(&self, buffer: &Self::Buffer) -> usize;
+    /// Enqueues a copy of `into`'s length in words of `from`, from word `start` on, into
+    /// `into`: one launch, recorded in `ledger` ([`copy_range_record`]).
+    ///
+    /// [`copy_range_record`]: crate::launch::copy_range_record
+    fn copy_range(
+        &self,
+        from: &Self::Buffer,
+        start: usize,
+        into: &Self::Buffer,
+        ledger: &LaunchLedger,
+    ) -> Result<(), ExecError>;
     /// Waits until every enqueued launch has finished.
     fn sync(&self) -> Result<(), ReadError>;
 
@@ -88,6 +100,9 @@ pub trait PlanRunner<B: Backend>: Send {
     fn set_param(&mut self, name: &str, value: Scalar) -> Result<(), ExecError>;
     /// The buffer of output `name`, valid until the next run.
     fn output(&self, name: &str) -> Result<&B::Buffer, ExecError>;
+    /// Exchanges output `name`'s buffer with `buffer` (of the same length): the next run
+    /// writes into what `buffer` was, and `buffer` keeps what the last run wrote.
+    fn swap_output(&mut self, name: &str, buffer: &mut B::Buffer) -> Result<(), ExecError>;
     /// The buffer input `name` currently holds.
     fn input(&self, name: &str) -> Result<&B::Buffer, ExecError>;
     /// Output `name` copied to the host.
@@ -109,4 +124,17 @@ pub trait PlanRunner<B: Backend>: Send {
     fn has_param(&self, name: &str) -> bool {
         self.graph().params().iter().any(|(_, p)| *p == name)
     }
+}
+
+/// Checks that `from[start..start + len]` exists before a [`Backend::copy_range`].
+pub(crate) fn check_range(from_len: usize, start: usize, len: usize) -> Result<(), ExecError> {
+    if start.checked_add(len).is_none_or(|end| end > from_len) {
+        return Err(BindError::BadInput {
+            name: "copy_range source".into(),
+            expected: format!("at least {} elements", start.saturating_add(len)),
+            found: format!("a buffer of {from_len} elements"),
+        }
+        .into());
+    }
+    Ok(())
 }

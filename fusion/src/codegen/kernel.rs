@@ -370,3 +370,11 @@ pub fn copy_array(input: &Array<u32>, output: &mut Array<u32>) {
         output[ABSOLUTE_POS] = input[ABSOLUTE_POS];
     }
 }
+
+/// Copies `output.len()` words of `input` from word `start` on into `output`.
+#[cube(launch_unchecked)]
+pub fn copy_range(input: &Array<u32>, output: &mut Array<u32>, start: u32) {
+    if ABSOLUTE_POS < output.len() {
+        output[ABSOLUTE_POS] = input[start as usize + ABSOLUTE_POS];
+    }
+}

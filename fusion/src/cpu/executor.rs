@@ -300,6 +300,28 @@ impl CpuExecutor {
         Ok(&self.buffers[self.output_buffer(name)?])
     }
 
+    /// Exchanges output `name`'s buffer with `buffer`, which must hold as many elements and
+    /// be no buffer this executor binds: the next run writes into it, and `buffer` keeps
+    /// what the last run wrote.
+    pub fn swap_output(&mut self, name: &str, buffer: &mut CpuBuffer) -> Result<(), ExecError> {
+        let b = self.output_buffer(name)?;
+        if buffer.len() != self.lens[b] {
+            return Err(BindError::BadInput {
+                name: name.into(),
+                expected: format!("{} x {}", self.lens[b], self.dtypes[b]),
+                found: format!("a buffer of {} elements", buffer.len()),
+            }
+            .into());
+        }
+        if self.buffers.iter().any(|bound| bound.same(buffer)) {
+            return Err(ExecError::Unsupported(format!(
+                "swapping output {name} with a buffer this plan already binds"
+            )));
+        }
+        std::mem::swap(&mut self.buffers[b], buffer);
+        Ok(())
+    }
+
     /// Makes `buffer` input `name` without copying. Its length must be the input's; a
     /// buffer the executor writes (an output or a carried input's next value) cannot be
     /// bound, since a run would then read what it writes.

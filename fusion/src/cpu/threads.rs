@@ -34,6 +34,9 @@ pub struct CpuOptions {
     pub parallel_min_lanes: usize,
     /// Evaluate exclusive select branches only where taken.
     pub lazy_selects: bool,
+    /// The largest buffer the runtime reports, standing in for a device's binding limit
+    /// (tests use it to exercise what happens past that limit); `None`: the address space.
+    pub max_buffer_bytes: Option<u64>,
 }
 
 impl Default for CpuOptions {
@@ -44,6 +47,7 @@ impl Default for CpuOptions {
             chunk: DEFAULT_CHUNK,
             parallel_min_lanes: DEFAULT_PARALLEL_MIN_LANES,
             lazy_selects: true,
+            max_buffer_bytes: None,
         }
     }
 }

@@ -7,9 +7,10 @@ use crate::reproduce::Report;
 use super::table::{bytes, seconds};
 
 /// Factors the study reported for a row of the ladder (quoted, never measured here).
-const STUDY_FACTORS: [(&str, f64); 3] = [
-    ("random numbers fused", 1.87),
-    ("no pack (structure of arrays)", 1.1),
+const STUDY_FACTORS: [(&str, f64); 4] = [
+    ("random precomputed", 1.87),
+    ("concat rule patched", 1.1),
+    ("no concatenate", 3.41),
     ("fused-x10", 3.5),
 ];
 /// The study's total over its baseline.
@@ -84,11 +85,14 @@ pub fn ablation(report: &Report) -> Vec<String> {
             (Some(_), Some(_)) => format!("; the gain is not larger at n = {small} here"),
             _ => String::new(),
         };
+        let study_kernels = ladder()[0].study_launches.map_or(String::new(), |k| {
+            format!(" (the study counted {k} kernels)")
+        });
         out.push(format!(
             "**Launch tax.** A launch costs {} on {device} ({source}). At n = {small}, \
-             {baseline} makes {:.1} launches per step and a step takes {}; the launches alone \
-             would take {} (*model*: launches x launch cost). {baseline} -> fused is {} at \
-             n = {small} and {} at n = {large}{trend}.",
+             {baseline} makes {:.1} launches per step{study_kernels} and a step takes {}; the \
+             launches alone would take {} (*model*: launches x launch cost). {baseline} -> \
+             fused is {} at n = {small} and {} at n = {large}{trend}.",
             seconds(launch),
             p.launches_per_step,
             seconds(p.step_s_median),
@@ -135,11 +139,12 @@ pub fn ablation(report: &Report) -> Vec<String> {
             );
         }
         if let Some((a, b)) = shape {
-            if row == "no pack (structure of arrays)" && b.launches_per_step > a.launches_per_step {
-                sentence += " Without the pack each state component is an output of its own, \
-                    so there are more kernels to launch; XLA's multi-output (sibling) fusion \
-                    merges such outputs, which cartfuse's `vertical` rules leave out and the \
-                    `fused` row adds.";
+            if row == "random precomputed" && b.launches_per_step < a.launches_per_step {
+                sentence += &format!(
+                    " Drawing ahead removes the custom call from the step: {:.1} fewer \
+                     launches per step, the draw-ahead launches included.",
+                    a.launches_per_step - b.launches_per_step
+                );
             }
             if row == "horizontal"
                 && device.to_lowercase().contains("llvmpipe")

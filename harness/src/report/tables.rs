@@ -156,6 +156,7 @@ fn ablation(report: &Report) -> Table {
             Column::new("n", "").shown(Shown::GroupBy),
             Column::new("row", ""),
             Column::new("launches/step", ""),
+            Column::new("study's kernels/step", ""),
             Column::new(format!("bytes/env-step {MODEL_BYTES}"), "bytes"),
             Column::new("time/step", "s"),
             Column::new("fastest repeat", "s").shown(Shown::CsvOnly),
@@ -169,11 +170,12 @@ fn ablation(report: &Report) -> Table {
             Column::new("skipped", "").shown(Shown::WhenPresent),
         ],
     );
-    let study = |label: &str| {
-        ladder()
-            .into_iter()
-            .find(|row| row.label == label)
-            .map_or("", |row| row.study)
+    let row_of = |label: &str| ladder().into_iter().find(|row| row.label == label);
+    let study = |label: &str| row_of(label).map_or("", |row| row.study);
+    let study_launches = |label: &str| {
+        row_of(label)
+            .and_then(|row| row.study_launches)
+            .map(f64::from)
     };
     let mut cells: Vec<&AblationCell> = report.ablation.iter().collect();
     let order = |n: usize| report.eager.iter().position(|c| c.num_envs == n);
@@ -185,6 +187,7 @@ fn ablation(report: &Report) -> Table {
             n_cell(cell.num_envs),
             Cell::text(&cell.row),
             num(p.map(|p| p.launches_per_step), Format::Fixed(1)),
+            num(study_launches(&cell.row), Format::Fixed(0)),
             num(p.map(|p| p.bytes_per_env_step), Format::FixedUnit(1, "B")),
             num(p.map(|p| p.step_s_median), Format::Seconds),
             num(p.map(|p| p.step_s_min), Format::Seconds),
