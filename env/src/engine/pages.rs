@@ -56,7 +56,9 @@ impl<B: Backend> StepPages<B> {
             .map(|o| o.name.clone())
             .collect();
         let zeros = |len: usize| backend.upload_u32(&vec![0; len]);
-        let actions_len = backend.buffer_len(runner.input("action")?);
+        // One action per env and step of a launch (not read from the runner: a device
+        // runner has no action buffer until one is bound).
+        let actions_len = runner.plan().steps_per_launch as usize * runner.lanes();
         let mut outputs = Vec::with_capacity(pages);
         for _ in 0..pages {
             let page = names
