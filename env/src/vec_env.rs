@@ -9,6 +9,7 @@
 use std::sync::Arc;
 
 use cartfuse_fusion::backend::Backend;
+use cartfuse_fusion::buffers::ReadError;
 use cartfuse_fusion::launch::LaunchLedger;
 
 use crate::engine::{StepBuffer, StepEngine, StepPlan};
@@ -424,22 +425,24 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
     }
 
     fn read_f32(&self, which: StepBuffer) -> Result<Vec<f32>, EnvError> {
-        match self.engine.pages(which)[..] {
-            [one] => Ok(self.backend.read_f32(one)?),
-            ref pages => Ok(pages
-                .iter()
-                .map(|page| self.backend.read_f32(page))
-                .collect::<Result<Vec<_>, _>>()?
-                .concat()),
-        }
+        self.read_pages(which, |buffer| self.backend.read_f32(buffer))
     }
 
     fn read_flags(&self, which: StepBuffer) -> Result<Vec<bool>, EnvError> {
+        self.read_pages(which, |buffer| self.backend.read_flags(buffer))
+    }
+
+    /// Output `which` on the host, its pages (if a call ran over several launches) joined.
+    fn read_pages<T: Clone>(
+        &self,
+        which: StepBuffer,
+        read: impl Fn(&B::Buffer) -> Result<Vec<T>, ReadError>,
+    ) -> Result<Vec<T>, EnvError> {
         match self.engine.pages(which)[..] {
-            [one] => Ok(self.backend.read_flags(one)?),
+            [one] => Ok(read(one)?),
             ref pages => Ok(pages
                 .iter()
-                .map(|page| self.backend.read_flags(page))
+                .map(|page| read(page))
                 .collect::<Result<Vec<_>, _>>()?
                 .concat()),
         }

@@ -249,16 +249,7 @@ impl<R: Runtime> PlanExecutor<R> {
     /// (per-step inputs of a `K`-step plan hold `K * n` lanes): a launch never reads past it.
     pub fn bind_input(&mut self, name: &str, handle: Handle) -> Result<(), ExecError> {
         let id = self.input_node(name)?;
-        let expected = self.slot_len(Slot::Input(id));
-        let found = (handle.size_in_used() / 4) as usize;
-        if found != expected {
-            return Err(BindError::BadInput {
-                name: name.into(),
-                expected: format!("{expected} x {}", self.graph.node(id).dtype),
-                found: format!("a buffer of {found} elements"),
-            }
-            .into());
-        }
+        self.check_len(name, Slot::Input(id), &handle)?;
         self.buffers.insert(Slot::Input(id), handle);
         Ok(())
     }
@@ -316,21 +307,27 @@ impl<R: Runtime> PlanExecutor<R> {
     /// the next run writes into it, and `handle` keeps what the last run wrote.
     pub fn swap_output(&mut self, name: &str, handle: &mut Handle) -> Result<(), ExecError> {
         let node = self.output_node(name)?;
-        let expected = self.slot_len(Slot::Value(node));
-        let found = (handle.size_in_used() / 4) as usize;
-        if found != expected {
-            return Err(BindError::BadInput {
-                name: name.into(),
-                expected: format!("{expected} x {}", self.graph.node(node).dtype),
-                found: format!("a buffer of {found} elements"),
-            }
-            .into());
-        }
+        self.check_len(name, Slot::Value(node), handle)?;
         let slot = self
             .buffers
             .get_mut(&Slot::Value(node))
             .expect("outputs are allocated");
         std::mem::swap(slot, handle);
+        Ok(())
+    }
+
+    /// Checks that `handle` holds as many elements as `slot`, named `name`.
+    fn check_len(&self, name: &str, slot: Slot, handle: &Handle) -> Result<(), ExecError> {
+        let expected = self.slot_len(slot);
+        let found = (handle.size_in_used() / 4) as usize;
+        if found != expected {
+            return Err(BindError::BadInput {
+                name: name.into(),
+                expected: format!("{expected} x {}", self.graph.node(slot.node()).dtype),
+                found: format!("a buffer of {found} elements"),
+            }
+            .into());
+        }
         Ok(())
     }
 

@@ -305,14 +305,7 @@ impl CpuExecutor {
     /// what the last run wrote.
     pub fn swap_output(&mut self, name: &str, buffer: &mut CpuBuffer) -> Result<(), ExecError> {
         let b = self.output_buffer(name)?;
-        if buffer.len() != self.lens[b] {
-            return Err(BindError::BadInput {
-                name: name.into(),
-                expected: format!("{} x {}", self.lens[b], self.dtypes[b]),
-                found: format!("a buffer of {} elements", buffer.len()),
-            }
-            .into());
-        }
+        self.check_len(name, b, buffer)?;
         if self.buffers.iter().any(|bound| bound.same(buffer)) {
             return Err(ExecError::Unsupported(format!(
                 "swapping output {name} with a buffer this plan already binds"
@@ -322,11 +315,8 @@ impl CpuExecutor {
         Ok(())
     }
 
-    /// Makes `buffer` input `name` without copying. Its length must be the input's; a
-    /// buffer the executor writes (an output or a carried input's next value) cannot be
-    /// bound, since a run would then read what it writes.
-    pub fn bind_input(&mut self, name: &str, buffer: &CpuBuffer) -> Result<(), ExecError> {
-        let b = self.input_buffer(name)?;
+    /// Checks that `buffer` holds as many elements as buffer `b`, named `name`.
+    fn check_len(&self, name: &str, b: usize, buffer: &CpuBuffer) -> Result<(), ExecError> {
         if buffer.len() != self.lens[b] {
             return Err(BindError::BadInput {
                 name: name.into(),
@@ -335,6 +325,15 @@ impl CpuExecutor {
             }
             .into());
         }
+        Ok(())
+    }
+
+    /// Makes `buffer` input `name` without copying. Its length must be the input's; a
+    /// buffer the executor writes (an output or a carried input's next value) cannot be
+    /// bound, since a run would then read what it writes.
+    pub fn bind_input(&mut self, name: &str, buffer: &CpuBuffer) -> Result<(), ExecError> {
+        let b = self.input_buffer(name)?;
+        self.check_len(name, b, buffer)?;
         let written = self.written.iter().any(|w| self.buffers[*w].same(buffer));
         if written {
             return Err(ExecError::Unsupported(format!(

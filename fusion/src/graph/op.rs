@@ -391,6 +391,45 @@ pub enum Op {
 }
 
 impl Op {
+    /// The op with its operands renamed by `map`.
+    pub fn map_operands(&self, map: impl Fn(&NodeId) -> NodeId) -> Op {
+        match self {
+            Op::Input { .. } | Op::Param { .. } | Op::Constant(_) | Op::LaneIndex => self.clone(),
+            Op::Unary(u, a) => Op::Unary(*u, map(a)),
+            Op::Binary(b, x, y) => Op::Binary(*b, map(x), map(y)),
+            Op::FloatBinary(b, x, y) => Op::FloatBinary(*b, map(x), map(y)),
+            Op::LogicUnary(u, a) => Op::LogicUnary(*u, map(a)),
+            Op::LogicBinary(b, x, y) => Op::LogicBinary(*b, map(x), map(y)),
+            Op::Compare(c, x, y) => Op::Compare(*c, map(x), map(y)),
+            Op::Select {
+                cond,
+                on_true,
+                on_false,
+            } => Op::Select {
+                cond: map(cond),
+                on_true: map(on_true),
+                on_false: map(on_false),
+            },
+            Op::Cast(a, to) => Op::Cast(map(a), *to),
+            Op::RandomUniform {
+                key0,
+                key1,
+                counter0,
+                counter1,
+                word,
+            } => Op::RandomUniform {
+                key0: map(key0),
+                key1: map(key1),
+                counter0: map(counter0),
+                counter1: map(counter1),
+                word: *word,
+            },
+            Op::Pack(items) => Op::Pack(items.iter().map(&map).collect()),
+            Op::Unpack(a, index) => Op::Unpack(map(a), *index),
+            Op::RowReduce(r, a, cols) => Op::RowReduce(*r, map(a), *cols),
+        }
+    }
+
     /// The nodes this op reads, in order.
     pub fn operands(&self) -> Vec<NodeId> {
         match self {

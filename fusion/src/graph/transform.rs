@@ -56,7 +56,7 @@ fn without_dead_nodes(
     }
     let map = |id: &NodeId| renumbered[id];
     for node in &mut kept {
-        node.op = remap(&node.op, map);
+        node.op = node.op.map_operands(map);
     }
     let outputs = outputs
         .iter()
@@ -73,45 +73,6 @@ fn without_dead_nodes(
         })
         .collect();
     Graph::new(kept, outputs, carries)
-}
-
-/// `op` with its operands renamed by `map`.
-fn remap(op: &Op, map: impl Fn(&NodeId) -> NodeId) -> Op {
-    match op {
-        Op::Input { .. } | Op::Param { .. } | Op::Constant(_) | Op::LaneIndex => op.clone(),
-        Op::Unary(u, a) => Op::Unary(*u, map(a)),
-        Op::Binary(b, x, y) => Op::Binary(*b, map(x), map(y)),
-        Op::FloatBinary(b, x, y) => Op::FloatBinary(*b, map(x), map(y)),
-        Op::LogicUnary(u, a) => Op::LogicUnary(*u, map(a)),
-        Op::LogicBinary(b, x, y) => Op::LogicBinary(*b, map(x), map(y)),
-        Op::Compare(c, x, y) => Op::Compare(*c, map(x), map(y)),
-        Op::Select {
-            cond,
-            on_true,
-            on_false,
-        } => Op::Select {
-            cond: map(cond),
-            on_true: map(on_true),
-            on_false: map(on_false),
-        },
-        Op::Cast(a, to) => Op::Cast(map(a), *to),
-        Op::RandomUniform {
-            key0,
-            key1,
-            counter0,
-            counter1,
-            word,
-        } => Op::RandomUniform {
-            key0: map(key0),
-            key1: map(key1),
-            counter0: map(counter0),
-            counter1: map(counter1),
-            word: *word,
-        },
-        Op::Pack(items) => Op::Pack(items.iter().map(&map).collect()),
-        Op::Unpack(a, index) => Op::Unpack(map(a), *index),
-        Op::RowReduce(r, a, cols) => Op::RowReduce(*r, map(a), *cols),
-    }
 }
 
 #[cfg(test)]
