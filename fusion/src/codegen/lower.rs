@@ -111,7 +111,7 @@ fn lower_launch(
         && programs.iter().all(super::vector::vectorizable);
     LoweredLaunch {
         vectorizable,
-        program: LaunchProgram { parts: programs },
+        program: LaunchProgram::new(programs),
         name: if names.len() == 1 {
             names[0].to_string()
         } else {

@@ -158,7 +158,7 @@ pub fn compile(
         vals: Vec::new(),
         def: Vec::new(),
     };
-    for part in &launch.program.parts {
+    for part in launch.program.parts.iter() {
         t.part(part, launch, steps, buffer, pin);
     }
     let (ops, vals) = (t.ops, t.vals);
