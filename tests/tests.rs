@@ -41,6 +41,9 @@ macro_rules! runtime_suites {
         /// Every environment against trajectories recorded from gymnasium itself.
         #[path = "../gymnasium.rs"]
         mod gymnasium;
+        /// `fused-xK` calls paged over several launches past the largest buffer.
+        #[path = "../paging.rs"]
+        mod paging;
         /// One-step parity with the f64 reference.
         #[path = "../parity.rs"]
         mod parity;

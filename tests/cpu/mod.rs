@@ -9,6 +9,3 @@ pub fn backend() -> TestBackend {
 }
 
 runtime_suites!();
-
-/// `fused-xK` calls paged over several launches past the largest buffer.
-mod paging;

@@ -82,6 +82,11 @@ impl Backend for Cpu {
         self.options.max_buffer_bytes.unwrap_or(isize::MAX as u64)
     }
 
+    fn with_max_buffer_bytes(mut self, bytes: u64) -> Self {
+        self.options.max_buffer_bytes = Some(bytes);
+        self
+    }
+
     fn plan_options(&self) -> PlanOptions {
         PlanOptions::default()
     }

@@ -19,6 +19,8 @@ use crate::plan::{Plan, PlanOptions};
 pub struct Cube<R: Runtime> {
     client: ComputeClient<R>,
     description: Arc<str>,
+    /// A lower largest buffer than the device's ([`Backend::with_max_buffer_bytes`]).
+    max_buffer_bytes: Option<u64>,
 }
 
 impl<R: Runtime> Clone for Cube<R> {
@@ -26,6 +28,7 @@ impl<R: Runtime> Clone for Cube<R> {
         Self {
             client: self.client.clone(),
             description: self.description.clone(),
+            max_buffer_bytes: self.max_buffer_bytes,
         }
     }
 }
@@ -36,6 +39,7 @@ impl<R: Runtime> Cube<R> {
         Self {
             client,
             description: description.into(),
+            max_buffer_bytes: None,
         }
     }
 
@@ -64,7 +68,14 @@ impl<R: Runtime> Backend for Cube<R> {
     }
 
     fn max_buffer_bytes(&self) -> u64 {
-        self.client.properties().memory.max_page_size
+        let device = self.client.properties().memory.max_page_size;
+        self.max_buffer_bytes
+            .map_or(device, |limit| limit.min(device))
+    }
+
+    fn with_max_buffer_bytes(mut self, bytes: u64) -> Self {
+        self.max_buffer_bytes = Some(bytes);
+        self
     }
 
     fn plan_options(&self) -> PlanOptions {

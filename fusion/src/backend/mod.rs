@@ -37,6 +37,11 @@ pub trait Backend: Clone + Send + 'static {
     fn description(&self) -> String;
     /// The largest single buffer the backend can bind, in bytes.
     fn max_buffer_bytes(&self) -> u64;
+    /// This backend reporting `bytes` as its largest buffer (never more than the device
+    /// allows), as a smaller device would: vector envs then refuse or split what does not
+    /// fit (a `fused-xK` call's steps over several launches). Tests use it to reach those
+    /// paths on any runtime at small sizes.
+    fn with_max_buffer_bytes(self, bytes: u64) -> Self;
     /// Planner limits of this backend (bindings per kernel).
     fn plan_options(&self) -> PlanOptions;
 

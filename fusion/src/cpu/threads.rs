@@ -35,7 +35,9 @@ pub struct CpuOptions {
     /// Evaluate exclusive select branches only where taken.
     pub lazy_selects: bool,
     /// The largest buffer the runtime reports, standing in for a device's binding limit
-    /// (tests use it to exercise what happens past that limit); `None`: the address space.
+    /// ([`Backend::with_max_buffer_bytes`]); `None`: the address space.
+    ///
+    /// [`Backend::with_max_buffer_bytes`]: crate::backend::Backend::with_max_buffer_bytes
     pub max_buffer_bytes: Option<u64>,
 }
 

@@ -1,27 +1,27 @@
-//! `fused-xK` past the largest buffer: with the CPU runtime standing in for a device whose
-//! largest buffer holds fewer than K steps of observations, a call runs over several
-//! launches and gives the same bits as one launch.
+//! `fused-xK` past the largest buffer: on the runtime under test, told that its largest
+//! buffer holds fewer than K steps of observations, a call runs over several launches and
+//! gives the same bits as one launch.
 
 use cartfuse::env::{CartPole, VecEnv};
-use cartfuse::fusion::backend::Cpu;
-use cartfuse::fusion::cpu::CpuOptions;
+use cartfuse::fusion::backend::Backend;
 use cartfuse::fusion::launch::COPY_RANGE_KERNEL;
 use cartfuse::fusion::plan::Strategy;
 use cartfuse::{AutoresetMode, CartPoleConfig, EnvError, StepPlan};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
+use super::{TestBackend, util};
+
 fn env(
     max_buffer_bytes: Option<u64>,
     n: usize,
     k: u32,
     autoreset: AutoresetMode,
-) -> VecEnv<CartPole, Cpu> {
-    let backend = Cpu::new(CpuOptions {
-        max_buffer_bytes,
-        ..CpuOptions::default()
-    })
-    .unwrap();
+) -> VecEnv<CartPole, TestBackend> {
+    let backend = match max_buffer_bytes {
+        Some(bytes) => util::backend().with_max_buffer_bytes(bytes),
+        None => util::backend(),
+    };
     let config = CartPoleConfig {
         autoreset,
         max_episode_steps: 13,
@@ -108,11 +108,7 @@ fn a_paged_output_is_no_single_device_buffer() {
 
 #[test]
 fn envs_whose_actions_of_one_call_exceed_the_largest_buffer_are_refused() {
-    let backend = Cpu::new(CpuOptions {
-        max_buffer_bytes: Some(4_000),
-        ..CpuOptions::default()
-    })
-    .unwrap();
+    let backend = util::backend().with_max_buffer_bytes(4_000);
     let config = CartPoleConfig::default();
     let plan = StepPlan::Graph(Strategy::FusedSteps(10));
     let error = VecEnv::build(backend, config.params, 101, config.episode(), plan)
