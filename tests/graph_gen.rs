@@ -5,9 +5,21 @@
 use cartfuse::fusion::graph::{
     BinaryOp, CompareOp, DType, FloatUnary, Graph, GraphBuilder, ReduceOp, Var,
 };
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
+
+/// A proptest runner of `cases` cases from a fixed seed (the same graphs every run) that
+/// writes no failure files.
+pub fn deterministic_runner(cases: u32) -> TestRunner {
+    let config = Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha))
+}
 
 /// Columns of the row reductions.
 pub const COLS: u32 = 8;

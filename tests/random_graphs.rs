@@ -12,11 +12,10 @@ use cartfuse::fusion::graph::Graph;
 use cartfuse::fusion::interpret::{HostArray, Scalar, interpret};
 use cartfuse::fusion::plan::{Plan, Strategy};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
 use super::plans::assert_close;
 use super::util;
-use crate::graph_gen::random_graph;
+use crate::graph_gen::{deterministic_runner, random_graph};
 
 const N: usize = 64;
 
@@ -130,14 +129,7 @@ fn check(graph: &Graph, strategy: Strategy) {
 
 #[test]
 fn every_strategy_matches_the_interpreter_on_random_graphs() {
-    let config = Config {
-        cases: 24,
-        failure_persistence: None,
-        ..Config::default()
-    };
-    let mut runner =
-        TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha));
-    runner
+    deterministic_runner(24)
         .run(&(any::<u64>(), 4usize..24), |(seed, ops)| {
             let graph = random_graph(seed, ops);
             for strategy in [

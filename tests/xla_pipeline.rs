@@ -11,9 +11,8 @@ use cartfuse::fusion::graph::{BinaryOp, DType, FloatUnary, Graph, NodeId, Op};
 use cartfuse::fusion::plan::xla::MAX_OPERANDS_AND_OUTPUTS;
 use cartfuse::fusion::plan::{Plan, PlanOptions, PlannedLaunch, Strategy};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
-use crate::graph_gen::random_graph;
+use crate::graph_gen::{deterministic_runner, random_graph};
 
 fn options(opaque_random: bool, concat_rule: bool) -> PlanOptions {
     PlanOptions {
@@ -98,14 +97,7 @@ fn check_rules(graph: &Graph, plan: &Plan, options: &PlanOptions) {
 
 #[test]
 fn xla_rules_hold_on_random_graphs() {
-    let config = Config {
-        cases: 48,
-        failure_persistence: None,
-        ..Config::default()
-    };
-    let mut runner =
-        TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha));
-    runner
+    deterministic_runner(48)
         .run(&(any::<u64>(), 4usize..60), |(seed, ops)| {
             let graph = random_graph(seed, ops);
             for (opaque, concat) in [(true, true), (false, true), (false, false)] {
