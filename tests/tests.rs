@@ -56,6 +56,9 @@ macro_rules! runtime_suites {
         /// Reset bounds, seeding and host/device RNG identity.
         #[path = "../resets.rs"]
         mod resets;
+        /// A policy fused into the rollout against burn's, and across plans.
+        #[path = "../rollout.rs"]
+        mod rollout;
         /// `fused-xK` against single fused steps.
         #[path = "../steps.rs"]
         mod steps;

@@ -88,6 +88,9 @@ pub enum EnvError {
         /// Steps one call writes.
         steps: usize,
     },
+    /// A policy rollout's policy, weights or length do not fit.
+    #[error("invalid policy rollout: {0}")]
+    InvalidRollout(String),
     /// The chosen engine cannot do what was asked.
     #[error("not supported: {0}")]
     Unsupported(String),

@@ -27,6 +27,7 @@ use cartfuse_fusion::rng;
 
 use crate::environment::{ActionElement, EpisodeOptions, GraphEnv, Transition};
 use crate::params::AutoresetMode;
+use crate::rollout::PolicySpec;
 
 /// The packed state input of [`StateLayout::Packed`].
 pub const PACKED_STATE: &str = "state";
@@ -92,11 +93,29 @@ impl<'g> StateInputs<'g> {
 
 /// The step graph of `env` for `autoreset` with its state in `layout`.
 pub fn step_graph<E: GraphEnv>(env: &E, autoreset: AutoresetMode, layout: StateLayout) -> Graph {
+    build_step(env, autoreset, layout, None)
+}
+
+/// The step graph with its action read from the `action` input (`policy` is `None`) or
+/// chosen in the graph by `policy` on the observation of the current state.
+pub(crate) fn build_step<E: GraphEnv>(
+    env: &E,
+    autoreset: AutoresetMode,
+    layout: StateLayout,
+    policy: Option<&PolicySpec>,
+) -> Graph {
     let g = GraphBuilder::new();
-    let action = g.input("action", E::Action::DTYPE);
+    let action_input = policy
+        .is_none()
+        .then(|| g.input("action", E::Action::DTYPE));
     let state = StateInputs::declare::<E>(&g, layout);
     let elapsed = g.input("elapsed", DType::U32);
     let max_steps = g.param("max_steps", DType::U32);
+    let action = match (action_input, policy) {
+        (Some(action), _) => action,
+        (None, Some(policy)) => policy.act(&g, &env.observe(&g, &state.components)),
+        (None, None) => unreachable!("an action input or a policy"),
+    };
 
     let mut stepped = env.dynamics(&g, &state.components, action);
     if state.packed.is_some() {

@@ -22,6 +22,7 @@ pub mod exec;
 pub mod graph;
 pub mod interpret;
 pub mod launch;
+pub mod nn;
 pub mod plan;
 pub mod rng;
 

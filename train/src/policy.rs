@@ -6,9 +6,12 @@ use burn::nn::Linear;
 use burn::tensor::activation::tanh;
 use burn::tensor::backend::Backend;
 use burn::tensor::{Tensor, TensorData};
-use cartfuse_fusion::rng;
+use cartfuse_env::rollout::{PolicySpec, PolicyWeights};
+use cartfuse_fusion::nn::MlpShape;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+
+use crate::error::TrainError;
 
 /// Separate policy and value MLPs over the observation.
 #[derive(Module, Debug)]
@@ -74,11 +77,54 @@ impl<B: Backend> ActorCritic<B> {
         Self::mlp(&self.actor, obs)
     }
 
+    /// The weights as a policy rollout reads them ([`PolicyWeights`]: per layer, the
+    /// weights `[out][in]` row by row, then the biases), and the rollout's [`PolicySpec`].
+    pub fn rollout_weights(&self) -> Result<(PolicySpec, PolicyWeights), TrainError> {
+        let flat = |layers: &[Linear<B>; 3]| -> Result<(Vec<u32>, Vec<f32>), TrainError> {
+            let mut widths = Vec::new();
+            let mut flat = Vec::new();
+            for layer in layers {
+                let [fan_in, fan_out] = layer.weight.dims();
+                if widths.is_empty() {
+                    widths.push(fan_in as u32);
+                }
+                widths.push(fan_out as u32);
+                // burn keeps `[in, out]`; the rollout reads `[out][in]`.
+                let w = host(layer.weight.val())?;
+                flat.extend(
+                    (0..fan_out)
+                        .flat_map(|o| (0..fan_in).map(move |i| (o, i)))
+                        .map(|(o, i)| w[i * fan_out + o]),
+                );
+                match &layer.bias {
+                    Some(bias) => flat.extend(host(bias.val())?),
+                    None => flat.extend(std::iter::repeat_n(0.0, fan_out)),
+                }
+            }
+            Ok((widths, flat))
+        };
+        let (actor_widths, actor) = flat(&self.actor)?;
+        let (critic_widths, critic) = flat(&self.critic)?;
+        let shape = |widths| MlpShape::new(widths).map_err(|e| TrainError::Tensor(e.to_string()));
+        let spec = PolicySpec {
+            actor: shape(actor_widths)?,
+            critic: shape(critic_widths)?,
+        };
+        Ok((spec, PolicyWeights { actor, critic }))
+    }
+
     /// State values, `[batch]`.
     pub fn value(&self, obs: Tensor<B, 2>) -> Tensor<B, 1> {
         let batch = obs.dims()[0];
         Self::mlp(&self.critic, obs).reshape([batch])
     }
+}
+
+fn host<B: Backend, const D: usize>(tensor: Tensor<B, D>) -> Result<Vec<f32>, TrainError> {
+    tensor
+        .into_data()
+        .to_vec::<f32>()
+        .map_err(|e| TrainError::Tensor(format!("{e:?}")))
 }
 
 /// `log softmax(logits)` of one row, in `f32` (max subtracted first).
@@ -106,13 +152,13 @@ pub fn categorical(log_probs: &[f32], u: f32) -> usize {
 /// one Threefry-2x32 word, the counter-based generator the kernels share, so a policy
 /// evaluated on a device can make the same draw.
 pub fn action_uniform(key: [u32; 2], env: u32, step: u32) -> f32 {
-    let bits = rng::threefry2x32(key, [env, step])[0];
-    (bits >> 8) as f32 * (1.0 / (1u32 << 24) as f32)
+    cartfuse_fusion::nn::unit_uniform_host(key, [env, step])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cartfuse_fusion::rng;
 
     #[test]
     fn log_softmax_row_normalises_and_categorical_follows_it() {

@@ -81,20 +81,23 @@ impl<B: Backend> StepPages<B> {
         self.actions.len()
     }
 
-    /// Runs every page of one call with `actions` (all pages' steps, step-major).
+    /// Runs every page of one call with `actions` (all pages' steps, step-major; `None`
+    /// for a step that chooses its own actions).
     pub fn run(
         &mut self,
         backend: &B,
         runner: &mut B::Runner,
-        actions: &B::Buffer,
+        actions: Option<&B::Buffer>,
         ledger: &Arc<LaunchLedger>,
     ) -> Result<(), EnvError> {
         for (page, (outputs, page_actions)) in
             self.outputs.iter_mut().zip(&self.actions).enumerate()
         {
-            let len = backend.buffer_len(page_actions);
-            backend.copy_range(actions, page * len, page_actions, ledger)?;
-            runner.bind_input("action", page_actions)?;
+            if let Some(actions) = actions {
+                let len = backend.buffer_len(page_actions);
+                backend.copy_range(actions, page * len, page_actions, ledger)?;
+                runner.bind_input("action", page_actions)?;
+            }
             for (name, buffer) in outputs.iter_mut() {
                 runner.swap_output(name, buffer)?;
             }

@@ -56,7 +56,29 @@ impl<B: Backend> PlannedEngine<B> {
         n: usize,
         ledger: Arc<LaunchLedger>,
     ) -> Result<Self, EnvError> {
-        let mut graph = step_graph(env, episode.autoreset, layout);
+        let graph = step_graph(env, episode.autoreset, layout);
+        Self::with_graph(
+            backend,
+            env,
+            episode,
+            graph,
+            (strategy, layout, options, draw_ahead),
+            n,
+            ledger,
+        )
+    }
+
+    /// As [`Self::new`], for `graph`: the env's step graph, or a policy rollout's step
+    /// ([`crate::rollout::rollout_graph`]), which chooses its own actions.
+    pub fn with_graph<E: GraphEnv>(
+        backend: &B,
+        env: &E,
+        episode: &EpisodeOptions,
+        mut graph: cartfuse_fusion::graph::Graph,
+        (strategy, layout, options, draw_ahead): (Strategy, StateLayout, &PlanOptions, bool),
+        n: usize,
+        ledger: Arc<LaunchLedger>,
+    ) -> Result<Self, EnvError> {
         let draw_ahead = match draw_ahead {
             true => {
                 graph = step_reading_draws(&graph);
@@ -151,8 +173,44 @@ impl<B: Backend> PlannedEngine<B> {
         }
     }
 
-    fn output_buffer(&self, name: &str) -> Option<&B::Buffer> {
-        self.step.output(name).ok()
+    /// The buffers of step output `name` after the last call, in step order: one, or one
+    /// per launch when a `fused-xK` call ran over several ([`StepPages`]).
+    pub fn output_pages(&self, name: &str) -> Vec<&B::Buffer> {
+        match &self.pages {
+            Some(pages) => pages.output(name),
+            None => self.step.output(name).ok().into_iter().collect(),
+        }
+    }
+
+    /// Sets runtime param `name` of the step (a policy's weights, its draw key).
+    pub fn set_step_param(&mut self, name: &str, value: Scalar) -> Result<(), EnvError> {
+        Ok(self.step.set_param(name, value)?)
+    }
+
+    /// Overwrites step input `name` (a policy's draw counter).
+    pub fn set_step_input(&mut self, name: &str, values: &HostArray) -> Result<(), EnvError> {
+        Ok(self.step.set_input(name, values)?)
+    }
+
+    /// Enqueues one call of a step that chooses its own actions (a policy rollout's).
+    pub fn act(&mut self) -> Result<(), EnvError> {
+        self.run_call(None)
+    }
+
+    fn run_call(&mut self, actions: Option<&B::Buffer>) -> Result<(), EnvError> {
+        // Whatever happens below, the last step's outputs are no longer what they were.
+        self.showing_reset = false;
+        if let Some(pages) = &mut self.pages {
+            return pages.run(&self.backend, &mut self.step, actions, &self.ledger);
+        }
+        if let Some(actions) = actions {
+            self.step.bind_input("action", actions)?;
+        }
+        if let Some(draw_ahead) = &mut self.draw_ahead {
+            draw_ahead.bind_next(&mut self.step)?;
+        }
+        self.step.run()?;
+        Ok(())
     }
 }
 
@@ -203,17 +261,7 @@ impl<B: Backend> StepEngine<B> for PlannedEngine<B> {
     }
 
     fn step(&mut self, _seed: u64, actions: &B::Buffer) -> Result<(), EnvError> {
-        // Whatever happens below, the last step's outputs are no longer what they were.
-        self.showing_reset = false;
-        if let Some(pages) = &mut self.pages {
-            return pages.run(&self.backend, &mut self.step, actions, &self.ledger);
-        }
-        self.step.bind_input("action", actions)?;
-        if let Some(draw_ahead) = &mut self.draw_ahead {
-            draw_ahead.bind_next(&mut self.step)?;
-        }
-        self.step.run()?;
-        Ok(())
+        self.run_call(Some(actions))
     }
 
     fn buffer(&self, which: StepBuffer) -> Option<&B::Buffer> {
@@ -234,10 +282,7 @@ impl<B: Backend> StepEngine<B> for PlannedEngine<B> {
             StepBuffer::Truncated => "truncated",
             StepBuffer::FinalObs => "final_obs",
         };
-        match &self.pages {
-            Some(pages) => pages.output(name),
-            None => self.output_buffer(name).into_iter().collect(),
-        }
+        self.output_pages(name)
     }
 
     fn set_state(&mut self, columns: &[Vec<f32>]) -> Result<(), EnvError> {

@@ -15,6 +15,7 @@
 //! Type errors do not panic: the first one is kept and returned by [`GraphBuilder::build`].
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::ops::{Add, Div, Mul, Neg, Not, Sub};
 
 use super::op::{
@@ -30,6 +31,9 @@ struct State {
     outputs: Vec<Output>,
     carries: Vec<Carry>,
     first_error: Option<GraphError>,
+    /// Params declared so far, by name and dtype (a policy's thousands of weights are
+    /// params, so a lookup must not scan the nodes).
+    params: HashMap<(String, DType), NodeId>,
 }
 
 /// Builds a [`Graph`] node by node; values are [`Var`]s with arithmetic operators.
@@ -268,16 +272,21 @@ impl GraphBuilder {
     /// A runtime scalar. Asking again for a name already declared with the same dtype
     /// returns that node, so helpers can read params without threading them through.
     pub fn param(&self, name: &str, dtype: DType) -> Var<'_> {
-        let existing = self.state.borrow().nodes.iter().position(|node| {
-            node.dtype == dtype && matches!(&node.op, Op::Param { name: known } if known == name)
-        });
-        if let Some(index) = existing {
-            return Var {
-                builder: self,
-                id: NodeId(index as u32),
-            };
+        let existing = self
+            .state
+            .borrow()
+            .params
+            .get(&(name.to_owned(), dtype))
+            .copied();
+        if let Some(id) = existing {
+            return Var { builder: self, id };
         }
-        self.push_typed(Op::Param { name: name.into() }, (dtype, Shape::Lanes))
+        let var = self.push_typed(Op::Param { name: name.into() }, (dtype, Shape::Lanes));
+        self.state
+            .borrow_mut()
+            .params
+            .insert((name.to_owned(), dtype), var.id);
+        var
     }
 
     /// An `f32` constant.

@@ -1,0 +1,332 @@
+//! A policy inside the rollout: the step graph of an environment with an actor-critic MLP in
+//! front of its dynamics, so T steps of policy + env for `n` envs run in T / K launches
+//! under any fusion plan on any backend (the on-device "Anakin" design; the study's
+//! "fusing simulation with inference").
+//!
+//! The rollout step reads no action: it observes the current state, evaluates the actor
+//! and the critic ([`cartfuse_fusion::nn::mlp`], weights as runtime params), draws the
+//! action from the actor's log-softmax with the counter-based generator, and steps the
+//! environment with it. Beside the env's outputs it writes `action`, `log_prob` and
+//! `value`. The draw of env `i` at policy step `t` reads word 0 of Threefry block `(i, t)`
+//! under the policy's key ([`cartfuse_fusion::nn::unit_uniform_host`] on the host), so a
+//! host policy with the same weights and key draws the same actions.
+//!
+//! [`PolicyRollout`] runs it and hands the learner a [`Trajectory`].
+
+use std::sync::Arc;
+
+use cartfuse_fusion::backend::Backend;
+use cartfuse_fusion::graph::{DType, Graph, GraphBuilder, Var};
+use cartfuse_fusion::interpret::{HostArray, Scalar};
+use cartfuse_fusion::launch::LaunchLedger;
+use cartfuse_fusion::nn::{self, MlpShape};
+use cartfuse_fusion::plan::Strategy;
+
+use crate::engine::{PlannedEngine, StepBuffer, StepEngine, layout_for};
+use crate::environment::{EpisodeOptions, GraphEnv};
+use crate::error::EnvError;
+use crate::graph::{StateLayout, build_step};
+use crate::params::AutoresetMode;
+use crate::spaces::ActionSpace;
+
+/// Param prefix of the actor's weights.
+pub const ACTOR: &str = "actor";
+/// Param prefix of the critic's weights.
+pub const CRITIC: &str = "critic";
+/// The per-lane input counting policy steps: the second word of each draw's counter.
+pub const POLICY_STEP: &str = "policy_step";
+/// Params holding the policy's draw key.
+pub const POLICY_KEY: [&str; 2] = ["policy_key0", "policy_key1"];
+
+/// The outputs a rollout step writes beside the env's.
+pub const POLICY_OUTPUTS: [&str; 3] = ["action", "log_prob", "value"];
+
+/// An actor-critic of two `tanh` MLPs over the observation: logits of a discrete action
+/// space, and a state value.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PolicySpec {
+    /// Observation -> logits.
+    pub actor: MlpShape,
+    /// Observation -> value.
+    pub critic: MlpShape,
+}
+
+impl PolicySpec {
+    /// Actor and critic with the hidden widths `hidden` for `env`'s observation and
+    /// discrete actions.
+    pub fn tanh_mlp<E: GraphEnv>(env: &E, hidden: &[u32]) -> Result<Self, EnvError> {
+        let ActionSpace::Discrete(space) = env.action_space() else {
+            return Err(EnvError::InvalidRollout(format!(
+                "{} has a continuous action space; the rollout's policy draws discrete actions",
+                E::ID
+            )));
+        };
+        let widths = |out: u32| {
+            let mut widths = vec![E::OBS_DIM as u32];
+            widths.extend_from_slice(hidden);
+            widths.push(out);
+            MlpShape::new(widths).map_err(|e| EnvError::InvalidRollout(e.to_string()))
+        };
+        Ok(Self {
+            actor: widths(space.n)?,
+            critic: widths(1)?,
+        })
+    }
+
+    /// Chooses the action on `obs` in graph `g`: writes `action`, `log_prob` and `value`,
+    /// and carries the policy step counter.
+    pub(crate) fn act<'g>(&self, g: &'g GraphBuilder, obs: &[Var<'g>]) -> Var<'g> {
+        let logits = nn::mlp(g, &self.actor, ACTOR, obs);
+        let value = nn::mlp(g, &self.critic, CRITIC, obs)[0];
+        let log_probs = nn::log_softmax(&logits);
+        let step = g.input(POLICY_STEP, DType::U32);
+        let key = POLICY_KEY.map(|name| g.param(name, DType::U32));
+        let u = nn::unit_uniform(g, key, [g.lane_index(), step]);
+        let action = nn::categorical(g, &log_probs, u);
+        g.output("action", action);
+        g.output("log_prob", nn::pick(g, &log_probs, action));
+        g.output("value", value);
+        g.carry(step, step + g.u32(1));
+        action
+    }
+}
+
+/// The rollout step of `env` under `policy`: the step graph, its action chosen in the graph.
+pub fn rollout_graph<E: GraphEnv>(
+    env: &E,
+    autoreset: AutoresetMode,
+    layout: StateLayout,
+    policy: &PolicySpec,
+) -> Graph {
+    build_step(env, autoreset, layout, Some(policy))
+}
+
+/// A policy's weights, each MLP's flat in [`MlpShape::param_names`] order (per layer: the
+/// weights row by row, `[out][in]`, then the biases).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicyWeights {
+    /// The actor's.
+    pub actor: Vec<f32>,
+    /// The critic's.
+    pub critic: Vec<f32>,
+}
+
+/// `steps` steps of `num_envs` envs, step-major (`[t * num_envs + env]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trajectory {
+    /// Envs per step.
+    pub num_envs: usize,
+    /// Values per observation.
+    pub obs_dim: usize,
+    /// Observations after each step (after a `SameStep` reset: the reset one),
+    /// `[t, env, obs_dim]`: the next step's actions were chosen on them.
+    pub next_obs: Vec<f32>,
+    /// Actions chosen.
+    pub actions: Vec<u32>,
+    /// Their log-probabilities.
+    pub log_probs: Vec<f32>,
+    /// The critic's values of the observations the actions were chosen on.
+    pub values: Vec<f32>,
+    /// Rewards.
+    pub rewards: Vec<f32>,
+    /// Episodes that ended in a terminal state.
+    pub terminated: Vec<bool>,
+    /// Episodes cut at the time limit.
+    pub truncated: Vec<bool>,
+    /// `SameStep` only: the observations episodes ended on, `[t, env, obs_dim]`.
+    pub final_obs: Option<Vec<f32>>,
+}
+
+impl Trajectory {
+    /// Steps held.
+    pub fn steps(&self) -> usize {
+        self.actions.len() / self.num_envs
+    }
+}
+
+/// A policy and an environment stepped together, `K` steps a call under `fused-xK`.
+pub struct PolicyRollout<B: Backend> {
+    engine: PlannedEngine<B>,
+    spec: PolicySpec,
+    n: usize,
+    obs_dim: usize,
+    autoreset: AutoresetMode,
+    seed: Option<u64>,
+}
+
+impl<B: Backend> PolicyRollout<B> {
+    /// `n` envs of `env` acting under `policy`, the step planned with `strategy`. The
+    /// weights start at zero (a uniform policy); set them with [`Self::set_weights`].
+    pub fn new<E: GraphEnv<Action = u32>>(
+        backend: &B,
+        env: &E,
+        episode: &EpisodeOptions,
+        policy: PolicySpec,
+        strategy: Strategy,
+        n: usize,
+    ) -> Result<Self, EnvError> {
+        episode.validate()?;
+        if n == 0 {
+            return Err(EnvError::ZeroEnvs);
+        }
+        if policy.actor.inputs() as usize != E::OBS_DIM
+            || policy.critic.inputs() as usize != E::OBS_DIM
+            || policy.critic.outputs() != 1
+        {
+            return Err(EnvError::InvalidRollout(format!(
+                "{} observes {} values: the actor and critic must read {0} and the critic \
+                 write 1 (actor {:?}, critic {:?})",
+                E::ID,
+                E::OBS_DIM,
+                policy.actor.widths(),
+                policy.critic.widths()
+            )));
+        }
+        let layout = layout_for(strategy);
+        let graph = rollout_graph(env, episode.autoreset, layout, &policy);
+        let options = backend.plan_options();
+        let engine = PlannedEngine::with_graph(
+            backend,
+            env,
+            episode,
+            graph,
+            (strategy, layout, &options, false),
+            n,
+            Arc::new(LaunchLedger::new()),
+        )?;
+        let mut rollout = Self {
+            engine,
+            spec: policy,
+            n,
+            obs_dim: E::OBS_DIM,
+            autoreset: episode.autoreset,
+            seed: None,
+        };
+        rollout.set_draws([0, 0], 0)?;
+        Ok(rollout)
+    }
+
+    /// The policy's shape.
+    pub fn spec(&self) -> &PolicySpec {
+        &self.spec
+    }
+
+    /// Envs stepped at once.
+    pub fn num_envs(&self) -> usize {
+        self.n
+    }
+
+    /// Steps one call runs (`K` of `fused-xK`, else 1); [`Self::collect`] takes multiples.
+    pub fn steps_per_call(&self) -> u32 {
+        self.engine.steps_per_call()
+    }
+
+    /// Records launches in `ledger` from now on.
+    pub fn set_ledger(&mut self, ledger: Arc<LaunchLedger>) {
+        self.engine.set_ledger(ledger);
+    }
+
+    /// Loads the policy's weights (a buffer write; nothing recompiles).
+    pub fn set_weights(&mut self, weights: &PolicyWeights) -> Result<(), EnvError> {
+        for (prefix, shape, values) in [
+            (ACTOR, &self.spec.actor, &weights.actor),
+            (CRITIC, &self.spec.critic, &weights.critic),
+        ] {
+            if values.len() != shape.param_count() {
+                return Err(EnvError::InvalidRollout(format!(
+                    "the {prefix} {:?} has {} weights and biases, got {}",
+                    shape.widths(),
+                    shape.param_count(),
+                    values.len()
+                )));
+            }
+            if let Some(bad) = values.iter().position(|w| !w.is_finite()) {
+                return Err(EnvError::InvalidRollout(format!(
+                    "{prefix} weight {bad} is {}",
+                    values[bad]
+                )));
+            }
+            for (name, value) in shape.param_names(prefix).iter().zip(values) {
+                self.engine.set_step_param(name, Scalar::F32(*value))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The policy's draws from now on: stream `key`, every env at policy step `step`.
+    pub fn set_draws(&mut self, key: [u32; 2], step: u32) -> Result<(), EnvError> {
+        for (name, word) in POLICY_KEY.iter().zip(key) {
+            self.engine.set_step_param(name, Scalar::U32(word))?;
+        }
+        self.engine
+            .set_step_input(POLICY_STEP, &HostArray::U32(vec![step; self.n]))
+    }
+
+    /// Resets every env from `seed`'s stream; returns the observations, `[n, obs_dim]`.
+    pub fn reset(&mut self, seed: u64) -> Result<Vec<f32>, EnvError> {
+        self.engine.reset(seed, true, None)?;
+        self.seed = Some(seed);
+        let obs = self
+            .engine
+            .buffer(StepBuffer::Obs)
+            .ok_or(EnvError::NotReset)?;
+        Ok(self.engine.backend().read_f32(obs)?)
+    }
+
+    /// Runs `steps` steps of policy and env (a multiple of [`Self::steps_per_call`]) and
+    /// copies what they wrote to the host.
+    pub fn collect(&mut self, steps: usize) -> Result<Trajectory, EnvError> {
+        if self.seed.is_none() {
+            return Err(EnvError::NotReset);
+        }
+        let per_call = self.steps_per_call() as usize;
+        if steps == 0 || !steps.is_multiple_of(per_call) {
+            return Err(EnvError::InvalidRollout(format!(
+                "steps must be a positive multiple of the {per_call} steps one call runs, got {steps}"
+            )));
+        }
+        let (n, dim) = (self.n, self.obs_dim);
+        let same_step = self.autoreset == AutoresetMode::SameStep;
+        let mut t = Trajectory {
+            num_envs: n,
+            obs_dim: dim,
+            next_obs: Vec::with_capacity(steps * n * dim),
+            actions: Vec::with_capacity(steps * n),
+            log_probs: Vec::with_capacity(steps * n),
+            values: Vec::with_capacity(steps * n),
+            rewards: Vec::with_capacity(steps * n),
+            terminated: Vec::with_capacity(steps * n),
+            truncated: Vec::with_capacity(steps * n),
+            final_obs: same_step.then(|| Vec::with_capacity(steps * n * dim)),
+        };
+        for _ in 0..steps / per_call {
+            self.engine.act()?;
+            let backend = self.engine.backend().clone();
+            let f32s = |name: &str, into: &mut Vec<f32>| -> Result<(), EnvError> {
+                for page in self.engine.output_pages(name) {
+                    into.extend(backend.read_f32(page)?);
+                }
+                Ok(())
+            };
+            f32s("obs", &mut t.next_obs)?;
+            f32s("log_prob", &mut t.log_probs)?;
+            f32s("value", &mut t.values)?;
+            f32s("reward", &mut t.rewards)?;
+            if let Some(final_obs) = &mut t.final_obs {
+                f32s("final_obs", final_obs)?;
+            }
+            for page in self.engine.output_pages("action") {
+                t.actions.extend(backend.read_u32(page)?);
+            }
+            for (name, into) in [
+                ("terminated", &mut t.terminated),
+                ("truncated", &mut t.truncated),
+            ] {
+                for page in self.engine.output_pages(name) {
+                    into.extend(backend.read_flags(page)?);
+                }
+            }
+        }
+        Ok(t)
+    }
+}

@@ -1,0 +1,177 @@
+//! A policy fused into the rollout, on the runtime under test: the same actions,
+//! log-probabilities and values as burn's forward pass on the same weights and draws, the
+//! same trajectory under every plan, T / K launches, and clear errors.
+
+use std::sync::Arc;
+
+use burn::backend::NdArray;
+use burn::tensor::{Tensor, TensorData};
+use cartfuse::env::rollout::{PolicyRollout, PolicySpec, PolicyWeights, Trajectory};
+use cartfuse::env::mountain_car::MountainCar;
+use cartfuse::env::pendulum::Pendulum;
+use cartfuse::env::{CartPole, EpisodeOptions, VecEnv};
+use cartfuse::fusion::launch::LaunchLedger;
+use cartfuse::fusion::plan::Strategy;
+use cartfuse::train::ActorCritic;
+use cartfuse::train::policy::{action_uniform, categorical, log_softmax_row};
+use cartfuse::{AutoresetMode, CartPoleConfig, EnvError, StepPlan};
+
+use super::util;
+
+/// A short time limit, so the trajectories cross truncations and resets.
+fn config() -> CartPoleConfig {
+    CartPoleConfig {
+        autoreset: AutoresetMode::SameStep,
+        max_episode_steps: 9,
+        ..Default::default()
+    }
+}
+
+fn rollout(spec: &PolicySpec, weights: &PolicyWeights, strategy: Strategy, n: usize) -> PolicyRollout<super::TestBackend> {
+    let config = config();
+    let mut rollout =
+        PolicyRollout::new(&util::backend(), &config.params, &config.episode(), spec.clone(), strategy, n)
+            .expect("a rollout");
+    rollout.set_weights(weights).expect("weights");
+    rollout
+}
+
+/// Weights spread enough that the policy is far from uniform and depends on the state.
+fn synthetic_weights(spec: &PolicySpec) -> PolicyWeights {
+    let spread = |count: usize, salt: usize| {
+        (0..count)
+            .map(|i| ((i * 37 + salt) % 23) as f32 / 11.0 - 1.0)
+            .collect()
+    };
+    PolicyWeights {
+        actor: spread(spec.actor.param_count(), 3),
+        critic: spread(spec.critic.param_count(), 7),
+    }
+}
+
+fn assert_close(what: &str, a: &[f32], b: &[f32], tolerance: f32) {
+    assert_eq!(a.len(), b.len(), "{what}: lengths");
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        assert!((x - y).abs() <= tolerance, "{what}[{i}]: {x} vs {y}");
+    }
+}
+
+/// The policy in burn (NdArray) and the env stepped by a vector env, one step at a time,
+/// draws from the same generator: the fused rollout must choose the same actions.
+#[test]
+fn the_fused_policy_acts_as_burn_does_on_the_same_weights_and_draws() {
+    let (n, steps, seed, key, first_step) = (23, 24, 5, [11, 12], 40);
+    let device = Default::default();
+    let model = ActorCritic::<NdArray>::new(4, 2, 8, 3, &device);
+    let (spec, weights) = model.rollout_weights().unwrap();
+    for strategy in [Strategy::Fused, Strategy::FusedSteps(4)] {
+        let mut fused = rollout(&spec, &weights, strategy, n);
+        fused.set_draws(key, first_step).unwrap();
+        let mut obs = fused.reset(seed).unwrap();
+        let trajectory = fused.collect(steps).unwrap();
+
+        let mut env: VecEnv<CartPole, super::TestBackend> = util::build(n, config(), StepPlan::Graph(Strategy::Fused)).unwrap();
+        assert_eq!(env.reset(Some(seed)).unwrap(), obs, "{strategy}: the reset observations");
+        for t in 0..steps {
+            let tensor = Tensor::<NdArray, 2>::from_data(TensorData::new(obs.clone(), [n, 4]), &device);
+            let logits = model.logits(tensor.clone()).into_data().to_vec::<f32>().unwrap();
+            let values = model.value(tensor).into_data().to_vec::<f32>().unwrap();
+            let row = t * n..(t + 1) * n;
+            let mut actions = Vec::with_capacity(n);
+            let mut log_probs = Vec::with_capacity(n);
+            for (lane, logits) in logits.chunks(2).enumerate() {
+                let lp = log_softmax_row(logits);
+                let u = action_uniform(key, lane as u32, first_step + t as u32);
+                let action = categorical(&lp, u);
+                actions.push(action as u32);
+                log_probs.push(lp[action]);
+            }
+            assert_eq!(trajectory.actions[row.clone()], actions[..], "{strategy}: actions at step {t}");
+            assert_close(&format!("{strategy}: log-probs at {t}"), &trajectory.log_probs[row.clone()], &log_probs, 1e-5);
+            assert_close(&format!("{strategy}: values at {t}"), &trajectory.values[row.clone()], &values, 1e-5);
+            let out = env.step(&actions).unwrap();
+            assert_eq!(trajectory.rewards[row.clone()], out.reward[..], "{strategy}: rewards at {t}");
+            assert_eq!(trajectory.terminated[row.clone()], out.terminated[..]);
+            assert_eq!(trajectory.truncated[row.clone()], out.truncated[..]);
+            let rows = t * n * 4..(t + 1) * n * 4;
+            assert_close("next obs", &trajectory.next_obs[rows.clone()], &out.obs, 1e-6);
+            assert_close("final obs", &trajectory.final_obs.as_ref().unwrap()[rows], out.final_obs.as_ref().unwrap(), 1e-6);
+            obs = out.obs;
+        }
+        let ends = trajectory.truncated.iter().filter(|t| **t).count();
+        assert!(ends >= n, "{strategy}: the 9-step limit cut every env at least once ({ends})");
+        assert!(trajectory.actions.contains(&0) && trajectory.actions.contains(&1));
+    }
+}
+
+fn assert_same_trajectory(what: &str, a: &Trajectory, b: &Trajectory) {
+    assert_eq!(a.actions, b.actions, "{what}: actions");
+    assert_eq!(a.terminated, b.terminated, "{what}: terminated");
+    assert_eq!(a.truncated, b.truncated, "{what}: truncated");
+    assert_eq!(a.rewards, b.rewards, "{what}: rewards");
+    assert_close(&format!("{what}: log-probs"), &a.log_probs, &b.log_probs, 1e-5);
+    assert_close(&format!("{what}: values"), &a.values, &b.values, 1e-5);
+    assert_close(&format!("{what}: next obs"), &a.next_obs, &b.next_obs, 1e-5);
+}
+
+/// Every plan, from one kernel per op to K steps in one launch, rolls out the same
+/// trajectory, in `steps / K` calls of its launches each.
+#[test]
+fn every_plan_rolls_out_the_same_trajectory_in_t_over_k_calls() {
+    let (n, steps) = (19, 12);
+    let spec = PolicySpec::tanh_mlp(&CartPole::default(), &[3]).unwrap();
+    let weights = synthetic_weights(&spec);
+    let run = |strategy: Strategy| {
+        let mut rollout = rollout(&spec, &weights, strategy, n);
+        rollout.set_draws([1, 2], 0).unwrap();
+        rollout.reset(8).unwrap();
+        let ledger = Arc::new(LaunchLedger::new());
+        rollout.set_ledger(ledger.clone());
+        let trajectory = rollout.collect(steps).unwrap();
+        (trajectory, ledger.totals().launches)
+    };
+    let (fused, fused_launches) = run(Strategy::Fused);
+    assert_eq!(fused_launches, steps as u64, "fused: one launch per step");
+    assert!(fused.actions.contains(&0) && fused.actions.contains(&1));
+    for strategy in [Strategy::Eager, Strategy::Vertical, Strategy::Horizontal, Strategy::XlaDefault, Strategy::FusedSteps(3), Strategy::FusedSteps(12)] {
+        let (trajectory, launches) = run(strategy);
+        assert_same_trajectory(&strategy.to_string(), &trajectory, &fused);
+        if let Strategy::FusedSteps(k) = strategy {
+            assert_eq!(launches, (steps / k as usize) as u64, "{strategy}: T / K launches");
+        } else {
+            assert!(launches > steps as u64, "{strategy}: several kernels a step ({launches})");
+        }
+    }
+}
+
+#[test]
+fn bad_policies_and_lengths_get_clear_errors() {
+    let config = config();
+    let spec = PolicySpec::tanh_mlp(&config.params, &[3]).unwrap();
+    let mut rollout = rollout(&spec, &synthetic_weights(&spec), Strategy::FusedSteps(4), 5);
+    let err = rollout.collect(4).unwrap_err();
+    assert!(matches!(err, EnvError::NotReset), "{err}");
+    rollout.reset(0).unwrap();
+    let err = rollout.collect(6).unwrap_err().to_string();
+    assert!(err.contains("multiple of the 4 steps"), "{err}");
+    let mut short = synthetic_weights(&spec);
+    short.actor.pop();
+    let err = rollout.set_weights(&short).unwrap_err().to_string();
+    assert!(err.contains("the actor [4, 3, 2] has 23 weights and biases, got 22"), "{err}");
+    let mut nan = synthetic_weights(&spec);
+    nan.critic[2] = f32::NAN;
+    let err = rollout.set_weights(&nan).unwrap_err().to_string();
+    assert!(err.contains("critic weight 2 is NaN"), "{err}");
+
+    let err = PolicySpec::tanh_mlp(&Pendulum::default(), &[3]).unwrap_err().to_string();
+    assert!(err.contains("continuous action space"), "{err}");
+    let wrong = PolicySpec::tanh_mlp(&Pendulum::default(), &[3]).map(|_| ()).err();
+    assert!(wrong.is_some());
+    let episode = EpisodeOptions::default_for::<CartPole>();
+    let mountain = PolicySpec::tanh_mlp(&MountainCar::default(), &[3]).unwrap();
+    let err = PolicyRollout::new(&util::backend(), &config.params, &episode, mountain, Strategy::Fused, 5)
+        .err()
+        .expect("a policy for 2 observations on CartPole's 4")
+        .to_string();
+    assert!(err.contains("CartPole-v1 observes 4 values"), "{err}");
+}
