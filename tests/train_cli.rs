@@ -50,3 +50,39 @@ fn train_reports_its_run_saves_weights_and_resumes_from_them() {
     assert!(stderr(&bad).contains("--envs"), "{}", stderr(&bad));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn train_collects_with_the_policy_fused_into_the_step() {
+    let run = |rollout: &str| {
+        cartfuse(&[
+            "--device",
+            "cpu",
+            "train",
+            "--envs",
+            "4",
+            "--num-steps",
+            "64",
+            "--total-env-steps",
+            "512",
+            "--no-target",
+            "--seed",
+            "3",
+            "--rollout",
+            rollout,
+        ])
+    };
+    let fused = run("fused-x8");
+    assert!(fused.status.success(), "{}", stderr(&fused));
+    let text = stdout(&fused);
+    assert!(
+        text.contains("policy fused into the env's step (fused-x8)"),
+        "{text}"
+    );
+    assert!(text.contains("env-steps:            512"), "{text}");
+    let odd = run("fused-x5");
+    assert!(!odd.status.success());
+    assert!(stderr(&odd).contains("num_steps"), "{}", stderr(&odd));
+    let unknown = run("sideways");
+    assert!(!unknown.status.success());
+    assert!(stderr(&unknown).contains("or host"), "{}", stderr(&unknown));
+}

@@ -211,6 +211,11 @@ impl<B: Backend> PolicyRollout<B> {
         &self.spec
     }
 
+    /// How finished episodes restart.
+    pub fn autoreset(&self) -> AutoresetMode {
+        self.autoreset
+    }
+
     /// Envs stepped at once.
     pub fn num_envs(&self) -> usize {
         self.n
@@ -246,18 +251,28 @@ impl<B: Backend> PolicyRollout<B> {
                     values[bad]
                 )));
             }
-            for (name, value) in shape.param_names(prefix).iter().zip(values) {
-                self.engine.set_step_param(name, Scalar::F32(*value))?;
-            }
         }
-        Ok(())
+        let names: Vec<String> = [ACTOR, CRITIC]
+            .iter()
+            .zip([&self.spec.actor, &self.spec.critic])
+            .flat_map(|(prefix, shape)| shape.param_names(prefix))
+            .collect();
+        let values: Vec<(&str, Scalar)> = names
+            .iter()
+            .zip(weights.actor.iter().chain(&weights.critic))
+            .map(|(name, w)| (name.as_str(), Scalar::F32(*w)))
+            .collect();
+        self.engine.set_step_params(&values)
     }
 
     /// The policy's draws from now on: stream `key`, every env at policy step `step`.
     pub fn set_draws(&mut self, key: [u32; 2], step: u32) -> Result<(), EnvError> {
-        for (name, word) in POLICY_KEY.iter().zip(key) {
-            self.engine.set_step_param(name, Scalar::U32(word))?;
-        }
+        let key: Vec<(&str, Scalar)> = POLICY_KEY
+            .iter()
+            .zip(key)
+            .map(|(name, word)| (*name, Scalar::U32(word)))
+            .collect();
+        self.engine.set_step_params(&key)?;
         self.engine
             .set_step_input(POLICY_STEP, &HostArray::U32(vec![step; self.n]))
     }

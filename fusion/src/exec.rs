@@ -67,7 +67,8 @@ pub struct PlanExecutor<R: Runtime> {
     lowered: Vec<LoweredLaunch>,
     n: usize,
     buffers: HashMap<Slot, Handle>,
-    params: ParamLayout,
+    /// Each param's type and index in its params buffer, by name.
+    param_slots: HashMap<String, (DType, usize)>,
     param_f: Vec<f32>,
     param_u: Vec<u32>,
     params_f_handle: Handle,
@@ -109,12 +110,26 @@ impl<R: Runtime> PlanExecutor<R> {
         }
         let lowered = lower_plan(&graph, &plan);
         let params = ParamLayout::of(&graph);
+        let param_name = |id: &NodeId| match &graph.node(*id).op {
+            crate::graph::Op::Param { name } => name.clone(),
+            _ => unreachable!("the param layout lists params"),
+        };
+        let param_slots: HashMap<String, (DType, usize)> = (params.f32_params.iter().enumerate())
+            .map(|(i, id)| (param_name(id), (DType::F32, i)))
+            .chain(
+                params
+                    .u32_params
+                    .iter()
+                    .enumerate()
+                    .map(|(i, id)| (param_name(id), (DType::U32, i))),
+            )
+            .collect();
         let mut executor = Self {
             params_f_handle: upload(&client, &[0f32]),
             params_u_handle: upload(&client, &[0u32]),
             param_f: vec![0.0; params.f32_params.len()],
             param_u: vec![0; params.u32_params.len()],
-            params,
+            param_slots,
             vectorize: true,
             ledger: Arc::new(LaunchLedger::new()),
             buffers: HashMap::new(),
@@ -264,29 +279,29 @@ impl<R: Runtime> PlanExecutor<R> {
 
     /// Sets a runtime scalar (no recompilation: params live in a buffer).
     pub fn set_param(&mut self, name: &str, value: Scalar) -> Result<(), ExecError> {
-        let Some((id, _)) = self.graph.params().into_iter().find(|(_, n)| *n == name) else {
-            return Err(ExecError::UnknownName {
-                kind: "param",
-                name: name.into(),
-            });
-        };
-        match (value, self.params.f32_params.iter().position(|p| *p == id)) {
-            (Scalar::F32(v), Some(i)) => self.param_f[i] = v,
-            (Scalar::U32(v), None) => {
-                let i = self
-                    .params
-                    .u32_params
-                    .iter()
-                    .position(|p| *p == id)
-                    .expect("u32 param");
-                self.param_u[i] = v;
-            }
-            _ => {
-                return Err(BindError::BadParam {
-                    name: name.into(),
-                    expected: self.graph.node(id).dtype,
+        self.set_params(&[(name, value)])
+    }
+
+    /// Sets several runtime scalars at once (a policy's weights) with one upload per
+    /// params buffer.
+    pub fn set_params(&mut self, values: &[(&str, Scalar)]) -> Result<(), ExecError> {
+        for (name, value) in values {
+            match (self.param_slots.get(*name), value) {
+                (None, _) => {
+                    return Err(ExecError::UnknownName {
+                        kind: "param",
+                        name: (*name).into(),
+                    });
                 }
-                .into());
+                (Some((DType::F32, i)), Scalar::F32(v)) => self.param_f[*i] = *v,
+                (Some((DType::U32, i)), Scalar::U32(v)) => self.param_u[*i] = *v,
+                (Some((expected, _)), _) => {
+                    return Err(BindError::BadParam {
+                        name: (*name).into(),
+                        expected: *expected,
+                    }
+                    .into());
+                }
             }
         }
         if !self.param_f.is_empty() {

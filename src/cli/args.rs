@@ -105,6 +105,24 @@ fn parse_strategy(name: &str) -> Result<Strategy, String> {
     name.parse().map_err(|error: PlanError| error.to_string())
 }
 
+/// `cartfuse train --rollout`: where the policy runs while collecting samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RolloutArg {
+    /// burn's forward pass on the host observations, then one env step per rollout step.
+    Host,
+    /// The policy fused into the env's step graph under this plan.
+    InGraph(Strategy),
+}
+
+fn parse_rollout(name: &str) -> Result<RolloutArg, String> {
+    match name {
+        "host" => Ok(RolloutArg::Host),
+        plan => parse_strategy(plan)
+            .map(RolloutArg::InGraph)
+            .map_err(|error| format!("{error}; or host (burn's policy, then the env step)")),
+    }
+}
+
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -352,6 +370,11 @@ pub struct TrainArgs {
     /// The burn backend that learns (the envs run on `--device`).
     #[arg(long, value_enum, default_value_t = LearnerArg::Ndarray)]
     pub learner: LearnerArg,
+    /// Where the policy runs while collecting: `host` (burn's forward pass, then the env
+    /// step) or a plan name (`fused`, `fused-x8`, ...): the policy fused into the env's
+    /// step, `num_steps / K` calls per update on `--device`.
+    #[arg(long, default_value = "host", value_parser = parse_rollout)]
+    pub rollout: RolloutArg,
     /// Print a progress line every this many updates.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     pub log_every: u64,

@@ -3,15 +3,19 @@
 use std::path::Path;
 
 use burn::backend::{Autodiff, NdArray};
+use burn::module::AutodiffModule;
 use burn::tensor::backend::AutodiffBackend;
 use cartfuse::StepPlan;
+use cartfuse::env::rollout::PolicyRollout;
 use cartfuse::env::{AutoresetMode, CartPole, EpisodeOptions, GraphEnv, VecEnv};
 use cartfuse::fusion::backend::Backend;
 use cartfuse::fusion::device::Device;
 use cartfuse::fusion::dispatch_backend;
-use cartfuse::train::{ActorCritic, PpoConfig, TrainReport, checkpoint, train_from};
+use cartfuse::train::{
+    ActorCritic, PpoConfig, TrainReport, UpdateStats, checkpoint, train_from, train_fused_from,
+};
 
-use super::args::{LearnerArg, TrainArgs};
+use super::args::{LearnerArg, RolloutArg, TrainArgs};
 use super::progress;
 
 /// Trains on the learner `--learner` names, prints progress and the report, and saves the
@@ -74,28 +78,45 @@ fn run_with<L: AutodiffBackend>(
     let (trained, description) = dispatch_backend!(device, |backend: B| {
         let description = backend.description();
         tracing::info!(device = %description, "opened device for the envs");
-        let mut env = VecEnv::build(
-            backend,
-            CartPole::default(),
-            config.num_envs,
-            episode,
-            StepPlan::default(),
-        )?;
         let bar = progress::bar(config.total_env_steps, "PPO");
-        let trained = train_from(&mut env, &config, model, &learner_device, |u| {
+        let on_update = |u: &UpdateStats| {
             bar.set_position(u.env_steps.min(config.total_env_steps));
             let mean = u.mean_return.map_or("n/a".into(), |m| format!("{m:.1}"));
             bar.set_message(format!("mean return {mean} over {} episodes", u.episodes));
             if args.json {
                 return;
             }
-            if u.update % args.log_every == 0 {
+            if u.update.is_multiple_of(args.log_every) {
                 bar.println(format!(
                     "update {:5}  env-steps {:9}  mean return {mean:>6}  policy loss {:+.4}  value loss {:.3}  entropy {:.3}  {:.1} s",
                     u.update, u.env_steps, u.policy_loss, u.value_loss, u.entropy, u.seconds
                 ));
             }
-        });
+        };
+        let trained = match args.rollout {
+            RolloutArg::Host => {
+                let mut env = VecEnv::build(
+                    backend,
+                    CartPole::default(),
+                    config.num_envs,
+                    episode,
+                    StepPlan::default(),
+                )?;
+                train_from(&mut env, &config, model, &learner_device, on_update)
+            }
+            RolloutArg::InGraph(strategy) => {
+                let (spec, _) = model.valid().rollout_weights()?;
+                let mut rollout = PolicyRollout::new(
+                    &backend,
+                    &CartPole::default(),
+                    &episode,
+                    spec,
+                    strategy,
+                    config.num_envs,
+                )?;
+                train_fused_from(&mut rollout, &config, model, &learner_device, on_update)
+            }
+        };
         bar.finish_and_clear();
         anyhow::Ok((trained?, description))
     })?;
@@ -105,21 +126,29 @@ fn run_with<L: AutodiffBackend>(
     if args.json {
         println!("{}", serde_json::to_string(&trained.report)?);
     } else {
+        let rollout = match args.rollout {
+            RolloutArg::Host => "burn policy on the host observations, then the env step".into(),
+            RolloutArg::InGraph(plan) => format!("policy fused into the env's step ({plan})"),
+        };
         print_report(
             &trained.report,
-            &format!("{device} ({description})"),
-            learner,
+            (&format!("{device} ({description})"), learner, &rollout),
             args.save.as_deref(),
         );
     }
     Ok(())
 }
 
-fn print_report(report: &TrainReport, device: &str, learner: &str, saved: Option<&Path>) {
+fn print_report(
+    report: &TrainReport,
+    (device, learner, rollout): (&str, &str, &str),
+    saved: Option<&Path>,
+) {
     let c = &report.config;
     println!("environment:          {}", CartPole::ID);
     println!("envs device:          {device}");
     println!("learner:              {learner}");
+    println!("rollout:              {rollout}");
     println!(
         "envs x rollout steps: {} x {}, seed {}",
         c.num_envs, c.num_steps, c.seed
@@ -146,7 +175,7 @@ fn print_report(report: &TrainReport, device: &str, learner: &str, saved: Option
     println!("env-steps:            {}", report.env_steps);
     println!("wall time:            {:.1} s", report.seconds);
     println!(
-        "rollout:              {:.1} s, {:.3e} env-steps/s (policy forward + env step)",
+        "rollout time:         {:.1} s, {:.3e} env-steps/s (policy forward + env step)",
         report.rollout_seconds, report.rollout_env_steps_per_s
     );
     println!(

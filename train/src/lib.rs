@@ -5,6 +5,8 @@
 //!   draw from the counter-based generator.
 //! - [`rollout`]: a rollout's samples, GAE, and the record of episode returns.
 //! - [`clip`]: gradient clipping by the global norm.
+//! - [`collect`]: where samples come from: burn's policy + env steps, or the policy fused
+//!   into the env's step graph.
 //! - [`ppo`]: [`train`], the loop (collect, then clipped-objective epochs with Adam).
 //! - [`checkpoint`]: weights saved and loaded as burn records.
 //!
@@ -13,6 +15,7 @@
 
 pub mod checkpoint;
 pub mod clip;
+pub mod collect;
 pub mod config;
 pub mod error;
 pub mod policy;
@@ -22,4 +25,4 @@ pub mod rollout;
 pub use config::PpoConfig;
 pub use error::TrainError;
 pub use policy::ActorCritic;
-pub use ppo::{Solved, TrainReport, Trained, UpdateStats, train, train_from};
+pub use ppo::{Solved, TrainReport, Trained, UpdateStats, train, train_from, train_fused_from};

@@ -90,14 +90,14 @@ impl<B: Backend> ActorCritic<B> {
                 }
                 widths.push(fan_out as u32);
                 // burn keeps `[in, out]`; the rollout reads `[out][in]`.
-                let w = host(layer.weight.val())?;
+                let w = to_host(layer.weight.val())?;
                 flat.extend(
                     (0..fan_out)
                         .flat_map(|o| (0..fan_in).map(move |i| (o, i)))
                         .map(|(o, i)| w[i * fan_out + o]),
                 );
                 match &layer.bias {
-                    Some(bias) => flat.extend(host(bias.val())?),
+                    Some(bias) => flat.extend(to_host(bias.val())?),
                     None => flat.extend(std::iter::repeat_n(0.0, fan_out)),
                 }
             }
@@ -120,7 +120,10 @@ impl<B: Backend> ActorCritic<B> {
     }
 }
 
-fn host<B: Backend, const D: usize>(tensor: Tensor<B, D>) -> Result<Vec<f32>, TrainError> {
+/// A tensor's values on the host.
+pub(crate) fn to_host<B: Backend, const D: usize>(
+    tensor: Tensor<B, D>,
+) -> Result<Vec<f32>, TrainError> {
     tensor
         .into_data()
         .to_vec::<f32>()

@@ -12,19 +12,22 @@ use std::time::{Duration, Instant};
 use burn::module::AutodiffModule;
 use burn::optim::{AdamConfig, GradientsParams, Optimizer};
 use burn::tensor::activation::log_softmax;
-use burn::tensor::backend::{AutodiffBackend, Backend};
+use burn::tensor::backend::AutodiffBackend;
 use burn::tensor::{Int, Tensor, TensorData};
+use cartfuse_env::rollout::PolicyRollout;
 use cartfuse_env::spaces::ActionSpace;
 use cartfuse_env::{AutoresetMode, EnvBackend, GraphEnv, VecEnv};
+use cartfuse_fusion::backend::Backend as FusionBackend;
 use cartfuse_fusion::rng;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 
 use crate::clip::clip_global_norm;
+use crate::collect::{Collector, FusedCollector, HostCollector, evaluate};
 use crate::config::PpoConfig;
 use crate::error::TrainError;
-use crate::policy::{ActorCritic, action_uniform, categorical, log_softmax_row};
+use crate::policy::{ActorCritic, to_host};
 use crate::rollout::{EpisodeReturns, Rollout};
 
 /// Streams derived from the seed, one per use.
@@ -128,9 +131,9 @@ where
 pub fn train_from<B, E, EB>(
     env: &mut VecEnv<E, EB>,
     config: &PpoConfig,
-    mut model: ActorCritic<B>,
+    model: ActorCritic<B>,
     device: &B::Device,
-    mut progress: impl FnMut(&UpdateStats),
+    progress: impl FnMut(&UpdateStats),
 ) -> Result<Trained<B>, TrainError>
 where
     B: AutodiffBackend,
@@ -154,20 +157,107 @@ where
             reason: "PPO here steps envs with SameStep autoreset (final observations for truncation bootstrapping)".into(),
         });
     }
-    let (n, dim) = (config.num_envs, E::OBS_DIM);
+    let start = Instant::now();
     let key = rng::seed_key(config.seed ^ ACTION_STREAM);
+    let mut collector = HostCollector::new(env, config.seed, key)?;
+    learn(
+        &mut collector,
+        E::OBS_DIM,
+        config,
+        model,
+        device,
+        progress,
+        start,
+    )
+}
+
+/// As [`train_from`], the policy fused into the env's step: each update loads the weights
+/// into `rollout`'s kernel and runs `num_steps` steps of policy + env in `num_steps / K`
+/// calls. `rollout` must hold `num_envs` envs with `SameStep` autoreset and the model's
+/// [`PolicySpec`](cartfuse_env::rollout::PolicySpec).
+pub fn train_fused_from<B, F>(
+    rollout: &mut PolicyRollout<F>,
+    config: &PpoConfig,
+    model: ActorCritic<B>,
+    device: &B::Device,
+    progress: impl FnMut(&UpdateStats),
+) -> Result<Trained<B>, TrainError>
+where
+    B: AutodiffBackend,
+    F: FusionBackend,
+{
+    config.validate()?;
+    let invalid = |setting, reason: String| Err(TrainError::InvalidConfig { setting, reason });
+    if rollout.num_envs() != config.num_envs {
+        return invalid(
+            "num_envs",
+            format!(
+                "the rollout holds {} envs, the config says {}",
+                rollout.num_envs(),
+                config.num_envs
+            ),
+        );
+    }
+    if rollout.autoreset() != AutoresetMode::SameStep {
+        return invalid(
+            "env",
+            "PPO here steps envs with SameStep autoreset (final observations for truncation bootstrapping)".into(),
+        );
+    }
+    let per_call = rollout.steps_per_call() as usize;
+    if !config.num_steps.is_multiple_of(per_call) {
+        return invalid(
+            "num_steps",
+            format!(
+                "must be a multiple of the {per_call} steps one call of the rollout's plan runs, got {}",
+                config.num_steps
+            ),
+        );
+    }
+    let (spec, _) = model.valid().rollout_weights()?;
+    if &spec != rollout.spec() {
+        return invalid(
+            "hidden",
+            format!(
+                "the model is {:?} / {:?}, the rollout's policy {:?} / {:?}",
+                spec.actor.widths(),
+                spec.critic.widths(),
+                rollout.spec().actor.widths(),
+                rollout.spec().critic.widths()
+            ),
+        );
+    }
+    let start = Instant::now();
+    let dim = spec.actor.inputs() as usize;
+    let key = rng::seed_key(config.seed ^ ACTION_STREAM);
+    let mut collector = FusedCollector::new(rollout, config.seed, key)?;
+    learn(&mut collector, dim, config, model, device, progress, start)
+}
+
+/// The PPO loop: collect with `collector`, learn, until the target or the budget.
+fn learn<B, C>(
+    collector: &mut C,
+    dim: usize,
+    config: &PpoConfig,
+    mut model: ActorCritic<B>,
+    device: &B::Device,
+    mut progress: impl FnMut(&UpdateStats),
+    start: Instant,
+) -> Result<Trained<B>, TrainError>
+where
+    B: AutodiffBackend,
+    C: Collector<B::InnerBackend>,
+{
+    let n = config.num_envs;
     let mut shuffle = StdRng::seed_from_u64(config.seed ^ SHUFFLE_STREAM);
     let mut optim = AdamConfig::new()
         .with_epsilon(1e-5)
         .init::<B, ActorCritic<B>>();
 
-    let start = Instant::now();
     let (mut rollout_time, mut learn_time) = (Duration::ZERO, Duration::ZERO);
-    let mut obs = env.reset(Some(config.seed))?;
     let mut rollout = Rollout::new(n, dim);
     let mut returns = EpisodeReturns::new(n, config.return_window);
     let mut env_steps = 0u64;
-    let mut step_counter = 0u32;
     let mut history = Vec::new();
     let mut solved = None;
     let updates = config.num_updates();
@@ -181,33 +271,15 @@ where
         let collect = Instant::now();
         let policy = model.valid();
         rollout.clear();
-        let mut chosen = vec![0u32; n];
-        for _ in 0..config.num_steps {
-            let (logits, values) = evaluate(&policy, &obs, n, dim, device)?;
-            rollout.obs.extend_from_slice(&obs);
-            for (env_index, row) in logits.chunks(actions_of(&logits, n)).enumerate() {
-                let log_probs = log_softmax_row(row);
-                let u = action_uniform(key, env_index as u32, step_counter);
-                let action = categorical(&log_probs, u);
-                chosen[env_index] = action as u32;
-                rollout.log_probs.push(log_probs[action]);
-            }
-            step_counter = step_counter.wrapping_add(1);
-            rollout.actions.extend_from_slice(&chosen);
-            rollout.values.extend_from_slice(&values);
-            let out = env.step(&chosen)?;
-            let mut rewards = out.reward.clone();
-            bootstrap_truncated(&policy, &out, &mut rewards, config.gamma, dim, device)?;
-            for env_index in 0..n {
-                let done = out.terminated[env_index] || out.truncated[env_index];
-                returns.record(env_index, out.reward[env_index], done);
-                rollout.dones.push(done);
-            }
-            rollout.rewards.extend_from_slice(&rewards);
-            obs = out.obs;
-            env_steps += n as u64;
-        }
-        let (_, next_values) = evaluate(&policy, &obs, n, dim, device)?;
+        collector.collect(
+            &policy,
+            device,
+            (config.num_steps, config.gamma),
+            &mut rollout,
+            &mut returns,
+        )?;
+        env_steps += (config.num_steps * n) as u64;
+        let (_, next_values) = evaluate(&policy, collector.obs(), n, dim, device)?;
         rollout_time += collect.elapsed();
 
         // Learn.
@@ -271,64 +343,6 @@ where
         history,
     };
     Ok(Trained { model, report })
-}
-
-/// Actions per row of `logits` holding `n` rows.
-fn actions_of(logits: &[f32], n: usize) -> usize {
-    logits.len() / n
-}
-
-/// Logits (`[n, actions]`, flat) and values (`[n]`) of `obs` on the host.
-fn evaluate<B: Backend>(
-    policy: &ActorCritic<B>,
-    obs: &[f32],
-    n: usize,
-    dim: usize,
-    device: &B::Device,
-) -> Result<(Vec<f32>, Vec<f32>), TrainError> {
-    let obs = Tensor::<B, 2>::from_data(TensorData::new(obs.to_vec(), [n, dim]), device);
-    let logits = to_host(policy.logits(obs.clone()))?;
-    let values = to_host(policy.value(obs))?;
-    Ok((logits, values))
-}
-
-/// Adds `gamma * V(final observation)` to the reward of every env truncated but not
-/// terminated in `out`.
-fn bootstrap_truncated<B: Backend>(
-    policy: &ActorCritic<B>,
-    out: &cartfuse_env::StepOutput,
-    rewards: &mut [f32],
-    gamma: f32,
-    dim: usize,
-    device: &B::Device,
-) -> Result<(), TrainError> {
-    let cut: Vec<usize> = (0..rewards.len())
-        .filter(|&i| out.truncated[i] && !out.terminated[i])
-        .collect();
-    if cut.is_empty() {
-        return Ok(());
-    }
-    let final_obs = out
-        .final_obs
-        .as_ref()
-        .expect("SameStep autoreset returns final observations");
-    let rows: Vec<f32> = cut
-        .iter()
-        .flat_map(|&i| final_obs[i * dim..(i + 1) * dim].iter().copied())
-        .collect();
-    let obs = Tensor::<B, 2>::from_data(TensorData::new(rows, [cut.len(), dim]), device);
-    let values = to_host(policy.value(obs))?;
-    for (&i, v) in cut.iter().zip(values) {
-        rewards[i] += gamma * v;
-    }
-    Ok(())
-}
-
-fn to_host<B: Backend, const D: usize>(tensor: Tensor<B, D>) -> Result<Vec<f32>, TrainError> {
-    tensor
-        .into_data()
-        .to_vec::<f32>()
-        .map_err(|e| TrainError::Tensor(format!("{e:?}")))
 }
 
 /// One minibatch on the learner's device.

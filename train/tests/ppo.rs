@@ -159,3 +159,72 @@ fn bad_settings_and_envs_are_refused_by_name() {
     );
     assert_eq!(setting(ok, AutoresetMode::NextStep), "env");
 }
+
+/// The policy fused into the env's step collects what burn's policy and the env step
+/// collect: from one seed, the first updates see the same episodes and losses.
+#[test]
+fn a_fused_rollout_learns_as_the_host_rollout_does() {
+    use cartfuse_env::rollout::PolicyRollout;
+    use cartfuse_fusion::plan::Strategy;
+
+    let config = short(4, 2);
+    let host = run(&config).report.history;
+    let device = Default::default();
+    let model =
+        ActorCritic::<Learner>::new(CartPole::OBS_DIM, 2, config.hidden, config.seed, &device);
+    let (spec, _) = model.rollout_weights().expect("weights");
+    let episode = EpisodeOptions {
+        autoreset: AutoresetMode::SameStep,
+        ..EpisodeOptions::default_for::<CartPole>()
+    };
+    let mut rollout = PolicyRollout::new(
+        &Cpu::default(),
+        &CartPole::default(),
+        &episode,
+        spec,
+        Strategy::FusedSteps(8),
+        config.num_envs,
+    )
+    .expect("rollout");
+    let fused = cartfuse_train::train_fused_from(&mut rollout, &config, model, &device, |_| {})
+        .expect("train")
+        .report
+        .history;
+    assert_eq!(fused.len(), host.len());
+    for (f, h) in fused.iter().zip(&host) {
+        assert_eq!(
+            (f.episodes, f.env_steps),
+            (h.episodes, h.env_steps),
+            "update {}",
+            h.update
+        );
+        assert_eq!(f.mean_return, h.mean_return, "update {}", h.update);
+        for (a, b) in [
+            (f.policy_loss, h.policy_loss),
+            (f.value_loss, h.value_loss),
+            (f.entropy, h.entropy),
+        ] {
+            assert!(
+                (a - b).abs() <= 1e-3 * b.abs().max(1.0),
+                "update {}: {a} vs {b}",
+                h.update
+            );
+        }
+    }
+
+    // A plan whose K does not divide num_steps is refused by name.
+    let mut odd = PolicyRollout::new(
+        &Cpu::default(),
+        &CartPole::default(),
+        &episode,
+        rollout.spec().clone(),
+        Strategy::FusedSteps(5),
+        config.num_envs,
+    )
+    .expect("rollout");
+    let model =
+        ActorCritic::<Learner>::new(CartPole::OBS_DIM, 2, config.hidden, config.seed, &device);
+    let err =
+        cartfuse_train::train_fused_from(&mut odd, &config, model, &device, |_| {}).unwrap_err();
+    assert!(err.to_string().contains("num_steps"), "{err}");
+}

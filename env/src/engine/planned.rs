@@ -182,9 +182,9 @@ impl<B: Backend> PlannedEngine<B> {
         }
     }
 
-    /// Sets runtime param `name` of the step (a policy's weights, its draw key).
-    pub fn set_step_param(&mut self, name: &str, value: Scalar) -> Result<(), EnvError> {
-        Ok(self.step.set_param(name, value)?)
+    /// Sets runtime params of the step (a policy's weights, its draw key).
+    pub fn set_step_params(&mut self, values: &[(&str, Scalar)]) -> Result<(), EnvError> {
+        Ok(self.step.set_params(values)?)
     }
 
     /// Overwrites step input `name` (a policy's draw counter).

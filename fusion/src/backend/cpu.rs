@@ -185,6 +185,10 @@ impl PlanRunner<Cpu> for CpuExecutor {
         CpuExecutor::set_param(self, name, value)
     }
 
+    fn set_params(&mut self, values: &[(&str, Scalar)]) -> Result<(), ExecError> {
+        CpuExecutor::set_params(self, values)
+    }
+
     fn output(&self, name: &str) -> Result<&CpuBuffer, ExecError> {
         CpuExecutor::output(self, name)
     }

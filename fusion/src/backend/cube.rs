@@ -174,6 +174,10 @@ impl<R: Runtime> PlanRunner<Cube<R>> for PlanExecutor<R> {
         PlanExecutor::set_param(self, name, value)
     }
 
+    fn set_params(&mut self, values: &[(&str, Scalar)]) -> Result<(), ExecError> {
+        PlanExecutor::set_params(self, values)
+    }
+
     fn output(&self, name: &str) -> Result<&Handle, ExecError> {
         self.output_handle(name)
     }

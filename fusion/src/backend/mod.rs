@@ -103,6 +103,9 @@ pub trait PlanRunner<B: Backend>: Send {
     fn bind_input(&mut self, name: &str, buffer: &B::Buffer) -> Result<(), ExecError>;
     /// Sets runtime param `name`.
     fn set_param(&mut self, name: &str, value: Scalar) -> Result<(), ExecError>;
+    /// Sets several runtime params at once (a policy's thousands of weights: one lookup
+    /// each by name, one params-buffer upload in all).
+    fn set_params(&mut self, values: &[(&str, Scalar)]) -> Result<(), ExecError>;
     /// The buffer of output `name`, valid until the next run.
     fn output(&self, name: &str) -> Result<&B::Buffer, ExecError>;
     /// Exchanges output `name`'s buffer with `buffer` (of the same length): the next run

@@ -52,6 +52,8 @@ pub struct CpuExecutor {
     programs: Vec<ChunkProgram>,
     launches: Vec<Launch>,
     pins: Vec<NodeId>,
+    /// Each param's index in `pins`, by name.
+    param_pins: HashMap<String, usize>,
     pin_bits: Vec<u32>,
     pins_dirty: bool,
     scratch: Vec<Scratch>,
@@ -139,7 +141,20 @@ impl CpuExecutor {
             .collect();
         let lowered = lower_plan(&graph, &plan);
         let buffer_of = |slot: Slot| slots[&slot] as u32;
-        let pin_of = |node: NodeId| pins.iter().position(|p| *p == node).expect("pinned") as u32;
+        let pin_index: HashMap<NodeId, u32> = pins
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (*p, i as u32))
+            .collect();
+        let pin_of = |node: NodeId| pin_index[&node];
+        let param_pins: HashMap<String, usize> = pins
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| match &graph.node(*p).op {
+                Op::Param { name } => Some((name.clone(), i)),
+                _ => None,
+            })
+            .collect();
         let programs: Vec<ChunkProgram> = lowered
             .iter()
             .map(|l| {
@@ -220,6 +235,7 @@ impl CpuExecutor {
             programs,
             launches,
             pins,
+            param_pins,
             pin_bits,
             pins_dirty: true,
             scratch,
@@ -388,29 +404,31 @@ impl CpuExecutor {
 
     /// Sets a runtime scalar.
     pub fn set_param(&mut self, name: &str, value: Scalar) -> Result<(), ExecError> {
-        let Some((id, _)) = self.graph.params().into_iter().find(|(_, n)| *n == name) else {
-            return Err(ExecError::UnknownName {
-                kind: "param",
-                name: name.into(),
-            });
-        };
-        let bits = match (self.graph.node(id).dtype, value) {
-            (DType::F32, Scalar::F32(v)) => v.to_bits(),
-            (DType::U32, Scalar::U32(v)) => v,
-            (expected, _) => {
-                return Err(BindError::BadParam {
-                    name: name.into(),
-                    expected,
+        self.set_params(&[(name, value)])
+    }
+
+    /// Sets several runtime scalars at once (a policy's weights), each looked up by name.
+    pub fn set_params(&mut self, values: &[(&str, Scalar)]) -> Result<(), ExecError> {
+        for (name, value) in values {
+            let Some(&pin) = self.param_pins.get(*name) else {
+                return Err(ExecError::UnknownName {
+                    kind: "param",
+                    name: (*name).into(),
+                });
+            };
+            let bits = match (self.graph.node(self.pins[pin]).dtype, value) {
+                (DType::F32, Scalar::F32(v)) => v.to_bits(),
+                (DType::U32, Scalar::U32(v)) => *v,
+                (expected, _) => {
+                    return Err(BindError::BadParam {
+                        name: (*name).into(),
+                        expected,
+                    }
+                    .into());
                 }
-                .into());
-            }
-        };
-        let pin = self
-            .pins
-            .iter()
-            .position(|p| *p == id)
-            .expect("params are pinned");
-        self.pin_bits[pin] = bits;
+            };
+            self.pin_bits[pin] = bits;
+        }
         self.pins_dirty = true;
         Ok(())
     }
