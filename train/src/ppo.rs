@@ -140,23 +140,7 @@ where
     E: GraphEnv<Action = u32>,
     EB: EnvBackend,
 {
-    config.validate()?;
-    if env.num_envs() != config.num_envs {
-        return Err(TrainError::InvalidConfig {
-            setting: "num_envs",
-            reason: format!(
-                "the env holds {} envs, the config says {}",
-                env.num_envs(),
-                config.num_envs
-            ),
-        });
-    }
-    if env.episode().autoreset != AutoresetMode::SameStep {
-        return Err(TrainError::InvalidConfig {
-            setting: "env",
-            reason: "PPO here steps envs with SameStep autoreset (final observations for truncation bootstrapping)".into(),
-        });
-    }
+    check_source(config, "env", env.num_envs(), env.episode().autoreset)?;
     let start = Instant::now();
     let key = rng::seed_key(config.seed ^ ACTION_STREAM);
     let mut collector = HostCollector::new(env, config.seed, key)?;
@@ -186,24 +170,8 @@ where
     B: AutodiffBackend,
     F: FusionBackend,
 {
-    config.validate()?;
+    check_source(config, "rollout", rollout.num_envs(), rollout.autoreset())?;
     let invalid = |setting, reason: String| Err(TrainError::InvalidConfig { setting, reason });
-    if rollout.num_envs() != config.num_envs {
-        return invalid(
-            "num_envs",
-            format!(
-                "the rollout holds {} envs, the config says {}",
-                rollout.num_envs(),
-                config.num_envs
-            ),
-        );
-    }
-    if rollout.autoreset() != AutoresetMode::SameStep {
-        return invalid(
-            "env",
-            "PPO here steps envs with SameStep autoreset (final observations for truncation bootstrapping)".into(),
-        );
-    }
     let per_call = rollout.steps_per_call() as usize;
     if !config.num_steps.is_multiple_of(per_call) {
         return invalid(
@@ -232,6 +200,33 @@ where
     let key = rng::seed_key(config.seed ^ ACTION_STREAM);
     let mut collector = FusedCollector::new(rollout, config.seed, key)?;
     learn(&mut collector, dim, config, model, device, progress, start)
+}
+
+/// Checks `config` and that the sample source (`what`: env or rollout) holds its
+/// `num_envs` envs with `SameStep` autoreset.
+fn check_source(
+    config: &PpoConfig,
+    what: &str,
+    num_envs: usize,
+    autoreset: AutoresetMode,
+) -> Result<(), TrainError> {
+    config.validate()?;
+    if num_envs != config.num_envs {
+        return Err(TrainError::InvalidConfig {
+            setting: "num_envs",
+            reason: format!(
+                "the {what} holds {num_envs} envs, the config says {}",
+                config.num_envs
+            ),
+        });
+    }
+    if autoreset != AutoresetMode::SameStep {
+        return Err(TrainError::InvalidConfig {
+            setting: "env",
+            reason: "PPO here steps envs with SameStep autoreset (final observations for truncation bootstrapping)".into(),
+        });
+    }
+    Ok(())
 }
 
 /// The PPO loop: collect with `collector`, learn, until the target or the budget.
