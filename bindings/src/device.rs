@@ -50,12 +50,14 @@ impl Device {
 
     /// The device `None` picks: a real GPU when CUDA or wgpu finds one, the native CPU
     /// otherwise (a CPU-emulated Vulkan device such as lavapipe is not picked).
+    /// Probed once per process (a probe opens every adapter: 15-55 ms).
     pub fn automatic() -> Device {
-        match devices::auto_device().0 {
+        static CHOICE: std::sync::OnceLock<Device> = std::sync::OnceLock::new();
+        *CHOICE.get_or_init(|| match devices::auto_device().0 {
             devices::Device::Cpu => Device::Cpu,
             devices::Device::Cube(RuntimeKind::Wgpu) => Device::Wgpu,
             devices::Device::Cube(RuntimeKind::Cuda) => Device::Cuda,
-        }
+        })
     }
 
     /// The name used by the Python API.

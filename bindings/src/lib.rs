@@ -287,6 +287,9 @@ fn env_info(env_id: &str) -> PyResult<PyEnvInfo> {
 /// The module `cartfuse._native`.
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Before any Vulkan probe: without it Mesa's loader prints an XDG_RUNTIME_DIR error on
+    // every device probe in root shells, CI and Ray workers.
+    cartfuse_fusion::runtime_dir::ensure();
     module.add_class::<NativeVecEnv>()?;
     module.add_class::<PyEnvInfo>()?;
     module.add_function(wrap_pyfunction!(env_ids, module)?)?;

@@ -9,6 +9,7 @@
 //! - [`buffers`]: typed host <-> device copies.
 //! - [`backend`]: the [`Backend`](backend::Backend) trait every runtime implements, so envs
 //!   and tests are written once.
+//! - [`runtime_dir`]: a valid `XDG_RUNTIME_DIR` before any Vulkan call (CLI and bindings).
 //! - [`cpu`]: the native CPU runtime ([`CpuExecutor`](cpu::CpuExecutor)), SIMD at run time.
 //!
 //! Nothing in this crate knows about CartPole.
@@ -25,5 +26,6 @@ pub mod launch;
 pub mod nn;
 pub mod plan;
 pub mod rng;
+pub mod runtime_dir;
 
 pub use cubecl;

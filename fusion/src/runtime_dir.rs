@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 /// Makes `XDG_RUNTIME_DIR` valid for this process.
 ///
-/// Call it at the start of `main`, before any thread is started: it may set an environment
-/// variable.
+/// Call it at the start of `main` (or when a Python extension module is imported), before
+/// cartfuse starts a thread or opens a device: it may set an environment variable.
 pub fn ensure() {
     let current = std::env::var_os("XDG_RUNTIME_DIR");
     if current
@@ -23,7 +23,8 @@ pub fn ensure() {
     match private_dir() {
         Ok(dir) => {
             // SAFETY: called first thing in `main`, while the process has a single thread,
-            // so no other thread reads the environment concurrently.
+            // or while Python imports the extension module (the GIL held, before cartfuse
+            // starts a thread), so no thread of ours reads the environment concurrently.
             unsafe { std::env::set_var("XDG_RUNTIME_DIR", &dir) };
             tracing::debug!(
                 previous = ?current,

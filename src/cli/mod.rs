@@ -8,7 +8,6 @@ mod progress;
 mod replay;
 mod reproduce;
 mod rollout;
-pub mod runtime_dir;
 mod train;
 
 use args::{Cli, Command};
