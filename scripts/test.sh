@@ -11,12 +11,14 @@ venv="${CARTFUSE_TEST_VENV:-target/test-venv}"
 python3 -m venv "$venv"
 venv="$(cd "$venv" && pwd)" # absolute: PATH below must find its maturin from anywhere
 "$venv/bin/pip" install -q --upgrade pip
+# ray: python/tests/test_ray.py runs the Ray recipe (examples/ray_rollout.py) on a local
+# cluster.
 "$venv/bin/pip" install -q "maturin==1.16.0" "gymnasium==1.4.0" "numpy>=1.26" "pytest>=8" \
-  "ruff==0.17.6"
+  "ruff==0.17.6" "ray==2.60.0"
 "$venv/bin/ruff" check python
 "$venv/bin/ruff" format --check python
-"$venv/bin/ruff" check --config python/pyproject.toml scripts
-"$venv/bin/ruff" format --check --config python/pyproject.toml scripts
+"$venv/bin/ruff" check --config python/pyproject.toml scripts examples
+"$venv/bin/ruff" format --check --config python/pyproject.toml scripts examples
 # The extension is built in the workspace's target dir with the release profile, reusing
 # what `cargo test` compiled; no build isolation: maturin is already in the venv (its build
 # hook calls `maturin` from PATH).
