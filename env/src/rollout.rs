@@ -148,6 +148,8 @@ impl Trajectory {
 pub struct PolicyRollout<B: Backend> {
     engine: PlannedEngine<B>,
     spec: PolicySpec,
+    /// The actor's then the critic's param names, in [`PolicyWeights`] order.
+    weight_names: Vec<String>,
     n: usize,
     obs_dim: usize,
     autoreset: AutoresetMode,
@@ -194,8 +196,14 @@ impl<B: Backend> PolicyRollout<B> {
             n,
             Arc::new(LaunchLedger::new()),
         )?;
+        let weight_names = [ACTOR, CRITIC]
+            .iter()
+            .zip([&policy.actor, &policy.critic])
+            .flat_map(|(prefix, shape)| shape.param_names(prefix))
+            .collect();
         let mut rollout = Self {
             engine,
+            weight_names,
             spec: policy,
             n,
             obs_dim: E::OBS_DIM,
@@ -252,12 +260,8 @@ impl<B: Backend> PolicyRollout<B> {
                 )));
             }
         }
-        let names: Vec<String> = [ACTOR, CRITIC]
-            .iter()
-            .zip([&self.spec.actor, &self.spec.critic])
-            .flat_map(|(prefix, shape)| shape.param_names(prefix))
-            .collect();
-        let values: Vec<(&str, Scalar)> = names
+        let values: Vec<(&str, Scalar)> = self
+            .weight_names
             .iter()
             .zip(weights.actor.iter().chain(&weights.critic))
             .map(|(name, w)| (name.as_str(), Scalar::F32(*w)))
