@@ -1,6 +1,28 @@
 //! `cartfuse train` end to end: the report, saved weights, resuming, and its errors.
 
+use std::process::Output;
+
 use super::cli::{cartfuse, stderr, stdout};
+
+/// A short run on the CPU (2 updates of 4 envs x 64 steps, seed 3) with `extra` arguments.
+fn short_train(extra: &[&str]) -> Output {
+    let mut args = vec![
+        "--device",
+        "cpu",
+        "train",
+        "--envs",
+        "4",
+        "--num-steps",
+        "64",
+        "--total-env-steps",
+        "512",
+        "--no-target",
+        "--seed",
+        "3",
+    ];
+    args.extend_from_slice(extra);
+    cartfuse(&args)
+}
 
 #[test]
 fn train_reports_its_run_saves_weights_and_resumes_from_them() {
@@ -8,25 +30,7 @@ fn train_reports_its_run_saves_weights_and_resumes_from_them() {
     std::fs::create_dir_all(&dir).unwrap();
     let weights = dir.join("ppo");
     let weights = weights.to_str().unwrap();
-    let args = |extra: &[&str]| {
-        let mut args = vec![
-            "--device",
-            "cpu",
-            "train",
-            "--envs",
-            "4",
-            "--num-steps",
-            "64",
-            "--total-env-steps",
-            "512",
-            "--no-target",
-            "--seed",
-            "3",
-            "--json",
-        ];
-        args.extend_from_slice(extra);
-        cartfuse(&args)
-    };
+    let args = |extra: &[&str]| short_train(&[&["--json"], extra].concat());
     let first = args(&["--save", weights]);
     assert!(first.status.success(), "{}", stderr(&first));
     let report: serde_json::Value = serde_json::from_str(stdout(&first).trim()).unwrap();
@@ -53,24 +57,7 @@ fn train_reports_its_run_saves_weights_and_resumes_from_them() {
 
 #[test]
 fn train_collects_with_the_policy_fused_into_the_step() {
-    let run = |rollout: &str| {
-        cartfuse(&[
-            "--device",
-            "cpu",
-            "train",
-            "--envs",
-            "4",
-            "--num-steps",
-            "64",
-            "--total-env-steps",
-            "512",
-            "--no-target",
-            "--seed",
-            "3",
-            "--rollout",
-            rollout,
-        ])
-    };
+    let run = |rollout: &str| short_train(&["--rollout", rollout]);
     let fused = run("fused-x8");
     assert!(fused.status.success(), "{}", stderr(&fused));
     let text = stdout(&fused);

@@ -318,9 +318,9 @@ impl<B: Backend> PolicyRollout<B> {
             truncated: Vec::with_capacity(steps * n),
             final_obs: same_step.then(|| Vec::with_capacity(steps * n * dim)),
         };
+        let backend = self.engine.backend().clone();
         for _ in 0..steps / per_call {
             self.engine.act()?;
-            let backend = self.engine.backend().clone();
             let f32s = |name: &str, into: &mut Vec<f32>| -> Result<(), EnvError> {
                 for page in self.engine.output_pages(name) {
                     into.extend(backend.read_f32(page)?);
