@@ -1,5 +1,5 @@
 //! Random valid graphs for property tests: every op family (f32 math, u32 arithmetic,
-//! compares, logic, select, casts, random numbers, pack/unpack, row reductions) over two
+//! compares, logic, select, casts, random numbers, pack/unpack, affines, row reductions) over two
 //! f32 inputs, one u32 input, params and a loop-carried f32 input.
 
 use cartfuse::fusion::graph::{
@@ -46,7 +46,7 @@ pub fn random_graph(seed: u64, ops: usize) -> Graph {
         let f2 = *floats.choose(&mut rng).unwrap();
         let u = *ints.choose(&mut rng).unwrap();
         let u2 = *ints.choose(&mut rng).unwrap();
-        match rng.random_range(0..11) {
+        match rng.random_range(0..12) {
             0 => {
                 let op = *[
                     FloatUnary::Neg,
@@ -161,6 +161,27 @@ pub fn random_graph(seed: u64, ops: usize) -> Graph {
                 if rng.random_bool(0.5) {
                     floats.push(packed.unpack(rng.random_range(0..3)) * 2.0);
                 }
+            }
+            10 => {
+                // A dense-layer output: up to 40 terms (two passes of the CPU kernel), with
+                // weights all pinned (params and constants) or any values, and maybe a
+                // running sum to continue.
+                // (Per-lane weights are buffers of their own: few enough terms that an eager
+                // kernel stays within the device's binding limit.)
+                let pinned = rng.random_bool(0.5);
+                let terms = rng.random_range(1..=if pinned { 40 } else { 12 });
+                let weights: Vec<Var> = (0..terms)
+                    .map(|i| match (pinned, i % 3) {
+                        (true, 0) => g.param("p", DType::F32),
+                        (true, _) => g.f32(rng.random_range(-1.0..1.0)),
+                        (false, _) => *floats.choose(&mut rng).unwrap() * 0.5,
+                    })
+                    .collect();
+                let inputs: Vec<Var> = (0..terms)
+                    .map(|_| *floats.choose(&mut rng).unwrap())
+                    .collect();
+                let acc = rng.random_bool(0.5).then_some(f2);
+                floats.push(g.affine(acc, &weights, &inputs) * 0.125);
             }
             _ => {
                 let op = *[ReduceOp::Sum, ReduceOp::Mean, ReduceOp::Max]

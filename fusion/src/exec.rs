@@ -13,8 +13,10 @@ use cubecl::prelude::*;
 use cubecl::server::Handle;
 
 use crate::buffers::{ReadError, download, upload};
+use crate::codegen::compact::compact;
 use crate::codegen::kernel::{copy_array, fused_array};
 use crate::codegen::lower::{LoweredLaunch, ParamLayout, lower_plan};
+use crate::codegen::program::LaunchProgram;
 use crate::codegen::vector::VECTOR_WIDTH;
 use crate::graph::{DType, Graph, NodeId, Shape};
 use crate::interpret::{BindError, HostArray, Scalar};
@@ -108,7 +110,15 @@ impl<R: Runtime> PlanExecutor<R> {
                 max,
             });
         }
-        let lowered = lower_plan(&graph, &plan);
+        // Dense layers run as loops over the params buffer (see `codegen::compact`).
+        let lowered: Vec<LoweredLaunch> = lower_plan(&graph, &plan)
+            .into_iter()
+            .map(|mut launch| {
+                let parts = launch.program.parts.iter().map(compact).collect();
+                launch.program = LaunchProgram::new(parts);
+                launch
+            })
+            .collect();
         let params = ParamLayout::of(&graph);
         let param_name = |id: &NodeId| match &graph.node(*id).op {
             crate::graph::Op::Param { name } => name.clone(),

@@ -448,6 +448,29 @@ fn evaluate<T: HostFloat>(
             }
             Values::Float(out)
         }
+        Op::Affine {
+            acc,
+            weights,
+            inputs,
+        } => {
+            let weights: Vec<&[T]> = weights.iter().map(|w| v(w).float()).collect();
+            let inputs: Vec<&[T]> = inputs.iter().map(|x| v(x).float()).collect();
+            let acc = acc.map(|a| v(&a).float());
+            let product =
+                |k: usize, i: usize| T::binary(BinaryOp::Mul, weights[k][i], inputs[k][i]);
+            Values::Float(
+                (0..n)
+                    .map(|i| {
+                        let (start, first) = match acc {
+                            Some(acc) => (acc[i], 0),
+                            None => (product(0, i), 1),
+                        };
+                        (first..inputs.len())
+                            .fold(start, |sum, k| T::binary(BinaryOp::Add, sum, product(k, i)))
+                    })
+                    .collect(),
+            )
+        }
     }
     .checked(dtype)
 }

@@ -2,7 +2,8 @@
 //! environment it acts in (the study's "fusing simulation with inference").
 //!
 //! - [`MlpShape`]: the layer widths of a `tanh` MLP and the names of its weights.
-//! - [`mlp`]: a per-lane dense layer after another. Every weight and bias is a runtime
+//! - [`mlp`]: a per-lane dense layer after another, each output one affine op
+//!   ([`crate::graph::Op::Affine`]) plus its bias. Every weight and bias is a runtime
 //!   param, so the weights live in the kernel's bound params buffer: new weights after a
 //!   learning update are a buffer write, never a recompile.
 //! - [`log_softmax`], [`categorical`] and [`unit_uniform`]: an action drawn from logits with
@@ -100,7 +101,13 @@ pub fn bias_name(prefix: &str, layer: usize, out: u32) -> String {
     format!("{prefix}.{layer}.b{out}")
 }
 
-/// One dense layer on one lane: `out_j = sum_i w[j][i] x_i + b_j`, summed left to right.
+/// Inputs one [`GraphBuilder::affine`] node sums at most. A wider layer chains slices
+/// (each continuing the last one's sum), so an unfused plan's kernel for one slice binds at
+/// most this many input buffers plus its running sum, within every device's binding limit.
+pub const TERMS_PER_NODE: usize = 32;
+
+/// One dense layer on one lane: `out_j = sum_i w[j][i] x_i + b_j`, summed left to right
+/// (an affine per [`TERMS_PER_NODE`] inputs, then the bias).
 fn dense<'g>(
     g: &'g GraphBuilder,
     prefix: &str,
@@ -110,10 +117,14 @@ fn dense<'g>(
 ) -> Vec<Var<'g>> {
     (0..outputs)
         .map(|out| {
-            let term = |input: usize| {
-                g.param(&weight_name(prefix, layer, out, input as u32), DType::F32) * x[input]
-            };
-            let sum = (1..x.len()).fold(term(0), |sum, input| sum + term(input));
+            let weights: Vec<Var<'g>> = (0..x.len())
+                .map(|input| g.param(&weight_name(prefix, layer, out, input as u32), DType::F32))
+                .collect();
+            let sum = weights
+                .chunks(TERMS_PER_NODE)
+                .zip(x.chunks(TERMS_PER_NODE))
+                .fold(None, |sum, (w, x)| Some(g.affine(sum, w, x)))
+                .expect("at least one input");
             sum + g.param(&bias_name(prefix, layer, out), DType::F32)
         })
         .collect()

@@ -4,6 +4,8 @@
 //! - Transcendentals (`exp log sin cos tanh erf sqrt pow`): [`TRANSCENDENTAL_FLOPS`] each,
 //!   the usual cost of a polynomial evaluation on hardware without special-function units.
 //! - Row reductions: 1 FLOP per element reduced.
+//! - An affine (a dense layer's output): 2 FLOPs per term (a multiply and an add; the first
+//!   term of one without a running sum has no add, but is charged 2 all the same).
 //! - Integer arithmetic, selects, casts, packs and the Threefry random op: 0 FLOPs (they
 //!   are not floating-point work; the random op's integer rounds are not counted).
 //!
@@ -20,13 +22,14 @@ pub fn flops_per_lane(graph: &Graph) -> f64 {
     graph
         .nodes()
         .iter()
-        .map(|node| match node.op {
+        .map(|node| match &node.op {
             Op::Unary(op, _) if op.is_transcendental() => TRANSCENDENTAL_FLOPS,
             Op::Unary(..) => 1.0,
             Op::FloatBinary(..) => TRANSCENDENTAL_FLOPS,
-            Op::Binary(_, a, _) if graph.node(a).dtype == DType::F32 => 1.0,
-            Op::Compare(_, a, _) if graph.node(a).dtype == DType::F32 => 1.0,
+            Op::Binary(_, a, _) if graph.node(*a).dtype == DType::F32 => 1.0,
+            Op::Compare(_, a, _) if graph.node(*a).dtype == DType::F32 => 1.0,
             Op::RowReduce(..) => 1.0,
+            Op::Affine { inputs, .. } => 2.0 * inputs.len() as f64,
             _ => 0.0,
         })
         .sum()

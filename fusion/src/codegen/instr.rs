@@ -31,6 +31,7 @@ pub(super) fn exec<N: Size>(
     params_u: &Array<u32>,
     regs_f: &mut Registry<Reg, Vector<f32, N>>,
     regs_u: &mut Registry<Reg, Vector<u32, N>>,
+    stash: &mut Array<Vector<f32, N>>,
     lane: usize,
     n: usize,
     step: u32,
@@ -96,6 +97,39 @@ pub(super) fn exec<N: Size>(
             let x = regs_f.find(a);
             let y = regs_f.find(b);
             regs_f.insert(dst, binary::<f32, N>(x, y, op));
+        }
+        Instr::MulAdd { dst, acc, a, b } => {
+            let product = regs_f.find(a) * regs_f.find(b);
+            match acc {
+                Some(acc) => {
+                    let sum = regs_f.find(acc) + product;
+                    regs_f.insert(dst, sum);
+                }
+                None => regs_f.insert(dst, product),
+            }
+        }
+        Instr::Stash { slot, src } => {
+            stash[slot as usize] = regs_f.find(src);
+        }
+        Instr::DotParams {
+            dst,
+            acc,
+            first_param,
+            slot,
+            len,
+        } => {
+            let first = first_param as usize;
+            let base = slot as usize;
+            let mut sum = match acc {
+                Some(acc) => regs_f.find(acc),
+                None => Vector::<f32, N>::new(params_f[first]) * stash[base],
+            };
+            let start = comptime!(if acc.is_some() { 0usize } else { 1usize });
+            // A run-time loop: one copy of the body whatever the layer's width.
+            for k in start..len as usize {
+                sum += Vector::<f32, N>::new(params_f[first + k]) * stash[base + k];
+            }
+            regs_f.insert(dst, sum);
         }
         Instr::FloatBinary { op, dst, a, b } => {
             let x = regs_f.find(a);

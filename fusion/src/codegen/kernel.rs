@@ -11,6 +11,7 @@
 
 use cubecl::prelude::*;
 
+use super::compact::stash_len;
 use super::instr::exec;
 use super::program::{GuardBlock, Instr, KernelProgram, LaunchProgram, Reg};
 use crate::graph::ReduceOp;
@@ -66,6 +67,8 @@ fn run_program<N: Size>(
 ) {
     let mut regs_f = Registry::<Reg, Vector<f32, N>>::new();
     let mut regs_u = Registry::<Reg, Vector<u32, N>>::new();
+    // The inputs of dense-layer loops (see `super::compact`).
+    let mut stash = Array::<Vector<f32, N>>::new(comptime!(stash_len(&program).max(1) as usize));
     match comptime!(program.rows_of) {
         Some(cols) => {
             // One thread per row: every phase loops over the row's columns.
@@ -92,6 +95,7 @@ fn run_program<N: Size>(
                             params_u,
                             &mut regs_f,
                             &mut regs_u,
+                            &mut stash,
                             lane,
                             lanes,
                             0u32,
@@ -124,6 +128,7 @@ fn run_program<N: Size>(
                         params_u,
                         &mut regs_f,
                         &mut regs_u,
+                        &mut stash,
                         lane,
                         lanes,
                         0u32,
@@ -143,6 +148,7 @@ fn run_program<N: Size>(
                     params_u,
                     &mut regs_f,
                     &mut regs_u,
+                    &mut stash,
                     pos,
                     n,
                     0u32,
@@ -159,6 +165,7 @@ fn run_program<N: Size>(
                     params_u,
                     &mut regs_f,
                     &mut regs_u,
+                    &mut stash,
                     pos,
                     n,
                     0u32,
@@ -193,6 +200,7 @@ fn run_program<N: Size>(
                         params_u,
                         &mut regs_f,
                         &mut regs_u,
+                        &mut stash,
                         pos,
                         n,
                         step,
@@ -239,6 +247,7 @@ fn run_program<N: Size>(
                     params_u,
                     &mut regs_f,
                     &mut regs_u,
+                    &mut stash,
                     pos,
                     n,
                     comptime!(program.steps - 1),
@@ -268,6 +277,7 @@ fn run_body<N: Size>(
     params_u: &Array<u32>,
     regs_f: &mut Registry<Reg, Vector<f32, N>>,
     regs_u: &mut Registry<Reg, Vector<u32, N>>,
+    stash: &mut Array<Vector<f32, N>>,
     lane: usize,
     n: usize,
     step: u32,
@@ -280,11 +290,13 @@ fn run_body<N: Size>(
         if comptime!(guard_index(instr).is_some()) {
             let guard = comptime!(guards[guard_index(instr).unwrap()].clone());
             run_guard::<N>(
-                in_f, in_u, out_f, out_u, params_f, params_u, regs_f, regs_u, lane, n, step, guard,
+                in_f, in_u, out_f, out_u, params_f, params_u, regs_f, regs_u, stash, lane, n, step,
+                guard,
             );
         } else {
             exec::<N>(
-                in_f, in_u, out_f, out_u, params_f, params_u, regs_f, regs_u, lane, n, step, instr,
+                in_f, in_u, out_f, out_u, params_f, params_u, regs_f, regs_u, stash, lane, n, step,
+                instr,
             );
         }
     }
@@ -312,6 +324,7 @@ fn run_guard<N: Size>(
     params_u: &Array<u32>,
     regs_f: &mut Registry<Reg, Vector<f32, N>>,
     regs_u: &mut Registry<Reg, Vector<u32, N>>,
+    stash: &mut Array<Vector<f32, N>>,
     lane: usize,
     n: usize,
     step: u32,
@@ -337,7 +350,8 @@ fn run_guard<N: Size>(
         for i in 0..guard.body.len() {
             let instr = comptime!(guard.body[i]);
             exec::<N>(
-                in_f, in_u, out_f, out_u, params_f, params_u, regs_f, regs_u, lane, n, step, instr,
+                in_f, in_u, out_f, out_u, params_f, params_u, regs_f, regs_u, stash, lane, n, step,
+                instr,
             );
         }
         #[unroll]

@@ -4,6 +4,7 @@
 //! instruction: they alias registers. Packed values never live in a register; a packed
 //! buffer is read column by column where it is unpacked and written column by column.
 
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::lazy;
@@ -135,6 +136,8 @@ struct Lowerer<'a> {
     steps: u32,
     computes: BTreeSet<NodeId>,
     alias: BTreeMap<NodeId, Reg>,
+    /// The next register no node owns (an affine's partial sums, lazy's merged draws).
+    fresh: Cell<Reg>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -153,6 +156,7 @@ impl<'a> Lowerer<'a> {
             steps,
             computes: kernel.computes.iter().copied().collect(),
             alias: BTreeMap::new(),
+            fresh: Cell::new(graph.nodes().len() as Reg),
         };
         for &node in &kernel.computes {
             if let Some(target) = lowerer.aliased(node) {
@@ -241,7 +245,7 @@ impl<'a> Lowerer<'a> {
             (Vec::new(), body, Vec::new())
         };
         let live_out: Vec<Reg> = carries_f.iter().chain(&carries_u).map(|c| c.1).collect();
-        let mut fresh = self.graph.nodes().len() as Reg;
+        let mut fresh = self.fresh.get();
         let scheduled = if self.kernel.rows_of.is_none() {
             lazy::schedule(body, &live_out, &mut fresh)
         } else {
@@ -278,7 +282,49 @@ impl<'a> Lowerer<'a> {
         }
         needed
             .into_iter()
-            .filter_map(|node| self.instr(node))
+            .flat_map(|node| match &self.graph.node(node).op {
+                Op::Affine {
+                    acc,
+                    weights,
+                    inputs,
+                } if self.computes.contains(&node) => self.affine(node, *acc, weights, inputs),
+                _ => self.instr(node).into_iter().collect(),
+            })
+            .collect()
+    }
+
+    /// An affine as one chain of [`Instr::MulAdd`], each term's sum in a fresh register and
+    /// the last in the node's own.
+    fn affine(
+        &self,
+        node: NodeId,
+        acc: Option<NodeId>,
+        weights: &[NodeId],
+        inputs: &[NodeId],
+    ) -> Vec<Instr> {
+        let mut sum = acc.map(|a| self.reg(a));
+        let last = inputs.len() - 1;
+        weights
+            .iter()
+            .zip(inputs)
+            .enumerate()
+            .map(|(k, (w, x))| {
+                let dst = if k == last {
+                    node.0
+                } else {
+                    let fresh = self.fresh.get();
+                    self.fresh.set(fresh + 1);
+                    fresh
+                };
+                let instr = Instr::MulAdd {
+                    dst,
+                    acc: sum,
+                    a: self.reg(*w),
+                    b: self.reg(*x),
+                };
+                sum = Some(dst);
+                instr
+            })
             .collect()
     }
 
@@ -427,6 +473,7 @@ impl<'a> Lowerer<'a> {
             Op::Input { .. } | Op::Param { .. } | Op::Constant(_) | Op::LaneIndex => {
                 unreachable!("leaf {node} {op:?} in computes {:?}", self.kernel.name)
             }
+            Op::Affine { .. } => unreachable!("affines lower to a chain: see `affine`"),
         })
     }
 

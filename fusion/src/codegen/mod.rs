@@ -2,6 +2,7 @@
 //!
 //! - [`program`]: the comptime instruction list a kernel interprets.
 //! - [`lower`]: plan kernels to programs and the buffers they bind.
+//! - [`compact`]: dense layers as loops over the params buffer (generated kernels only).
 //! - [`kernel`]: the one interpreter kernel, generic over the vector width.
 //! - [`instr`]: one instruction of it in CubeCL.
 //! - [`lazy`]: select branches run only where taken; Threefry words computed once.
@@ -9,6 +10,7 @@
 //! - `steps`: the prologue, loop body and epilogue of multi-step programs.
 //! - [`vector`]: which programs may run with more than one lane per thread.
 
+pub mod compact;
 pub mod instr;
 pub mod kernel;
 pub mod lazy;

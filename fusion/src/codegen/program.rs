@@ -145,6 +145,42 @@ pub enum Instr {
         /// Right operand.
         b: Reg,
     },
+    /// `f[dst] = f[acc] + f[a] * f[b]`, or `f[a] * f[b]` without `acc`: one term of an
+    /// [`Op::Affine`](crate::graph::Op::Affine), rounded twice (never a fused multiply-add).
+    /// Lowering emits an affine's terms as one unbroken chain, each reading the last.
+    MulAdd {
+        /// Destination register.
+        dst: Reg,
+        /// The running sum, if any.
+        acc: Option<Reg>,
+        /// The weight.
+        a: Reg,
+        /// The input.
+        b: Reg,
+    },
+    /// `stash[slot] = f[src]`: an input of [`Instr::DotParams`] in the thread's local array
+    /// (see [`super::compact`]).
+    Stash {
+        /// Slot of the local array.
+        slot: u32,
+        /// The register stored.
+        src: Reg,
+    },
+    /// `f[dst] = f[acc] + sum_k params_f[first_param + k] * stash[slot + k]` over
+    /// `k < len`, left to right, each product and sum rounded (without `acc` the sum starts
+    /// at the first product): an affine chain as a run-time loop (see [`super::compact`]).
+    DotParams {
+        /// Destination register.
+        dst: Reg,
+        /// The running sum, if any.
+        acc: Option<Reg>,
+        /// Index of the first weight in the `f32` params buffer.
+        first_param: u32,
+        /// First stash slot of the inputs.
+        slot: u32,
+        /// Terms.
+        len: u32,
+    },
     /// `u[dst] = f[a] op f[b]`.
     CompareF {
         /// The comparison.
@@ -278,6 +314,8 @@ impl Instr {
             | Instr::FloatBinary { dst, .. }
             | Instr::BinaryF { dst, .. }
             | Instr::SelectF { dst, .. }
+            | Instr::MulAdd { dst, .. }
+            | Instr::DotParams { dst, .. }
             | Instr::U32ToF32 { dst, .. } => Some((dst, true)),
             Instr::LoadU { dst, .. }
             | Instr::ParamU { dst, .. }
@@ -294,7 +332,10 @@ impl Instr {
             | Instr::U32ToBool { dst, .. } => Some((dst, false)),
             // Random defines up to two registers: see [`Instr::defs`].
             Instr::Random { .. } | Instr::Guard { .. } => None,
-            Instr::StoreF { .. } | Instr::StoreU { .. } | Instr::StorePackedF { .. } => None,
+            Instr::StoreF { .. }
+            | Instr::StoreU { .. }
+            | Instr::StorePackedF { .. }
+            | Instr::Stash { .. } => None,
         }
     }
 
@@ -333,6 +374,9 @@ impl Instr {
             Instr::SelectF { cond, a, b, .. } | Instr::SelectU { cond, a, b, .. } => {
                 vec![cond, a, b]
             }
+            Instr::MulAdd { acc, a, b, .. } => acc.into_iter().chain([a, b]).collect(),
+            Instr::DotParams { acc, .. } => acc.into_iter().collect(),
+            Instr::Stash { src, .. } => vec![src],
             Instr::Random { key, counter, .. } => vec![key[0], key[1], counter[0], counter[1]],
             Instr::StoreF { src, .. }
             | Instr::StoreU { src, .. }

@@ -23,6 +23,9 @@ pub fn vectorizable(program: &KernelProgram) -> bool {
                 | Instr::ConstF { .. }
                 | Instr::StoreF { .. }
                 | Instr::UnaryF { .. }
+                | Instr::MulAdd { .. }
+                | Instr::Stash { .. }
+                | Instr::DotParams { .. }
                 | Instr::FloatBinary { .. } => true,
                 Instr::BinaryF { op, .. } => matches!(
                     op,

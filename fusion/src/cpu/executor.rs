@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use super::buffer::{CpuBuffer, PAD};
 use super::launch::{Bases, Scratch, run_program};
-use super::program::{ChunkProgram, compile};
+use super::program::{ChunkProgram, Loc, Op as ChunkOp, compile, dst_and_operands};
 use super::threads::CpuOptions;
 use crate::codegen::lower::lower_plan;
 use crate::exec::ExecError;
@@ -55,6 +55,8 @@ pub struct CpuExecutor {
     /// Each param's index in `pins`, by name.
     param_pins: HashMap<String, usize>,
     pin_bits: Vec<u32>,
+    /// Pins some op reads as a vector (the rest are only affine weights, read as scalars).
+    broadcast_pins: Vec<bool>,
     pins_dirty: bool,
     scratch: Vec<Scratch>,
     stride: usize,
@@ -66,6 +68,39 @@ pub struct CpuExecutor {
 // SAFETY: `bases` only caches pointers into `buffers`, refreshed under their locks at
 // every run and not used outside it.
 unsafe impl Send for CpuExecutor {}
+
+/// Which of `pins` pinned slots some op of `programs` reads as a vector: all but those only
+/// ever read as the weight of an affine with pinned weights.
+fn broadcast_pins(programs: &[ChunkProgram], pins: usize) -> Vec<bool> {
+    let mut broadcast = vec![false; pins];
+    for program in programs {
+        let mut scalar_weights = 0;
+        for op in &program.ops {
+            let (dst, operands) = dst_and_operands(op);
+            let read_as_vectors = match *op {
+                ChunkOp::Affine {
+                    pinned_weights,
+                    len,
+                    ..
+                } => {
+                    scalar_weights = if pinned_weights { len } else { 0 };
+                    operands
+                }
+                ChunkOp::Term(_, x) if scalar_weights > 0 => {
+                    scalar_weights -= 1;
+                    vec![x]
+                }
+                _ => operands,
+            };
+            for l in dst.into_iter().chain(read_as_vectors) {
+                if let Loc::Pinned(slot) = program.locs[l as usize] {
+                    broadcast[slot as usize] = true;
+                }
+            }
+        }
+    }
+    broadcast
+}
 
 fn width(graph: &Graph, node: NodeId) -> usize {
     match graph.node(node).shape {
@@ -203,11 +238,14 @@ impl CpuExecutor {
             .map(|(i, _)| i)
             .collect();
         let threads = options.resolved_threads();
+        // One vector past the chunk: slots a multiple of 4 KiB apart would share L1 sets, and
+        // an op reading many slots at once (an affine) would evict its own inputs.
         let stride = programs
             .iter()
-            .map(|p| options.chunk_lanes(p.rows_of).min(n).next_multiple_of(PAD))
+            .map(|p| options.chunk_lanes(p.rows_of).min(n).next_multiple_of(PAD) + PAD)
             .max()
             .unwrap_or(PAD);
+        let broadcast_pins = broadcast_pins(&programs, pins.len());
         let temps = programs
             .iter()
             .map(|p| p.scratch_slots as usize)
@@ -237,6 +275,7 @@ impl CpuExecutor {
             pins,
             param_pins,
             pin_bits,
+            broadcast_pins,
             pins_dirty: true,
             scratch,
             stride,
@@ -450,7 +489,9 @@ impl CpuExecutor {
         if self.pins_dirty {
             for scratch in &mut self.scratch {
                 for (p, bits) in self.pin_bits.iter().enumerate() {
-                    scratch.words[p * self.stride..(p + 1) * self.stride].fill(*bits);
+                    if self.broadcast_pins[p] {
+                        scratch.words[p * self.stride..(p + 1) * self.stride].fill(*bits);
+                    }
                 }
             }
             self.pins_dirty = false;
@@ -487,7 +528,7 @@ impl CpuExecutor {
                             Bases(&self.bases),
                             self.n,
                             self.stride,
-                            self.pins.len(),
+                            &self.pin_bits,
                         )
                     });
                 }

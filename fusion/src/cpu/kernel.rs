@@ -8,6 +8,7 @@
 //! inlined calls each intrinsic out of line (about 10x slower; seen in `perf` as calls to
 //! `_mm512_mul_ps`).
 
+use super::affine;
 use super::math;
 use super::program::{ChunkProgram, L, Loc, Op};
 use super::simd::Simd;
@@ -31,6 +32,8 @@ pub(super) struct Frame<'a> {
     pub stride: usize,
     /// Pinned slots before the temps.
     pub pinned: usize,
+    /// Each pinned value once (affine weights read them as scalars).
+    pub pin_values: *const u32,
 }
 
 /// Runs `program` over lanes `start..start + len` (one chunk), using `ptrs` as the
@@ -64,6 +67,7 @@ pub(super) unsafe fn run_chunk<V: Simd>(
     }
     let ctx = Ctx {
         ptrs,
+        locs: &program.locs,
         frame,
         start,
         len,
@@ -83,17 +87,58 @@ pub(super) unsafe fn run_chunk<V: Simd>(
                 unsafe { run_guarded(s, &ctx, block, cond, when) };
                 i += 1 + guarded as usize;
             }
-            op => {
+            _ => {
                 // SAFETY: the range is within the chunk's padded slots.
-                unsafe { exec(s, &ctx, &op, 0, hi) };
-                i += 1;
+                i = unsafe { exec_at(s, &ctx, ops, i, 0, hi) };
             }
+        }
+    }
+}
+
+/// Runs the op at `ops[i]` (with its terms, for an affine) over lanes `lo..hi`; returns
+/// the index of the next op.
+///
+/// # Safety
+/// As for [`exec`].
+#[inline(always)]
+unsafe fn exec_at<V: Simd>(
+    s: V,
+    ctx: &Ctx<'_>,
+    ops: &[Op],
+    i: usize,
+    lo: usize,
+    hi: usize,
+) -> usize {
+    match ops[i] {
+        Op::Affine {
+            dst,
+            acc,
+            len,
+            pinned_weights,
+        } => {
+            let terms = &ops[i + 1..i + 1 + len as usize];
+            // SAFETY: as for every op.
+            unsafe {
+                let at = affine::Locations {
+                    ptrs: ctx.ptrs,
+                    locs: ctx.locs,
+                    pin_values: ctx.frame.pin_values,
+                };
+                affine::run(s, &at, (dst, acc, pinned_weights), terms, lo, hi);
+            }
+            i + 1 + len as usize
+        }
+        op => {
+            // SAFETY: as for every op.
+            unsafe { exec(s, ctx, &op, lo, hi) };
+            i + 1
         }
     }
 }
 
 struct Ctx<'a> {
     ptrs: &'a [*mut u32],
+    locs: &'a [Loc],
     frame: &'a Frame<'a>,
     start: usize,
     len: usize,
@@ -122,11 +167,10 @@ unsafe fn run_guarded<V: Simd>(s: V, ctx: &Ctx<'_>, block: &[Op], cond: L, when:
         while v < vectors && unsafe { vector_taken(s, c, ctx.len, v, when) } {
             v += 1;
         }
-        if begin < v {
-            for op in block {
-                // SAFETY: a sub-range of the chunk.
-                unsafe { exec(s, ctx, op, begin * V::LANES, v * V::LANES) };
-            }
+        let mut i = 0;
+        while begin < v && i < block.len() {
+            // SAFETY: a sub-range of the chunk.
+            i = unsafe { exec_at(s, ctx, block, i, begin * V::LANES, v * V::LANES) };
         }
     }
 }
@@ -704,6 +748,7 @@ unsafe fn exec<V: Simd>(s: V, ctx: &Ctx<'_>, op: &Op, lo: usize, hi: usize) {
                 }
             }
             Op::Guard { .. } => unreachable!("guards are handled by run_chunk"),
+            Op::Affine { .. } | Op::Term(..) => unreachable!("affines are handled by exec_at"),
         }
     }
 }

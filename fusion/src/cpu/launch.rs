@@ -62,7 +62,7 @@ pub(super) fn run_program(
     bases: Bases<'_>,
     n: usize,
     stride: usize,
-    pinned: usize,
+    pin_values: &[u32],
 ) {
     let chunk = options.chunk_lanes(program.rows_of).min(n);
     let chunks = n.div_ceil(chunk);
@@ -80,7 +80,8 @@ pub(super) fn run_program(
                 n,
                 scratch: scratch.words.as_mut_ptr(),
                 stride,
-                pinned,
+                pinned: pin_values.len(),
+                pin_values: pin_values.as_ptr(),
             },
             ptrs: &mut scratch.ptrs,
             chunk,

@@ -61,9 +61,10 @@ pub(super) fn guard_selects(ops: Vec<Op>, vals: &[Val]) -> Vec<Op> {
             member.clear();
             let mut candidates: BinaryHeap<usize> = def[branch as usize].into_iter().collect();
             while let Some(i) = candidates.pop() {
+                // An affine stays with its terms (which define nothing, so never move).
                 if member.contains(&i)
                     || guarded[i].is_some()
-                    || matches!(ops[i], Op::RowReduce(..))
+                    || matches!(ops[i], Op::RowReduce(..) | Op::Affine { .. })
                 {
                     continue;
                 }

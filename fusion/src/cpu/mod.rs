@@ -23,6 +23,7 @@
 //! ([`crate::interpret`]) exactly for integer, boolean and arithmetic ops and within the
 //! documented error of [`math`] for transcendental ones.
 
+mod affine;
 mod alloc;
 mod buffer;
 mod executor;

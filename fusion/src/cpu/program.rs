@@ -14,6 +14,8 @@
 //!   dead ([`super::alloc`]).
 //! - Exclusive select branches are guarded ([`super::lazy`]).
 
+use std::collections::HashMap;
+
 use super::alloc;
 use super::lazy;
 use crate::codegen::lower::LoweredLaunch;
@@ -103,6 +105,22 @@ pub enum Op {
     },
     /// Reduces each row of `cols` lanes of `src` and broadcasts it into `dst`.
     RowReduce(ReduceOp, L, L, u32),
+    /// `dst = acc + w0 x0 + w1 x1 + ..` (`w0 x0 + ..` without `acc`), left to right with
+    /// each product and sum rounded: the next `len` ops are its [`Op::Term`]s. One pass over
+    /// the chunk keeps the running sum in registers (a chain of binary ops would store and
+    /// reload it at every term).
+    Affine {
+        /// Destination.
+        dst: L,
+        /// The running sum it continues, if any.
+        acc: Option<L>,
+        /// Terms that follow.
+        len: u32,
+        /// Whether every weight is pinned (one value for the whole chunk).
+        pinned_weights: bool,
+    },
+    /// One `weight * input` term of the [`Op::Affine`] before it; never run on its own.
+    Term(L, L),
     /// Runs the next `len` ops only on vectors where some lane has `cond == when`.
     Guard {
         /// Bool condition.
@@ -156,7 +174,8 @@ pub fn compile(
     let mut t = Translator {
         ops: Vec::new(),
         vals: Vec::new(),
-        def: Vec::new(),
+        def: HashMap::new(),
+        chain: None,
     };
     for part in launch.program.parts.iter() {
         t.part(part, launch, steps, buffer, pin);
@@ -184,7 +203,16 @@ struct Translator {
     /// Value table: `L` during translation indexes this.
     vals: Vec<Val>,
     /// Current value of each register of the running part.
-    def: Vec<(u32, L)>,
+    def: HashMap<u32, L>,
+    /// The [`Instr::MulAdd`] chain being gathered into one [`Op::Affine`].
+    chain: Option<Chain>,
+}
+
+/// Terms of an affine met so far: `acc + w0 x0 + ..`, ending in register `tail`.
+struct Chain {
+    acc: Option<L>,
+    terms: Vec<(L, L)>,
+    tail: u32,
 }
 
 impl Translator {
@@ -198,18 +226,51 @@ impl Translator {
     }
 
     fn set(&mut self, reg: u32, l: L) {
-        match self.def.iter_mut().find(|(r, _)| *r == reg) {
-            Some(entry) => entry.1 = l,
-            None => self.def.push((reg, l)),
-        }
+        self.def.insert(reg, l);
     }
 
     fn get(&self, reg: u32) -> L {
-        self.def
-            .iter()
-            .find(|(r, _)| *r == reg)
-            .map(|(_, l)| *l)
+        *self
+            .def
+            .get(&reg)
             .unwrap_or_else(|| panic!("lowering reads register {reg} before defining it"))
+    }
+
+    /// Adds a [`Instr::MulAdd`] to the running chain, or starts one.
+    fn mul_add(&mut self, dst: u32, acc: Option<u32>, a: u32, b: u32) {
+        let continues = matches!((&self.chain, acc), (Some(c), Some(acc)) if c.tail == acc);
+        if !continues {
+            self.flush();
+            let acc = acc.map(|r| self.get(r));
+            self.chain = Some(Chain {
+                acc,
+                terms: Vec::new(),
+                tail: dst,
+            });
+        }
+        let term = (self.get(a), self.get(b));
+        let chain = self.chain.as_mut().expect("started above");
+        chain.terms.push(term);
+        chain.tail = dst;
+    }
+
+    /// Emits the running chain (if any) as one [`Op::Affine`] defining its tail register.
+    fn flush(&mut self) {
+        let Some(chain) = self.chain.take() else {
+            return;
+        };
+        let pinned_weights = chain
+            .terms
+            .iter()
+            .all(|(w, _)| matches!(self.vals[*w as usize], Val::Pinned(_)));
+        self.emit(chain.tail, |_, dst| Op::Affine {
+            dst,
+            acc: chain.acc,
+            len: chain.terms.len() as u32,
+            pinned_weights,
+        });
+        self.ops
+            .extend(chain.terms.iter().map(|(w, x)| Op::Term(*w, *x)));
     }
 
     fn emit(&mut self, dst_reg: u32, make: impl FnOnce(&Self, L) -> Op) {
@@ -237,6 +298,7 @@ impl Translator {
             for instr in &phase.body {
                 self.instr(instr, 0, &cx);
             }
+            self.flush();
             let cols = part.rows_of.expect("phases only in rows kernels");
             let src = self.get(phase.value);
             let op = phase.op;
@@ -245,6 +307,7 @@ impl Translator {
         for instr in &part.prologue {
             self.instr(instr, 0, &cx);
         }
+        self.flush();
         for step in 0..steps {
             self.list(&part.body, &part.guards, step, &cx);
             let carries: Vec<(u32, L)> = part
@@ -260,6 +323,7 @@ impl Translator {
         for instr in &part.epilogue {
             self.instr(instr, steps - 1, &cx);
         }
+        self.flush();
     }
 
     /// Translates `body`, inlining guard blocks: [`lazy`] guards the chunk program itself.
@@ -274,10 +338,16 @@ impl Translator {
                 _ => self.instr(instr, step, cx),
             }
         }
+        self.flush();
     }
 
     fn instr(&mut self, instr: &Instr, step: u32, cx: &Cx<'_>) {
         let at_step = |per_step: bool| if per_step { step } else { 0 };
+        if let Instr::MulAdd { dst, acc, a, b } = *instr {
+            self.mul_add(dst, acc, a, b);
+            return;
+        }
+        self.flush();
         match *instr {
             Instr::LoadF {
                 dst,
@@ -364,6 +434,12 @@ impl Translator {
                 }
             }
             Instr::Guard { .. } => unreachable!("guard blocks are inlined by `list`"),
+            Instr::MulAdd { .. } => unreachable!("chained above"),
+            Instr::Stash { .. } | Instr::DotParams { .. } => {
+                unreachable!(
+                    "the CPU runs affine chains itself (`codegen::compact` is for kernels)"
+                )
+            }
             Instr::StoreF {
                 buffer,
                 src,
@@ -448,6 +524,8 @@ pub(super) fn dst_and_operands(op: &Op) -> (Option<L>, Vec<L>) {
         Op::Select(d, c, a, b) => (Some(d), vec![c, a, b]),
         Op::Random(d, args, _) => (Some(d), args.to_vec()),
         Op::Lane(d) | Op::LoadPacked { dst: d, .. } => (Some(d), vec![]),
+        Op::Affine { dst, acc, .. } => (Some(dst), acc.into_iter().collect()),
+        Op::Term(w, x) => (None, vec![w, x]),
         Op::Store { src, .. } => (None, vec![src]),
         Op::RowReduce(_, src, d, _) => (Some(d), vec![src]),
         Op::Guard { cond, .. } => (None, vec![cond]),
@@ -490,6 +568,16 @@ pub(super) fn remap(op: &Op, map: &mut dyn FnMut(L) -> L) -> Op {
             }
         }
         Op::Lane(d) | Op::LoadPacked { dst: d, .. } => *d = map(*d),
+        Op::Affine { dst, acc, .. } => {
+            *dst = map(*dst);
+            if let Some(acc) = acc {
+                *acc = map(*acc);
+            }
+        }
+        Op::Term(w, x) => {
+            *w = map(*w);
+            *x = map(*x);
+        }
         Op::Store { src, .. } => *src = map(*src),
         Op::RowReduce(_, src, d, _) => {
             *d = map(*d);

@@ -339,6 +339,21 @@ impl GraphBuilder {
         self.push(Op::Pack(items.iter().map(|v| v.id).collect()))
     }
 
+    /// `acc + w0 x0 + w1 x1 + ..` (one output of a dense layer, or a slice of one); see
+    /// [`Op::Affine`].
+    pub fn affine<'g>(
+        &'g self,
+        acc: Option<Var<'g>>,
+        weights: &[Var<'g>],
+        inputs: &[Var<'g>],
+    ) -> Var<'g> {
+        self.push(Op::Affine {
+            acc: acc.map(|v| v.id),
+            weights: weights.iter().map(|v| v.id).collect(),
+            inputs: inputs.iter().map(|v| v.id).collect(),
+        })
+    }
+
     /// Names `value` as an output.
     pub fn output(&self, name: &str, value: Var<'_>) {
         self.state.borrow_mut().outputs.push(Output {

@@ -388,6 +388,18 @@ pub enum Op {
     Unpack(NodeId, u32),
     /// Reduction of each row of `[n / cols, cols]`, broadcast back to every element.
     RowReduce(ReduceOp, NodeId, u32),
+    /// One output of a per-lane dense layer, or a slice of one: `acc + w0 x0 + w1 x1 + ..`,
+    /// each product and sum rounded on its own (no fused multiply-add), left to right; with
+    /// no `acc` the sum starts at `w0 x0`. All `f32`. The weights are typically params, so
+    /// they are read from the kernel's bound params buffer and change without a recompile.
+    Affine {
+        /// The partial sum this slice continues, if any.
+        acc: Option<NodeId>,
+        /// One weight per input.
+        weights: Vec<NodeId>,
+        /// The inputs, as many as weights (at least one).
+        inputs: Vec<NodeId>,
+    },
 }
 
 impl Op {
@@ -427,6 +439,15 @@ impl Op {
             Op::Pack(items) => Op::Pack(items.iter().map(&map).collect()),
             Op::Unpack(a, index) => Op::Unpack(map(a), *index),
             Op::RowReduce(r, a, cols) => Op::RowReduce(*r, map(a), *cols),
+            Op::Affine {
+                acc,
+                weights,
+                inputs,
+            } => Op::Affine {
+                acc: acc.as_ref().map(&map),
+                weights: weights.iter().map(&map).collect(),
+                inputs: inputs.iter().map(&map).collect(),
+            },
         }
     }
 
@@ -458,6 +479,11 @@ impl Op {
                 ..
             } => vec![*key0, *key1, *counter0, *counter1],
             Op::Pack(items) => items.clone(),
+            Op::Affine {
+                acc,
+                weights,
+                inputs,
+            } => acc.iter().chain(weights).chain(inputs).copied().collect(),
         }
     }
 
@@ -489,6 +515,7 @@ impl Op {
             Op::Pack(items) => format!("pack{}", items.len()),
             Op::Unpack(_, index) => format!("unpack{index}"),
             Op::RowReduce(op, _, _) => format!("row_{}", op.name()),
+            Op::Affine { inputs, .. } => format!("affine{}", inputs.len()),
         }
     }
 }

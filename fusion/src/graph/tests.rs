@@ -161,3 +161,41 @@ fn a_param_asked_for_twice_is_one_node_but_a_retyped_one_is_an_error() {
     g.output("z", g.param("s", DType::F32));
     assert!(matches!(g.build(), Err(GraphError::DuplicateName(name)) if name == "s"));
 }
+
+#[test]
+fn affines_need_one_f32_weight_per_f32_input() {
+    let g = GraphBuilder::new();
+    let x = g.input("x", DType::F32);
+    let w = g.param("w", DType::F32);
+    g.output("y", g.affine(None, &[w, w], &[x]));
+    let error = g.build().unwrap_err();
+    assert!(matches!(error, GraphError::ShapeMismatch { .. }), "{error}");
+    assert!(
+        error.to_string().contains("2 weights for 1 inputs"),
+        "{error}"
+    );
+
+    let g = GraphBuilder::new();
+    let x = g.input("x", DType::F32);
+    let k = g.input("k", DType::U32);
+    g.output("y", g.affine(Some(k), &[x], &[x]));
+    let error = g.build().unwrap_err();
+    assert!(matches!(error, GraphError::TypeMismatch { .. }), "{error}");
+
+    let g = GraphBuilder::new();
+    g.output("y", g.affine(None, &[], &[]));
+    assert!(matches!(
+        g.build().unwrap_err(),
+        GraphError::ShapeMismatch { .. }
+    ));
+
+    // A valid one dumps with its arity and every operand, the running sum first.
+    let g = GraphBuilder::new();
+    let x = g.input("x", DType::F32);
+    let w = g.param("w", DType::F32);
+    let acc = x * 2.0;
+    g.output("y", g.affine(Some(acc), &[w, w], &[x, acc]));
+    let graph = g.build().unwrap();
+    let text = graph.to_string();
+    assert!(text.contains("affine2 %3, %1, %1, %0, %3"), "{text}");
+}

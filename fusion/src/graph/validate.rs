@@ -125,6 +125,23 @@ pub fn infer_type(
             }
             lane(expect(a, &[DType::F32])?)
         }
+        Op::Affine {
+            acc,
+            weights,
+            inputs,
+        } => {
+            if inputs.is_empty() || weights.len() != inputs.len() {
+                return Err(shape_error(format!(
+                    "{} weights for {} inputs (needs as many, at least one)",
+                    weights.len(),
+                    inputs.len()
+                )));
+            }
+            for operand in acc.iter().chain(weights).chain(inputs) {
+                expect(operand, &[DType::F32])?;
+            }
+            lane(DType::F32)
+        }
     }
 }
 

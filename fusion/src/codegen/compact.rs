@@ -1,0 +1,314 @@
+//! Dense layers as loops: an affine's chain of [`Instr::MulAdd`] whose weights are
+//! consecutive params becomes one [`Instr::DotParams`], a run-time loop over the params
+//! buffer and a per-thread array of its inputs ([`Instr::Stash`]).
+//!
+//! Straight-line code grows with every weight: the 4 -> 64 -> 64 -> 2 actor and critic are
+//! 9,000 multiply-adds and 9,000 param loads, and a kernel that size took lavapipe's LLVM
+//! minutes to compile. As loops, each output of a layer is a handful of instructions, and
+//! the inputs a layer's outputs share are stashed once: every output after the first finds
+//! them in place. Products and sums keep their order (left to right), so results do not
+//! change. The CPU runtime does not use this pass: it runs the chains as its own affine op.
+
+use std::collections::HashMap;
+
+use super::program::{Instr, KernelProgram, Reg};
+
+/// Stash slots a program may use before slots are reused (a few layers' inputs).
+pub const MAX_STASH: u32 = 512;
+
+/// Chains shorter than this stay straight-line (the loop would not pay).
+const MIN_TERMS: usize = 4;
+
+/// `program` with every eligible affine chain as a loop, and the param loads only those
+/// chains read removed.
+pub fn compact(program: &KernelProgram) -> KernelProgram {
+    let param_of: HashMap<Reg, u32> = all_instrs(program)
+        .filter_map(|instr| match *instr {
+            Instr::ParamF { dst, index } => Some((dst, index)),
+            _ => None,
+        })
+        .collect();
+    let mut out = program.clone();
+    out.prologue = compact_list(&program.prologue, &param_of);
+    out.body = compact_list(&program.body, &param_of);
+    out.epilogue = compact_list(&program.epilogue, &param_of);
+    if out == *program {
+        return out;
+    }
+    drop_dead_params(&mut out);
+    out
+}
+
+/// Stash slots `program` uses (the local array its kernel declares).
+pub fn stash_len(program: &KernelProgram) -> u32 {
+    all_instrs(program)
+        .filter_map(|instr| match *instr {
+            Instr::Stash { slot, .. } => Some(slot + 1),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+fn all_instrs(program: &KernelProgram) -> impl Iterator<Item = &Instr> {
+    program
+        .phases
+        .iter()
+        .flat_map(|p| &p.body)
+        .chain(&program.prologue)
+        .chain(&program.body)
+        .chain(&program.epilogue)
+        .chain(program.guards.iter().flat_map(|g| &g.body))
+}
+
+/// One list, chains found where consecutive `MulAdd`s each continue the last.
+fn compact_list(list: &[Instr], param_of: &HashMap<Reg, u32>) -> Vec<Instr> {
+    let mut out = Vec::with_capacity(list.len());
+    let mut stash = Stash::default();
+    let mut i = 0;
+    while i < list.len() {
+        let end = chain_end(list, i);
+        match end.and_then(|end| loop_of(&list[i..end], param_of)) {
+            Some((first_param, acc, dst, inputs)) => {
+                let slot = stash.place(&inputs, &mut out);
+                out.push(Instr::DotParams {
+                    dst,
+                    acc,
+                    first_param,
+                    slot,
+                    len: inputs.len() as u32,
+                });
+                i = end.expect("a chain");
+            }
+            None => {
+                out.push(list[i]);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The end of the chain starting at `list[start]`, if one starts there.
+fn chain_end(list: &[Instr], start: usize) -> Option<usize> {
+    let Instr::MulAdd { mut dst, .. } = list[start] else {
+        return None;
+    };
+    let mut end = start + 1;
+    while let Some(Instr::MulAdd { dst: next, acc, .. }) = list.get(end) {
+        if *acc != Some(dst) {
+            break;
+        }
+        dst = *next;
+        end += 1;
+    }
+    Some(end)
+}
+
+/// `(first param, acc, dst, inputs)` of a chain whose weights are consecutive params.
+fn loop_of(
+    chain: &[Instr],
+    param_of: &HashMap<Reg, u32>,
+) -> Option<(u32, Option<Reg>, Reg, Vec<Reg>)> {
+    if chain.len() < MIN_TERMS {
+        return None;
+    }
+    let mut first_param = None;
+    let mut inputs = Vec::with_capacity(chain.len());
+    for (k, instr) in chain.iter().enumerate() {
+        let Instr::MulAdd { a, b, .. } = *instr else {
+            return None;
+        };
+        let param = *param_of.get(&a)?;
+        let first = *first_param.get_or_insert(param);
+        if param != first + k as u32 {
+            return None;
+        }
+        inputs.push(b);
+    }
+    let Instr::MulAdd { acc, .. } = chain[0] else {
+        return None;
+    };
+    let Instr::MulAdd { dst, .. } = chain[chain.len() - 1] else {
+        return None;
+    };
+    Some((first_param?, acc, dst, inputs))
+}
+
+/// Which register each stash slot holds in the list emitted so far.
+#[derive(Default)]
+struct Stash {
+    slots: Vec<Reg>,
+}
+
+impl Stash {
+    /// The first slot of `inputs` in the stash, stashing them first unless they are there.
+    fn place(&mut self, inputs: &[Reg], out: &mut Vec<Instr>) -> u32 {
+        if let Some(slot) = self.slots.windows(inputs.len()).position(|w| w == inputs) {
+            return slot as u32;
+        }
+        if self.slots.len() + inputs.len() > MAX_STASH as usize {
+            self.slots.clear();
+        }
+        let slot = self.slots.len() as u32;
+        for (k, &src) in inputs.iter().enumerate() {
+            out.push(Instr::Stash {
+                slot: slot + k as u32,
+                src,
+            });
+        }
+        self.slots.extend_from_slice(inputs);
+        slot
+    }
+}
+
+/// Removes param loads no instruction, carry or guard output reads any more.
+fn drop_dead_params(program: &mut KernelProgram) {
+    let mut read: std::collections::HashSet<Reg> = all_instrs(program)
+        .flat_map(|instr| instr.operands())
+        .collect();
+    read.extend(program.phases.iter().map(|p| p.value));
+    read.extend(program.carries_f.iter().map(|c| c.1));
+    read.extend(
+        program
+            .guards
+            .iter()
+            .flat_map(|g| g.outputs_f.iter().copied()),
+    );
+    let live = |instr: &Instr| match *instr {
+        Instr::ParamF { dst, .. } => read.contains(&dst),
+        _ => true,
+    };
+    program.prologue.retain(live);
+    program.body.retain(live);
+    program.epilogue.retain(live);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program(body: Vec<Instr>) -> KernelProgram {
+        KernelProgram {
+            rows_of: None,
+            phases: Vec::new(),
+            prologue: Vec::new(),
+            body,
+            epilogue: Vec::new(),
+            guards: Vec::new(),
+            steps: 1,
+            carries_f: Vec::new(),
+            carries_u: Vec::new(),
+        }
+    }
+
+    /// `dst = x_0 w_0 + ..` over inputs `x`, weights from param `first` (registers 100+).
+    fn chain(dst: Reg, first: u32, x: &[Reg], fresh: &mut Reg) -> Vec<Instr> {
+        let mut out = Vec::new();
+        let mut acc = None;
+        for (k, &b) in x.iter().enumerate() {
+            let w = 100 + first + k as u32;
+            out.push(Instr::ParamF {
+                dst: w,
+                index: first + k as u32,
+            });
+            let d = if k + 1 == x.len() { dst } else { *fresh };
+            *fresh += 1;
+            out.push(Instr::MulAdd {
+                dst: d,
+                acc,
+                a: w,
+                b,
+            });
+            acc = Some(d);
+        }
+        out
+    }
+
+    #[test]
+    fn chains_over_consecutive_params_become_loops_sharing_one_stash() {
+        let x = [1, 2, 3, 4, 5];
+        let mut fresh = 1000;
+        let mut body = vec![Instr::LoadF {
+            dst: 1,
+            buffer: 0,
+            per_step: false,
+        }];
+        // The loads of a chain's weights come first, then its multiply-adds.
+        let (mut loads, mut terms) = (Vec::new(), Vec::new());
+        for (row, dst) in [(0u32, 50), (5, 51)] {
+            for instr in chain(dst, row, &x, &mut fresh) {
+                match instr {
+                    Instr::ParamF { .. } => loads.push(instr),
+                    _ => terms.push(instr),
+                }
+            }
+        }
+        body.extend(loads);
+        body.extend(terms);
+        body.push(Instr::StoreF {
+            buffer: 0,
+            src: 51,
+            per_step: false,
+        });
+        body.push(Instr::StoreF {
+            buffer: 1,
+            src: 50,
+            per_step: false,
+        });
+        let compacted = compact(&program(body));
+        let stashes = x.iter().enumerate().map(|(k, &src)| Instr::Stash {
+            slot: k as u32,
+            src,
+        });
+        let expected: Vec<Instr> = [Instr::LoadF {
+            dst: 1,
+            buffer: 0,
+            per_step: false,
+        }]
+        .into_iter()
+        .chain(stashes)
+        .chain([
+            Instr::DotParams {
+                dst: 50,
+                acc: None,
+                first_param: 0,
+                slot: 0,
+                len: 5,
+            },
+            Instr::DotParams {
+                dst: 51,
+                acc: None,
+                first_param: 5,
+                slot: 0,
+                len: 5,
+            },
+            Instr::StoreF {
+                buffer: 0,
+                src: 51,
+                per_step: false,
+            },
+            Instr::StoreF {
+                buffer: 1,
+                src: 50,
+                per_step: false,
+            },
+        ])
+        .collect();
+        assert_eq!(compacted.body, expected);
+        assert_eq!(stash_len(&compacted), 5);
+    }
+
+    #[test]
+    fn short_chains_and_scattered_weights_stay_straight_line() {
+        let mut fresh = 1000;
+        let short = program(chain(50, 0, &[1, 2, 3], &mut fresh));
+        assert_eq!(compact(&short), short);
+        let mut scattered = chain(50, 0, &[1, 2, 3, 4], &mut fresh);
+        if let Instr::ParamF { index, .. } = &mut scattered[2] {
+            *index = 9;
+        }
+        let scattered = program(scattered);
+        assert_eq!(compact(&scattered), scattered);
+    }
+}
