@@ -9,6 +9,7 @@ pub mod cpu_study;
 pub mod dispatch;
 pub mod env_study;
 pub mod plot;
+pub mod policy_study;
 pub mod profile;
 pub mod report;
 pub mod reproduce;

@@ -92,6 +92,10 @@ pub fn write_plots(
             both!(dir, "cpu", report, cpu_throughput),
         ),
         (
+            "The policy inside the rollout: collection env-steps/s against n".to_string(),
+            both!(dir, "policy", report, policy_throughput),
+        ),
+        (
             "The ablation ladder: speedup over xla-default".to_string(),
             both!(dir, "ablation", report, ablation),
         ),
@@ -301,6 +305,21 @@ where
         report.cpu.simd
     );
     throughput_chart(area, &caption, crate::report::cpu::series(report))
+}
+
+fn policy_throughput<DB: DrawingBackend>(
+    report: &Report,
+    area: DrawingArea<DB, Shift>,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    area.fill(&WHITE)?;
+    throughput_chart(
+        area,
+        "PPO's sample collection: burn policy + env step against the policy fused into the step",
+        crate::report::policy::series(&report.policy),
+    )
 }
 
 /// Env-steps/s against n on log axes, one line per series.

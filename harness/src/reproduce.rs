@@ -2,7 +2,7 @@
 
 use cartfuse_env::{EnvError, StepPlan};
 
-use cartfuse_fusion::backend::Cube;
+use cartfuse_fusion::backend::{Cpu, Cube};
 use cartfuse_fusion::exec::ExecError;
 use cartfuse_fusion::launch::LaunchLedger;
 use cartfuse_fusion::plan::{Plan, PlanError, PlanOptions, Strategy};
@@ -17,6 +17,7 @@ use crate::dispatch::{
     DispatchTax, break_even_steps, busy_fraction, fit_launch_cost, measure_dispatch_tax,
 };
 use crate::env_study::{EnvStudy, env_tasks, measure_study};
+use crate::policy_study::{PolicySettings, PolicyStudy, measure_policy, policy_tasks};
 use crate::profile::{PlanProfile, ProfileSettings, StepProfile, profile_plan};
 use crate::roofline::{DeviceRoofline, measure_roofline};
 pub use crate::tail::TailRow;
@@ -48,11 +49,15 @@ pub struct ReproduceSettings {
     pub env_sizes: Vec<usize>,
     /// Timing of the every-environment section's profiles.
     pub env_profile: ProfileSettings,
+    /// The policy-inside-the-rollout section on the native CPU.
+    pub policy_cpu: PolicySettings,
+    /// The same section on the device.
+    pub policy_device: PolicySettings,
 }
 
 impl ReproduceSettings {
-    /// The full run: the study's sizes and working sets up to 256 MB (about 5-10 minutes
-    /// on a 2-core lavapipe machine).
+    /// The full run: the study's sizes and working sets up to 256 MB, and PPO to the target
+    /// from five seeds per sample source (about 15 minutes on a 2-core lavapipe machine).
     pub fn full() -> Self {
         Self {
             ablation_sizes: vec![1, 64, 1024, 16_384, 262_144, 1 << 20],
@@ -70,6 +75,8 @@ impl ReproduceSettings {
                 repeats: 3,
                 calls_per_repeat: None,
             },
+            policy_cpu: PolicySettings::full_cpu(),
+            policy_device: PolicySettings::full_device(),
         }
     }
 
@@ -95,6 +102,8 @@ impl ReproduceSettings {
                 repeats: 3,
                 calls_per_repeat: None,
             },
+            policy_cpu: PolicySettings::quick(),
+            policy_device: PolicySettings::quick_device(),
         }
     }
 
@@ -109,6 +118,8 @@ impl ReproduceSettings {
                 .map_or(0, |_| probed_backends().count())
             + cpu_tasks(self.ablation_sizes.len())
             + 2 * env_tasks(self.env_ids.len(), self.env_sizes.len())
+            + policy_tasks(&self.policy_cpu)
+            + policy_tasks(&self.policy_device)
     }
 }
 
@@ -218,6 +229,8 @@ pub struct Report {
     pub cpu: CpuStudy,
     /// Every environment under every plan (`--env all`); `None` when not asked for.
     pub envs: Option<EnvStudy>,
+    /// The policy inside the rollout: the native CPU, then the device.
+    pub policy: Vec<PolicyStudy>,
 }
 
 impl Report {
@@ -470,7 +483,18 @@ pub fn reproduce<R: Runtime>(
         &settings.env_profile,
         &mut progress,
     )?;
+    let mut on_device = measure_policy(
+        &backend,
+        &policy_device_settings(&settings.policy_device, &device),
+        &mut progress,
+    );
+    on_device.device = adapter_name(&device).to_string();
+    let policy = vec![
+        measure_policy(&Cpu::default(), &settings.policy_cpu, &mut progress),
+        on_device,
+    ];
     Ok(Report {
+        policy,
         envs,
         cpu,
         device_name: adapter_name(&device).to_string(),
@@ -491,6 +515,21 @@ pub fn reproduce<R: Runtime>(
         launch_probe_envs: settings.launch_probe.as_ref().map(|p| p.num_envs),
         launch_probe_failures,
     })
+}
+
+/// The device's policy settings: on a CPU-emulated Vulkan device (lavapipe) the fused
+/// policy kernel is not compiled (its LLVM took over ten minutes on the 4 -> 64 -> 64 actor
+/// and critic on a 2-core machine; the CPU runtime runs the same plans natively).
+fn policy_device_settings(settings: &PolicySettings, device: &str) -> PolicySettings {
+    let mut settings = settings.clone();
+    if device.contains("(Cpu,") && settings.skip_fused.is_none() {
+        settings.skip_fused = Some(
+            "not compiled on a CPU-emulated Vulkan device: lavapipe's LLVM takes over ten \
+             minutes on the fused policy kernel (the native CPU runtime runs these plans)"
+                .into(),
+        );
+    }
+    settings
 }
 
 /// The burn backends whose launches the probe counts.

@@ -8,6 +8,7 @@
 pub mod commentary;
 pub mod cpu;
 pub mod envs;
+pub mod policy;
 pub mod table;
 pub mod tables;
 
@@ -179,6 +180,27 @@ pub fn markdown(report: &Report, tables: &tables::Tables, plots: &[(String, Stri
             plans.markdown()
         );
         md += &bullets(&envs::commentary(study));
+    }
+    if let Some(rollouts) = &tables.policy_rollout {
+        let training = tables
+            .policy_training
+            .as_ref()
+            .map_or(String::new(), Table::markdown);
+        md += &format!(
+            "## The policy inside the rollout\n\nPPO's sample collection (the learner's own \
+             `Collector`: observations, actions, log-probs, values, rewards with the truncation \
+             bootstrap) with the default policy (actor and critic 4 -> 64 -> 64 -> out, tanh, \
+             burn's initial weights): burn NdArray's forward pass on the host, then the env's \
+             step on the device, against the policy fused into the env's step graph (each \
+             output of a dense layer one affine op reading its weights from the kernel's params \
+             buffer), {} steps per collect, median of the repeats. Then PPO (burn NdArray \
+             learner, default settings) from each source until the mean return of the last 100 \
+             episodes reaches the target.\n\n{}\n{}\n",
+            report.policy.first().map_or(0, |s| s.steps),
+            rollouts.markdown(),
+            training
+        );
+        md += &bullets(&policy::commentary(&report.policy));
     }
     if !plots.is_empty() {
         md += "## Plots\n\n";

@@ -38,6 +38,10 @@ pub struct Tables {
     pub env_plans: Option<Table>,
     /// Fused against eager per environment (`--env all`).
     pub env_fusion: Option<Table>,
+    /// Policy rollouts, host against fused (when measured).
+    pub policy_rollout: Option<Table>,
+    /// PPO runs to the target (when measured).
+    pub policy_training: Option<Table>,
 }
 
 impl Tables {
@@ -58,6 +62,10 @@ impl Tables {
             cpu_vs_device: super::cpu::vs_device(report),
             cpu_crossovers: super::cpu::crossovers(report),
             env_plans: report.envs.as_ref().map(super::envs::plans),
+            policy_rollout: (!report.policy.is_empty())
+                .then(|| super::policy::rollouts(&report.policy)),
+            policy_training: (report.policy.iter().any(|s| !s.training.is_empty()))
+                .then(|| super::policy::training(&report.policy)),
             env_fusion: report.envs.as_ref().map(super::envs::fusion),
         }
     }
@@ -83,6 +91,8 @@ impl Tables {
             .into_iter()
             .chain(self.env_plans.as_ref())
             .chain(self.env_fusion.as_ref())
+            .chain(self.policy_rollout.as_ref())
+            .chain(self.policy_training.as_ref())
             .collect()
     }
 }

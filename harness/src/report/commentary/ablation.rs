@@ -264,6 +264,7 @@ mod tests {
         }
         Report {
             envs: None,
+            policy: Vec::new(),
             device: format!("{device} (DiscreteGpu, driver)"),
             device_name: device.into(),
             runtime: "wgpu".into(),

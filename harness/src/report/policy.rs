@@ -1,0 +1,293 @@
+//! The policy-inside-the-rollout section: PPO's sample collection with the policy in burn
+//! against the policy fused into the env's step, and PPO's time to its target, per device.
+//! Tables and sentences come from the run.
+
+use crate::policy_study::{HOST_SOURCE, PolicyStudy, TrainingRun};
+
+use super::table::{Cell, Column, Format, Shown, Table};
+
+/// Collection env-steps/s of every source at every size on every device.
+pub fn rollouts(studies: &[PolicyStudy]) -> Table {
+    let mut table = Table::new(
+        "Policy rollout: burn policy + env step against the policy fused into the step",
+        "policy_rollout.csv",
+        vec![
+            Column::new("device", ""),
+            Column::new("n", ""),
+            Column::new("source", ""),
+            Column::new("env-steps/s", "1/s"),
+            Column::new("x burn policy + env step", ""),
+            Column::new("env launches per step", ""),
+            Column::new("skipped", "").shown(Shown::WhenPresent),
+        ],
+    );
+    for study in studies {
+        for point in &study.points {
+            table.push(vec![
+                Cell::text(study.device.clone()),
+                Cell::Number(point.num_envs as f64, Format::Fixed(0)),
+                Cell::text(point.source.clone()),
+                Cell::number(point.env_steps_per_s.as_ref().ok().copied(), Format::Si),
+                Cell::number(
+                    study
+                        .speedup(&point.source, point.num_envs)
+                        .filter(|_| point.source != HOST_SOURCE),
+                    Format::Ratio,
+                ),
+                Cell::number(point.launches_per_step, Format::Fixed(2)),
+                Cell::text(
+                    point
+                        .env_steps_per_s
+                        .as_ref()
+                        .err()
+                        .map_or(String::new(), |s| s.reason.clone()),
+                ),
+            ]);
+        }
+    }
+    table
+}
+
+/// Every PPO run.
+pub fn training(studies: &[PolicyStudy]) -> Table {
+    let mut table = Table::new(
+        "PPO to the target return",
+        "policy_training.csv",
+        vec![
+            Column::new("device", ""),
+            Column::new("samples from", ""),
+            Column::new("seed", ""),
+            Column::new("env-steps to target", ""),
+            Column::new("seconds to target", "s"),
+            Column::new("final mean return", ""),
+            Column::new("env-steps run", ""),
+            Column::new("collection env-steps/s", "1/s"),
+            Column::new("error", "").shown(Shown::WhenPresent),
+        ],
+    );
+    for study in studies {
+        for run in &study.training {
+            table.push(vec![
+                Cell::text(study.device.clone()),
+                Cell::text(run.source.clone()),
+                Cell::Number(run.seed as f64, Format::Fixed(0)),
+                Cell::number(run.solved.map(|s| s.0 as f64), Format::Fixed(0)),
+                Cell::number(run.solved.map(|s| s.1), Format::Fixed(1)),
+                Cell::number(run.final_mean_return, Format::Fixed(1)),
+                Cell::Number(run.env_steps as f64, Format::Fixed(0)),
+                Cell::number(
+                    (run.error.is_none()).then_some(run.rollout_env_steps_per_s),
+                    Format::Si,
+                ),
+                Cell::text(run.error.clone().unwrap_or_default()),
+            ]);
+        }
+    }
+    table
+}
+
+/// `(device: source, [(n, env-steps/s)])` of every measured source, for the plot.
+pub fn series(studies: &[PolicyStudy]) -> Vec<(String, Vec<(f64, f64)>)> {
+    let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for study in studies {
+        for point in &study.points {
+            let Ok(rate) = point.env_steps_per_s else {
+                continue;
+            };
+            let label = format!("{}: {}", study.device, point.source);
+            let xy = (point.num_envs as f64, rate);
+            match series.iter_mut().find(|(l, _)| *l == label) {
+                Some((_, points)) => points.push(xy),
+                None => series.push((label, vec![xy])),
+            }
+        }
+    }
+    series
+}
+
+/// What the numbers say, device by device.
+pub fn commentary(studies: &[PolicyStudy]) -> Vec<String> {
+    let mut sentences = Vec::new();
+    for study in studies {
+        sentences.extend(rollout_sentence(study));
+        sentences.extend(training_sentences(study));
+    }
+    sentences
+}
+
+/// The best fused source at the largest size against the host source, and the smallest
+/// size from which fusing pays.
+fn rollout_sentence(study: &PolicyStudy) -> Option<String> {
+    let largest = study.points.iter().map(|p| p.num_envs).max()?;
+    let (best, speedup) = study
+        .points
+        .iter()
+        .filter(|p| p.num_envs == largest && p.source != HOST_SOURCE)
+        .filter_map(|p| Some((p.source.as_str(), study.speedup(&p.source, largest)?)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))?;
+    let mut sizes: Vec<usize> = study.points.iter().map(|p| p.num_envs).collect();
+    sizes.dedup();
+    let pays_from = sizes
+        .iter()
+        .find(|&&n| study.speedup(best, n).is_some_and(|s| s > 1.0));
+    let mut sentence = format!(
+        "On {} at n = {largest}, {best} collects {speedup:.2}x as many env-steps/s as {HOST_SOURCE}",
+        study.device
+    );
+    match pays_from {
+        Some(&n) if n == sizes[0] => sentence += " and is faster at every size measured.",
+        Some(&n) => {
+            let below = sizes.iter().rev().find(|&&m| m < n).copied().unwrap_or(n);
+            let slower = study.speedup(best, below).unwrap_or(f64::NAN);
+            sentence += &format!("; it pays from n = {n} on (at n = {below} it is {slower:.2}x).");
+        }
+        None => sentence += ", and slower than it at every size measured.",
+    }
+    Some(sentence)
+}
+
+/// Spread of the time and env-steps to the target for each source.
+fn training_sentences(study: &PolicyStudy) -> Vec<String> {
+    let mut sources: Vec<&str> = study.training.iter().map(|r| r.source.as_str()).collect();
+    sources.dedup();
+    sources
+        .into_iter()
+        .map(|source| {
+            let runs: Vec<&TrainingRun> = study
+                .training
+                .iter()
+                .filter(|r| r.source == source)
+                .collect();
+            let solved: Vec<(u64, f64)> = runs.iter().filter_map(|r| r.solved).collect();
+            let mut sentence = format!(
+                "On {}, PPO with samples from {source} reached {} in {} of {} runs",
+                study.device,
+                study.target_return,
+                solved.len(),
+                runs.len()
+            );
+            if let [(steps, seconds)] = solved[..] {
+                sentence += &format!(": {seconds:.1} s to the target, after {steps} env-steps");
+            } else if !solved.is_empty() {
+                let (steps, seconds) = spread(&solved);
+                sentence += &format!(
+                    ": {} s to the target (median; {}), after {} env-steps (median; {})",
+                    fmt_f(seconds.1),
+                    range(seconds.0, seconds.2),
+                    steps.1 as u64,
+                    range(steps.0, steps.2)
+                );
+            }
+            sentence.push('.');
+            sentence
+        })
+        .collect()
+}
+
+/// `(min, median, max)` of the env-steps and of the seconds.
+fn spread(solved: &[(u64, f64)]) -> ((f64, f64, f64), (f64, f64, f64)) {
+    let stats = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        (v[0], v[v.len() / 2], v[v.len() - 1])
+    };
+    (
+        stats(solved.iter().map(|s| s.0 as f64).collect()),
+        stats(solved.iter().map(|s| s.1).collect()),
+    )
+}
+
+fn fmt_f(x: f64) -> String {
+    format!("{x:.1}")
+}
+
+fn range(lo: f64, hi: f64) -> String {
+    if lo > 1000.0 {
+        format!("{lo:.0} to {hi:.0}")
+    } else {
+        format!("{lo:.1} to {hi:.1}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy_study::RolloutPoint;
+    use crate::reproduce::Skipped;
+
+    fn point(source: &str, n: usize, rate: f64) -> RolloutPoint {
+        RolloutPoint {
+            source: source.into(),
+            num_envs: n,
+            env_steps_per_s: Ok(rate),
+            launches_per_step: Some(0.1),
+        }
+    }
+
+    fn run(source: &str, seed: u64, solved: Option<(u64, f64)>) -> TrainingRun {
+        TrainingRun {
+            source: source.into(),
+            seed,
+            solved,
+            env_steps: solved.map_or(500_000, |s| s.0),
+            final_mean_return: Some(480.0),
+            seconds: solved.map_or(60.0, |s| s.1),
+            rollout_env_steps_per_s: 1e5,
+            error: None,
+        }
+    }
+
+    #[test]
+    fn commentary_follows_the_numbers() {
+        let study = PolicyStudy {
+            device: "cpu".into(),
+            steps: 10,
+            points: vec![
+                point(HOST_SOURCE, 8, 2e5),
+                point("fused-x10", 8, 1e5),
+                point(HOST_SOURCE, 4096, 4e5),
+                point("fused-x10", 4096, 2.4e6),
+                RolloutPoint {
+                    env_steps_per_s: Err(Skipped {
+                        reason: "too many bindings".into(),
+                    }),
+                    launches_per_step: None,
+                    ..point("vertical", 4096, 0.0)
+                },
+            ],
+            training: vec![
+                run(HOST_SOURCE, 1, Some((300_000, 14.0))),
+                run(HOST_SOURCE, 2, Some((200_000, 12.0))),
+                run(HOST_SOURCE, 3, None),
+            ],
+            target_return: 475.0,
+        };
+        let sentences = commentary(std::slice::from_ref(&study));
+        assert_eq!(sentences.len(), 2, "{sentences:?}");
+        assert_eq!(
+            sentences[0],
+            "On cpu at n = 4096, fused-x10 collects 6.00x as many env-steps/s as burn policy + \
+             env step; it pays from n = 4096 on (at n = 8 it is 0.50x)."
+        );
+        assert_eq!(
+            sentences[1],
+            "On cpu, PPO with samples from burn policy + env step reached 475 in 2 of 3 runs: \
+             14.0 s to the target (median; 12.0 to 14.0), after 300000 env-steps (median; \
+             200000 to 300000)."
+        );
+        let one = PolicyStudy {
+            training: vec![run("fused-x8", 1, Some((123_456, 9.5)))],
+            ..study.clone()
+        };
+        assert_eq!(
+            training_sentences(&one),
+            [
+                "On cpu, PPO with samples from fused-x8 reached 475 in 1 of 1 runs: 9.5 s to the \
+              target, after 123456 env-steps."
+            ]
+        );
+        let csv = rollouts(std::slice::from_ref(&study)).csv();
+        assert_eq!(csv.lines().count(), 6, "{csv}");
+        assert!(csv.contains("too many bindings"), "{csv}");
+        assert_eq!(training(&[study]).csv().lines().count(), 4);
+    }
+}
