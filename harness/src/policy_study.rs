@@ -226,20 +226,12 @@ pub fn measure_policy<B: EnvBackend>(
             let name = source_name(source);
             progress(&format!("policy rollout {name} at n = {n}"));
             let measured = match (&settings.skip_fused, source) {
-                (Some(reason), Some(_)) => Err(TrainError::InvalidConfig {
-                    setting: "device",
-                    reason: reason.clone(),
-                }),
-                _ => time_collects(backend, source, n, settings),
+                (Some(reason), Some(_)) => Err(reason.clone()),
+                _ => time_collects(backend, source, n, settings).map_err(|e| e.to_string()),
             };
             let (env_steps_per_s, launches_per_step) = match measured {
                 Ok((rate, launches)) => (Ok(rate), Some(launches)),
-                Err(error) => (
-                    Err(Skipped {
-                        reason: error.to_string(),
-                    }),
-                    None,
-                ),
+                Err(reason) => (Err(Skipped { reason }), None),
             };
             points.push(RolloutPoint {
                 source: name,

@@ -146,9 +146,16 @@ fn rollout_sentence(study: &PolicyStudy) -> Option<String> {
     Some(sentence)
 }
 
-/// Spread of the time and env-steps to the target for each source.
+/// Spread of the time and env-steps to the target for each source (runs that could not
+/// start, listed with their error in the table, are left out).
 fn training_sentences(study: &PolicyStudy) -> Vec<String> {
-    let mut sources: Vec<&str> = study.training.iter().map(|r| r.source.as_str()).collect();
+    let ran = |r: &&TrainingRun| r.error.is_none();
+    let mut sources: Vec<&str> = study
+        .training
+        .iter()
+        .filter(ran)
+        .map(|r| r.source.as_str())
+        .collect();
     sources.dedup();
     sources
         .into_iter()
@@ -156,6 +163,7 @@ fn training_sentences(study: &PolicyStudy) -> Vec<String> {
             let runs: Vec<&TrainingRun> = study
                 .training
                 .iter()
+                .filter(ran)
                 .filter(|r| r.source == source)
                 .collect();
             let solved: Vec<(u64, f64)> = runs.iter().filter_map(|r| r.solved).collect();
@@ -258,6 +266,10 @@ mod tests {
                 run(HOST_SOURCE, 1, Some((300_000, 14.0))),
                 run(HOST_SOURCE, 2, Some((200_000, 12.0))),
                 run(HOST_SOURCE, 3, None),
+                TrainingRun {
+                    error: Some("not compiled here".into()),
+                    ..run("fused-x8", 1, None)
+                },
             ],
             target_return: 475.0,
         };
@@ -288,6 +300,6 @@ mod tests {
         let csv = rollouts(std::slice::from_ref(&study)).csv();
         assert_eq!(csv.lines().count(), 6, "{csv}");
         assert!(csv.contains("too many bindings"), "{csv}");
-        assert_eq!(training(&[study]).csv().lines().count(), 4);
+        assert_eq!(training(&[study]).csv().lines().count(), 5);
     }
 }
