@@ -8,13 +8,17 @@
 //! truncation bootstrap, in the learner's layout. The weights are the initial weights of
 //! the default PPO model (actor and critic `4 -> 64 -> 64 -> out`, tanh).
 
+use std::sync::Arc;
 use std::time::Instant;
 
+use burn::backend::ndarray::NdArrayDevice;
 use burn::backend::{Autodiff, NdArray};
-use cartfuse_env::rollout::PolicyRollout;
+use burn::tensor::backend::Backend;
+use cartfuse_env::rollout::{PolicyRollout, PolicySpec};
 use cartfuse_env::{
-    AutoresetMode, CartPole, EnvBackend, EpisodeOptions, GraphEnv, StepPlan, VecEnv,
+    AutoresetMode, CartPole, EnvBackend, EnvError, EpisodeOptions, GraphEnv, StepPlan, VecEnv,
 };
+use cartfuse_fusion::launch::LaunchLedger;
 use cartfuse_fusion::plan::Strategy;
 use cartfuse_fusion::rng;
 use cartfuse_train::collect::{Collector, FusedCollector, HostCollector};
@@ -273,15 +277,36 @@ fn episode() -> EpisodeOptions {
     }
 }
 
-/// The default PPO model on burn's CPU backend (its initial weights).
-fn model(config: &PpoConfig) -> ActorCritic<NdArray> {
+/// The default PPO model of `config` (its initial weights) on burn's CPU backend `B`.
+fn model<B: Backend<Device = NdArrayDevice>>(config: &PpoConfig) -> ActorCritic<B> {
     ActorCritic::new(
         CartPole::OBS_DIM,
         2,
         config.hidden,
         config.seed,
-        &Default::default(),
+        &NdArrayDevice::default(),
     )
+}
+
+/// `n` CartPole envs with the default step plan on `backend`: the host source's envs.
+fn host_envs<B: EnvBackend>(backend: &B, n: usize) -> Result<VecEnv<CartPole, B>, EnvError> {
+    VecEnv::build(
+        backend.clone(),
+        CartPole::default(),
+        n,
+        episode(),
+        StepPlan::default(),
+    )
+}
+
+/// `n` CartPole envs acting under `spec` in one step graph planned with `strategy`.
+fn fused_rollout<B: EnvBackend>(
+    backend: &B,
+    spec: PolicySpec,
+    strategy: Strategy,
+    n: usize,
+) -> Result<PolicyRollout<B>, EnvError> {
+    PolicyRollout::new(backend, &CartPole::default(), &episode(), spec, strategy, n)
 }
 
 /// Median env-steps/s of `settings.repeats` collects of `settings.steps` steps for `n`
@@ -296,17 +321,11 @@ fn time_collects<B: EnvBackend>(
         num_envs: n,
         ..PpoConfig::default()
     };
-    let policy = model(&config);
+    let policy = model::<NdArray>(&config);
     let key = rng::seed_key(config.seed);
     match source {
         None => {
-            let mut env = VecEnv::build(
-                backend.clone(),
-                CartPole::default(),
-                n,
-                episode(),
-                StepPlan::default(),
-            )?;
+            let mut env = host_envs(backend, n)?;
             let ledger = env.ledger().clone();
             let mut collector = HostCollector::new(&mut env, config.seed, key)?;
             time_collector(&mut collector, &policy, (n, settings), || {
@@ -315,9 +334,8 @@ fn time_collects<B: EnvBackend>(
         }
         Some(strategy) => {
             let (spec, _) = policy.rollout_weights()?;
-            let mut rollout =
-                PolicyRollout::new(backend, &CartPole::default(), &episode(), spec, strategy, n)?;
-            let ledger = std::sync::Arc::new(cartfuse_fusion::launch::LaunchLedger::new());
+            let mut rollout = fused_rollout(backend, spec, strategy, n)?;
+            let ledger = Arc::new(LaunchLedger::new());
             rollout.set_ledger(ledger.clone());
             let mut collector = FusedCollector::new(&mut rollout, config.seed, key)?;
             time_collector(&mut collector, &policy, (n, settings), || {
@@ -333,16 +351,16 @@ fn time_collector<C: Collector<NdArray>>(
     (n, settings): (usize, &PolicySettings),
     launches: impl Fn() -> u64,
 ) -> Result<(f64, f64), TrainError> {
-    let device = Default::default();
-    let gamma = PpoConfig::default().gamma;
+    let device = NdArrayDevice::default();
+    let config = PpoConfig::default();
     let mut samples = Rollout::new(n, CartPole::OBS_DIM);
-    let mut returns = EpisodeReturns::new(n, 100);
+    let mut returns = EpisodeReturns::new(n, config.return_window);
     let mut collect = |samples: &mut Rollout| {
         samples.clear();
         collector.collect(
             policy,
             &device,
-            (settings.steps, gamma),
+            (settings.steps, config.gamma),
             samples,
             &mut returns,
         )
@@ -376,36 +394,16 @@ fn train_once<B: EnvBackend>(
     };
     let start = Instant::now();
     let run = || -> Result<_, TrainError> {
-        let model = ActorCritic::<Autodiff<NdArray>>::new(
-            CartPole::OBS_DIM,
-            2,
-            config.hidden,
-            seed,
-            &Default::default(),
-        );
-        let device = Default::default();
+        let model = model::<Autodiff<NdArray>>(&config);
+        let device = NdArrayDevice::default();
         let trained = match source {
             None => {
-                let mut env = VecEnv::build(
-                    backend.clone(),
-                    CartPole::default(),
-                    config.num_envs,
-                    episode(),
-                    StepPlan::default(),
-                )?;
+                let mut env = host_envs(backend, config.num_envs)?;
                 train_from(&mut env, &config, model, &device, |_| {})?
             }
             Some(strategy) => {
                 let (spec, _) = model.rollout_weights()?;
-                let mut rollout = PolicyRollout::new(
-                    backend,
-                    &CartPole::default(),
-                    &episode(),
-                    spec,
-                    strategy,
-                    config.num_envs,
-                )
-                .map_err(TrainError::from)?;
+                let mut rollout = fused_rollout(backend, spec, strategy, config.num_envs)?;
                 train_fused_from(&mut rollout, &config, model, &device, |_| {})?
             }
         };

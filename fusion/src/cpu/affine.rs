@@ -69,20 +69,25 @@ pub(super) unsafe fn run<V: Simd>(
         let (first, len) = (usize::from(start.is_none()), block.len());
         let terms = Terms {
             pinned_weights,
+            start,
             scalars: &scalars,
             weights: &weights,
             inputs: &inputs,
-        };
-        // SAFETY (every call below): `lo..hi` lies within every location (see the contract).
-        let begin = |v: usize| match start {
-            Some(p) => unsafe { s.load(p.add(v)) },
-            None => unsafe { terms.term(s, 0, v) },
         };
         // Four vectors at a time: four independent sums hide the adds' latency.
         let mut v = lo;
         while v + 4 * V::LANES <= hi {
             let at = [v, v + V::LANES, v + 2 * V::LANES, v + 3 * V::LANES];
-            let mut sums = [begin(at[0]), begin(at[1]), begin(at[2]), begin(at[3])];
+            // SAFETY (here and below): `lo..hi` lies within every location (see the
+            // contract).
+            let mut sums = unsafe {
+                [
+                    terms.begin(s, at[0]),
+                    terms.begin(s, at[1]),
+                    terms.begin(s, at[2]),
+                    terms.begin(s, at[3]),
+                ]
+            };
             for k in first..len {
                 for (sum, at) in sums.iter_mut().zip(at) {
                     *sum = s.add(*sum, unsafe { terms.term(s, k, at) });
@@ -95,7 +100,7 @@ pub(super) unsafe fn run<V: Simd>(
             v += 4 * V::LANES;
         }
         while v < hi {
-            let mut sum = begin(v);
+            let mut sum = unsafe { terms.begin(s, v) };
             for k in first..len {
                 sum = s.add(sum, unsafe { terms.term(s, k, v) });
             }
@@ -109,12 +114,30 @@ pub(super) unsafe fn run<V: Simd>(
 /// One pass's terms.
 struct Terms<'a> {
     pinned_weights: bool,
+    /// The running sum the pass continues, if any.
+    start: Option<*const f32>,
     scalars: &'a [f32; TERMS_PER_PASS],
     weights: &'a [*const f32; TERMS_PER_PASS],
     inputs: &'a [*const f32; TERMS_PER_PASS],
 }
 
 impl Terms<'_> {
+    /// The sum before the pass's later terms at lanes `v..v + LANES`: the running sum, or
+    /// the first term.
+    ///
+    /// # Safety
+    /// As for [`Self::term`], and the running sum holds lanes `v..v + LANES`.
+    #[inline(always)]
+    unsafe fn begin<V: Simd>(&self, s: V, v: usize) -> V::F {
+        // SAFETY: see the contract.
+        unsafe {
+            match self.start {
+                Some(p) => s.load(p.add(v)),
+                None => self.term(s, 0, v),
+            }
+        }
+    }
+
     /// `w_k * x_k` at lanes `v..v + LANES` (a function, not a closure, so it inlines under
     /// the level's target features).
     ///
