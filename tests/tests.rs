@@ -2,8 +2,9 @@
 //!
 //! The suites that exercise a runtime are written once and compiled once per runtime by
 //! `runtime_suites!`: `wgpu` (the default adapter; a machine without one fails these tests
-//! with install instructions, nothing is skipped silently), `cpu` (the native runtime) and,
-//! built with `--features cuda`, `cuda`.
+//! with install instructions, nothing is skipped silently), `cpu` (the native runtime,
+//! compiled kernels), `cpu_interpreted` (its op-by-op interpreter) and, built with
+//! `--features cuda`, `cuda`.
 //! Suites about the binary and burn run once.
 
 // Loading each suite file once per runtime module is the point: one instantiation per runtime.
@@ -65,8 +66,10 @@ macro_rules! runtime_suites {
     };
 }
 
-/// The runtime suites on the native CPU runtime.
+/// The runtime suites on the native CPU runtime (its default engine: compiled kernels).
 mod cpu;
+/// The runtime suites on the native CPU runtime's interpreter.
+mod cpu_interpreted;
 /// The runtime suites on CUDA (with the `cuda` feature).
 #[cfg(feature = "cuda")]
 mod cuda;

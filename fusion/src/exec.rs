@@ -58,6 +58,9 @@ pub enum ExecError {
     /// A plan and graph combination the runtime cannot run.
     #[error("unsupported: {0}")]
     Unsupported(String),
+    /// The CPU's compiled engine could not build a launch.
+    #[error(transparent)]
+    Native(#[from] crate::cpu::native::NativeError),
 }
 
 /// Runs one plan of one graph over `n` lanes.

@@ -27,9 +27,10 @@ impl Cpu {
             return Err(ExecError::SimdUnsupported(options.simd));
         }
         let description = format!(
-            "{} ({}, {} threads)",
+            "{} ({}, {} kernels, {} threads)",
             cpu_model(),
             options.simd,
+            options.engine,
             options.resolved_threads()
         );
         Ok(Self {

@@ -17,7 +17,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::buffer::{CpuBuffer, PAD};
-use super::launch::{Bases, Scratch, run_program};
+use super::launch::{Bases, Scratch, run_native, run_program};
+use super::native::{Binder, CpuEngine, NativeKernels, compile_launches};
 use super::program::{ChunkProgram, Loc, Op as ChunkOp, compile, dst_and_operands};
 use super::threads::CpuOptions;
 use crate::codegen::lower::lower_plan;
@@ -50,6 +51,9 @@ pub struct CpuExecutor {
     bases: Vec<*mut u32>,
     slots: HashMap<Slot, usize>,
     programs: Vec<ChunkProgram>,
+    /// The compiled engine's functions (one per program, `None` where it runs
+    /// interpreted); `None` under the interpreter.
+    native: Option<NativeKernels>,
     launches: Vec<Launch>,
     pins: Vec<NodeId>,
     /// Each param's index in `pins`, by name.
@@ -202,6 +206,18 @@ impl CpuExecutor {
                 )
             })
             .collect();
+        let native = match options.engine {
+            CpuEngine::Compiled => Some(compile_launches(
+                &lowered,
+                plan.steps_per_launch,
+                &Binder {
+                    buffer: &buffer_of,
+                    pin: &pin_of,
+                },
+                options.simd,
+            )?),
+            CpuEngine::Interpreted => None,
+        };
         let mut next_program = 0;
         let launches = plan
             .launches
@@ -271,6 +287,7 @@ impl CpuExecutor {
             dtypes,
             slots,
             programs,
+            native,
             launches,
             pins,
             param_pins,
@@ -323,6 +340,25 @@ impl CpuExecutor {
     /// The compiled chunk programs, one per kernel launch (for inspection and tests).
     pub fn programs(&self) -> &[ChunkProgram] {
         &self.programs
+    }
+
+    /// The engine each launch program runs on, in program order (launches the compiled
+    /// engine cannot write run interpreted).
+    pub fn engines(&self) -> Vec<CpuEngine> {
+        (0..self.programs.len())
+            .map(|p| match &self.native {
+                Some(native) if native.kernels[p].is_some() => CpuEngine::Compiled,
+                _ => CpuEngine::Interpreted,
+            })
+            .collect()
+    }
+
+    /// Wall time spent in [`new`](Self::new) generating, compiling (or loading from the
+    /// cache) and loading the compiled kernels; zero under the interpreter.
+    pub fn build_time(&self) -> std::time::Duration {
+        self.native
+            .as_ref()
+            .map_or(std::time::Duration::ZERO, |n| n.build_time)
     }
 
     fn input_buffer(&self, name: &str) -> Result<usize, ExecError> {
@@ -519,8 +555,18 @@ impl CpuExecutor {
                         &program.name,
                         self.n,
                     );
-                    self.ledger.launch(record, || {
-                        run_program(
+                    let kernel = self.native.as_ref().and_then(|native| native.kernels[p]);
+                    self.ledger.launch(record, || match kernel {
+                        Some(kernel) => run_native(
+                            kernel,
+                            &self.options,
+                            self.threads,
+                            &mut self.scratch,
+                            Bases(&self.bases),
+                            self.n,
+                            &self.pin_bits,
+                        ),
+                        None => run_program(
                             program,
                             &self.options,
                             self.threads,
@@ -529,7 +575,7 @@ impl CpuExecutor {
                             self.n,
                             self.stride,
                             &self.pin_bits,
-                        )
+                        ),
                     });
                 }
                 Launch::Copy { from, to, input } => {

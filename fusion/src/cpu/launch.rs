@@ -2,6 +2,7 @@
 //! SIMD level.
 
 use super::kernel::{Frame, run_chunk};
+use super::native::KernelFn;
 use super::program::ChunkProgram;
 use super::simd::{Simd, WithSimd};
 use super::threads::{CpuOptions, split};
@@ -89,6 +90,50 @@ pub(super) fn run_program(
             last,
         };
         options.simd.dispatch(body).expect("level checked in new");
+    };
+    if workers <= 1 {
+        work(0, &mut scratch[0]);
+    } else {
+        super::spin_pool::on_threads(&mut scratch[..workers], work);
+    }
+}
+
+/// One launch of a compiled kernel: the lanes cut into the interpreter's chunks and spread
+/// over the same threads, each thread calling the kernel once on its contiguous range.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run_native(
+    kernel: KernelFn,
+    options: &CpuOptions,
+    threads: usize,
+    scratch: &mut [Scratch],
+    bases: Bases<'_>,
+    n: usize,
+    pin_values: &[u32],
+) {
+    let chunk = options.chunk_lanes(None).min(n);
+    let chunks = n.div_ceil(chunk);
+    let workers = if n < options.parallel_min_lanes {
+        1
+    } else {
+        threads.min(chunks)
+    };
+    let work = |t: usize, _: &mut Scratch| {
+        let (first, last) = split(chunks, workers, t);
+        let (begin, end) = (first * chunk, (last * chunk).min(n));
+        if begin < end {
+            // SAFETY: the kernel reads and writes lanes `begin..end` (and, for packed and
+            // per-step buffers, the rows and steps of those lanes) of buffers sized for
+            // this plan in `CpuExecutor::new`; threads get disjoint ranges.
+            unsafe {
+                kernel(
+                    bases.get().as_ptr().cast(),
+                    pin_values.as_ptr(),
+                    n as i64,
+                    begin as i64,
+                    end as i64,
+                )
+            };
+        }
     };
     if workers <= 1 {
         work(0, &mut scratch[0]);

@@ -25,8 +25,8 @@
 
 use super::simd::Simd;
 
-const SIGN: u32 = 0x8000_0000;
-const ROUND_MAGIC: f32 = 12_582_912.0; // 1.5 * 2^23: (x + M) - M rounds to nearest even.
+pub(crate) const SIGN: u32 = 0x8000_0000;
+pub(crate) const ROUND_MAGIC: f32 = 12_582_912.0; // 1.5 * 2^23: (x + M) - M rounds to nearest even.
 
 /// `-a` (flips the sign bit, as Rust's `-` does).
 #[inline(always)]
@@ -108,12 +108,12 @@ fn pow2i<V: Simd>(s: V, k: V::U) -> V::F {
     s.from_bits(s.shl_u(s.add_u(k, s.splat_u(127)), 23))
 }
 
-const FOPI: f32 = 1.273_239_5; // 4 / pi
-const DP1: f32 = 0.785_156_25;
-const DP2: f32 = 2.418_756_5e-4;
-const DP3: f32 = 3.774_895e-8;
-const SIN_P: [f32; 3] = [-1.951_529_6e-4, 8.332_161e-3, -1.666_665_5e-1];
-const COS_P: [f32; 3] = [2.443_315_7e-5, -1.388_731_6e-3, 4.166_664_6e-2];
+pub(crate) const FOPI: f32 = 1.273_239_5; // 4 / pi
+pub(crate) const DP1: f32 = 0.785_156_25;
+pub(crate) const DP2: f32 = 2.418_756_5e-4;
+pub(crate) const DP3: f32 = 3.774_895e-8;
+pub(crate) const SIN_P: [f32; 3] = [-1.951_529_6e-4, 8.332_161e-3, -1.666_665_5e-1];
+pub(crate) const COS_P: [f32; 3] = [2.443_315_7e-5, -1.388_731_6e-3, 4.166_664_6e-2];
 
 /// Octant of `|x|` (made even) and `|x|` reduced by it into [-pi/4, pi/4].
 #[inline(always)]
@@ -167,10 +167,10 @@ pub fn cos<V: Simd>(s: V, x: V::F) -> V::F {
     sin_cos(s, x).1
 }
 
-const LOG2E: f32 = std::f32::consts::LOG2_E;
-const LN2_HI: f32 = 0.693_359_4;
-const LN2_LO: f32 = -2.121_944_4e-4;
-const EXP_P: [f32; 6] = [
+pub(crate) const LOG2E: f32 = std::f32::consts::LOG2_E;
+pub(crate) const LN2_HI: f32 = 0.693_359_4;
+pub(crate) const LN2_LO: f32 = -2.121_944_4e-4;
+pub(crate) const EXP_P: [f32; 6] = [
     1.987_569_1e-4,
     1.398_2e-3,
     8.333_452e-3,
@@ -195,8 +195,8 @@ pub fn exp<V: Simd>(s: V, x: V::F) -> V::F {
     s.select(is_nan(s, x), x, y)
 }
 
-const SQRT_HALF: f32 = std::f32::consts::FRAC_1_SQRT_2;
-const LOG_P: [f32; 9] = [
+pub(crate) const SQRT_HALF: f32 = std::f32::consts::FRAC_1_SQRT_2;
+pub(crate) const LOG_P: [f32; 9] = [
     7.037_683_6e-2,
     -1.151_461e-1,
     1.167_699_9e-1,
@@ -234,7 +234,7 @@ pub fn log<V: Simd>(s: V, x: V::F) -> V::F {
     s.select(is_nan(s, x), x, r)
 }
 
-const TANH_P: [f32; 5] = [
+pub(crate) const TANH_P: [f32; 5] = [
     -5.704_988_7e-3,
     2.063_909e-2,
     -5.373_971_6e-2,
@@ -255,7 +255,7 @@ pub fn tanh<V: Simd>(s: V, x: V::F) -> V::F {
 }
 
 #[allow(clippy::approx_constant)] // Cephes' coefficient, kept verbatim.
-const ERF_T: [f32; 7] = [
+pub(crate) const ERF_T: [f32; 7] = [
     7.853_861_4e-5,
     -8.010_193_6e-4,
     5.188_327_7e-3,
@@ -264,7 +264,7 @@ const ERF_T: [f32; 7] = [
     -3.761_262_6e-1,
     1.128_379_2,
 ];
-const ERFC_P: [f32; 9] = [
+pub(crate) const ERFC_P: [f32; 9] = [
     2.326_82e-2,
     -1.387_039_4e-1,
     3.687_424_6e-1,
@@ -275,7 +275,7 @@ const ERFC_P: [f32; 9] = [
     -2.741_127e-1,
     5.638_259_4e-1,
 ];
-const ERFC_R: [f32; 8] = [
+pub(crate) const ERFC_R: [f32; 8] = [
     -1.047_766_4e1,
     1.297_72e1,
     -7.495_518_7,

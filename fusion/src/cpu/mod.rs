@@ -12,6 +12,9 @@
 //!   written once. The chunk's ops are a list compiled once ([`program`]): buffer slots
 //!   (liveness-based reuse), op dispatch, `fused-xK` unrolling and select guards ([`lazy`])
 //!   are decided at build time; each op is one SIMD loop over the chunk.
+//! - [`native`]: the compiled engine: each launch written as C, built by the system C
+//!   compiler and called over the same lane ranges (the default where a compiler exists);
+//!   [`CpuEngine`] picks it or the op-by-op interpreter, which give the same bits.
 //! - [`simd`]: the vector trait, levels (scalar, AVX2, AVX-512) and run-time dispatch.
 //! - [`math`]: the one definition of sin, cos, exp, log, tanh, erf, pow on that trait.
 //! - [`threefry`]: Threefry-2x32-20 on vector lanes, bit-identical to [`crate::rng`].
@@ -31,6 +34,7 @@ mod kernel;
 mod launch;
 pub mod lazy;
 pub mod math;
+pub mod native;
 pub mod program;
 pub mod roofline;
 pub mod simd;
@@ -40,6 +44,7 @@ pub mod threefry;
 
 pub use buffer::CpuBuffer;
 pub use executor::CpuExecutor;
+pub use native::CpuEngine;
 #[cfg(target_arch = "x86_64")]
 pub use simd::{Avx2, Avx512};
 pub use simd::{Scalar, Simd, SimdLevel, WithSimd};

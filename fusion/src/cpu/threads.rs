@@ -6,6 +6,7 @@
 //! (threshold measured, see [`DEFAULT_PARALLEL_MIN_LANES`]). Each lane's result depends only on its own chunk, and
 //! chunks are row-aligned for row reductions, so any thread count gives the same bits.
 
+use super::native::CpuEngine;
 use super::simd::SimdLevel;
 
 /// Lanes per chunk: 1024 lanes are 4 KiB per slot, so the live slots of a fused CartPole
@@ -26,6 +27,8 @@ pub const DEFAULT_PARALLEL_MIN_LANES: usize = 2 * DEFAULT_CHUNK;
 pub struct CpuOptions {
     /// Instruction-set level (all levels give identical results).
     pub simd: SimdLevel,
+    /// Compiled kernels or the interpreter (both give identical results).
+    pub engine: CpuEngine,
     /// Worker threads; 0 means the caller and every worker of the pool (one per core).
     pub threads: usize,
     /// Lanes per chunk of a planned kernel.
@@ -45,6 +48,7 @@ impl Default for CpuOptions {
     fn default() -> Self {
         Self {
             simd: SimdLevel::detect(),
+            engine: CpuEngine::detect(),
             threads: 0,
             chunk: DEFAULT_CHUNK,
             parallel_min_lanes: DEFAULT_PARALLEL_MIN_LANES,

@@ -3,6 +3,7 @@
 
 mod accuracy;
 mod cartpole;
+mod engines;
 mod ops;
 mod plans;
 mod speed;

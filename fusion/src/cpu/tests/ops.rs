@@ -1,6 +1,7 @@
 //! Every op of `graph/op.rs` against the interpreter, at every level and awkward lane counts.
 
 use super::*;
+use crate::cpu::CpuEngine;
 use crate::graph::{BinaryOp, CompareOp, DType, FloatUnary, GraphBuilder, ReduceOp};
 
 /// Runs `graph` under eager and fused at every level and lane count against the interpreter.
@@ -10,17 +11,16 @@ fn check(graph: &Graph, make: &dyn Fn(usize, &mut Gen) -> Inputs, params: &Param
         let want = run_interpreter(graph, n, &inputs, params);
         for level in levels() {
             for strategy in [Strategy::Fused, Strategy::Eager] {
-                let got = run_cpu(
-                    graph,
-                    strategy,
-                    n,
-                    &inputs,
-                    params,
-                    CpuOptions::single(level),
-                );
-                for (name, w) in &want {
-                    let what = format!("{name} n={n} {level} {strategy}");
-                    assert_close(&what, &got[name], w, tol);
+                for engine in [CpuEngine::Interpreted, CpuEngine::Compiled] {
+                    let options = CpuOptions {
+                        engine,
+                        ..CpuOptions::single(level)
+                    };
+                    let got = run_cpu(graph, strategy, n, &inputs, params, options);
+                    for (name, w) in &want {
+                        let what = format!("{name} n={n} {level} {strategy} {engine}");
+                        assert_close(&what, &got[name], w, tol);
+                    }
                 }
             }
         }
@@ -215,15 +215,20 @@ fn random_pack_unpack_and_row_reductions_match_the_interpreter() {
         let want = run_interpreter(&graph, n, &inputs, &params);
         for level in levels() {
             for strategy in [Strategy::Fused, Strategy::Eager, Strategy::Vertical] {
-                let options = CpuOptions::single(level);
-                let got = run_cpu(&graph, strategy, n, &inputs, &params, options);
-                for (name, w) in &want {
-                    assert_close(
-                        &format!("{name} n={n} {level} {strategy}"),
-                        &got[name],
-                        w,
-                        2e-6,
-                    );
+                for engine in [CpuEngine::Interpreted, CpuEngine::Compiled] {
+                    let options = CpuOptions {
+                        engine,
+                        ..CpuOptions::single(level)
+                    };
+                    let got = run_cpu(&graph, strategy, n, &inputs, &params, options);
+                    for (name, w) in &want {
+                        assert_close(
+                            &format!("{name} n={n} {level} {strategy} {engine}"),
+                            &got[name],
+                            w,
+                            2e-6,
+                        );
+                    }
                 }
             }
         }

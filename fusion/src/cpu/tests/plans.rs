@@ -3,6 +3,7 @@
 
 use super::cartpole::{self, Mode};
 use super::*;
+use crate::cpu::CpuEngine;
 use crate::graph::{DType, GraphBuilder, ReduceOp};
 use crate::launch::LaunchLedger;
 use std::sync::Arc;
@@ -200,6 +201,7 @@ fn levels_threads_and_laziness_give_identical_bits() {
             };
             let reference = run(CpuOptions {
                 lazy_selects: false,
+                engine: CpuEngine::Interpreted,
                 ..base.clone()
             });
             for level in levels() {
@@ -209,12 +211,21 @@ fn levels_threads_and_laziness_give_identical_bits() {
                             simd: level,
                             threads,
                             lazy_selects: lazy,
+                            engine: CpuEngine::Interpreted,
                             ..base.clone()
                         };
                         let what =
                             format!("{name} {strategy} {level} threads={threads} lazy={lazy}");
                         assert_bits(&what, &run(options), &reference);
                     }
+                    let compiled = CpuOptions {
+                        simd: level,
+                        threads,
+                        engine: CpuEngine::Compiled,
+                        ..base.clone()
+                    };
+                    let what = format!("{name} {strategy} {level} threads={threads} compiled");
+                    assert_bits(&what, &run(compiled), &reference);
                 }
             }
         }

@@ -1,0 +1,439 @@
+//! C source for one lowered launch: a function over a range of lanes.
+//!
+//! The input is the device's lowering ([`crate::codegen::lower`]), the same instruction
+//! list the interpreter and the GPU kernels run. Every register becomes a C local (`fN`
+//! for the `f32` file, `uN` for `u32`), every instruction one statement, and the lane loop
+//! carries `#pragma omp simd`: lanes are independent, so the compiler vectorises the whole
+//! step at the SIMD level's width with every intermediate in registers. Guard blocks (a
+//! reset's draws) become `if`s, which the vectoriser turns into masked code.
+//!
+//! `fused-xK` programs run over blocks of [`BLOCK`] lanes: the carried state of a block
+//! lives in stack arrays between steps (one L1-resident load and store per value per step),
+//! and each step is one vectorised loop over the block.
+
+use std::fmt::Write;
+
+use super::prelude::float_literal;
+use crate::codegen::lower::LoweredLaunch;
+use crate::codegen::program::{GuardBlock, Instr, KernelProgram, Reg};
+use crate::graph::{BinaryOp, CompareOp, FloatBinary, FloatUnary, LogicBinary, LogicUnary, NodeId};
+use crate::plan::Slot;
+
+/// Lanes per block of a multi-step program (its state arrays: 1 KiB per carried value).
+pub const BLOCK: usize = 256;
+
+/// The signature every compiled launch has: executor buffer bases, pinned constants and
+/// params (bits), lane count, and the lane range `[begin, end)` to run.
+pub type KernelFn = unsafe extern "C" fn(*const *mut u32, *const u32, i64, i64, i64);
+
+/// Launches with more instructions than this run on the interpreter. The fused rollout
+/// step with a 4-64-64 policy (18,690 instructions, 9k of them weights) took gcc 12 7.8
+/// minutes at `-O3` on the 2-core development VM, and ran at 1.9e6 env-steps/s at n = 4096,
+/// no faster than the interpreter, whose affine op already keeps its sums in registers.
+/// CartPole's fused step has about 150 instructions and compiles in about 0.3 s.
+pub const MAX_INSTRUCTIONS: usize = 4096;
+
+/// Why a launch has no C form (it then runs on the interpreter).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unsupported {
+    /// More than [`MAX_INSTRUCTIONS`].
+    TooLarge(usize),
+    /// A rows-domain kernel (row reductions): a loop nest the emitter does not write.
+    Rows,
+    /// An instruction only the device's compaction pass emits.
+    Compacted,
+}
+
+/// Maps the launch's bindings and pinned values to the executor's numbering.
+pub struct Binder<'a> {
+    /// Executor buffer of a plan slot.
+    pub buffer: &'a dyn Fn(Slot) -> u32,
+    /// Pinned value of a constant or param node.
+    pub pin: &'a dyn Fn(NodeId) -> u32,
+}
+
+/// The C function `name` running `launch` for `steps` steps per call.
+pub fn emit_launch(
+    launch: &LoweredLaunch,
+    steps: u32,
+    name: &str,
+    binder: &Binder<'_>,
+) -> Result<String, Unsupported> {
+    if launch.rows_of.is_some() || launch.program.parts.iter().any(|p| p.rows_of.is_some()) {
+        return Err(Unsupported::Rows);
+    }
+    let instructions: usize = launch
+        .program
+        .parts
+        .iter()
+        .map(|p| {
+            p.prologue.len()
+                + p.body.len()
+                + p.epilogue.len()
+                + p.guards.iter().map(|g| g.body.len()).sum::<usize>()
+        })
+        .sum();
+    if instructions > MAX_INSTRUCTIONS {
+        return Err(Unsupported::TooLarge(instructions));
+    }
+    let mut c = String::new();
+    let _ = writeln!(
+        c,
+        "void {name}(uint32_t *const *bufs, const uint32_t *pins, int64_t n, int64_t begin, \
+         int64_t end) {{\n(void)n; (void)pins;"
+    );
+    let b = &launch.bindings;
+    for (kind, list, ty, cv) in [
+        ("in_f", &b.in_f, "float", "const "),
+        ("in_u", &b.in_u, "uint32_t", "const "),
+        ("out_f", &b.out_f, "float", ""),
+        ("out_u", &b.out_u, "uint32_t", ""),
+    ] {
+        for (i, slot) in list.iter().enumerate() {
+            let _ = writeln!(
+                c,
+                "{cv}{ty} *{kind}{i} = ({cv}{ty} *)bufs[{}];",
+                (binder.buffer)(*slot)
+            );
+        }
+    }
+    for part in launch.program.parts.iter() {
+        c.push_str("{\n");
+        Part {
+            part,
+            binder,
+            draws: Default::default(),
+        }
+        .emit(&mut c, steps)?;
+        c.push_str("}\n");
+    }
+    c.push_str("}\n");
+    Ok(c)
+}
+
+struct Part<'a> {
+    part: &'a KernelProgram,
+    binder: &'a Binder<'a>,
+    /// Threefry evaluations so far (names their two words).
+    draws: std::cell::Cell<u32>,
+}
+
+/// Whether `instr` reads no lane: a constant or param, declared once before the lane loops.
+/// (Left in the loop, a policy's 9k weights are 9k memory references per iteration, past
+/// the vectoriser's dependence-analysis limit, and the loop stays scalar.)
+fn invariant(instr: &Instr) -> bool {
+    matches!(
+        instr,
+        Instr::ParamF { .. } | Instr::ParamU { .. } | Instr::ConstF { .. } | Instr::ConstU { .. }
+    )
+}
+
+fn ty(float: bool) -> &'static str {
+    if float { "float" } else { "uint32_t" }
+}
+
+fn reg(r: Reg, float: bool) -> String {
+    format!("{}{r}", if float { 'f' } else { 'u' })
+}
+
+impl Part<'_> {
+    fn emit(&self, c: &mut String, steps: u32) -> Result<(), Unsupported> {
+        let p = self.part;
+        let guarded = p.guards.iter().flat_map(|g| &g.body);
+        for instr in p
+            .prologue
+            .iter()
+            .chain(&p.body)
+            .chain(&p.epilogue)
+            .chain(guarded)
+        {
+            if invariant(instr) {
+                self.instr(c, instr, true)?;
+            }
+        }
+        if steps <= 1 {
+            c.push_str("#pragma omp simd\nfor (int64_t i = begin; i < end; i++) {\nconst int64_t s = 0; (void)s;\n");
+            self.list(c, &p.body)?;
+            c.push_str("}\n");
+            return Ok(());
+        }
+        let carries: Vec<(Reg, Reg, bool)> = p
+            .carries_f
+            .iter()
+            .map(|(to, from)| (*to, *from, true))
+            .chain(p.carries_u.iter().map(|(to, from)| (*to, *from, false)))
+            .collect();
+        let _ = writeln!(
+            c,
+            "for (int64_t b0 = begin; b0 < end; b0 += {BLOCK}) {{\n\
+             const int64_t b1 = end - b0 < {BLOCK} ? end : b0 + {BLOCK};"
+        );
+        for (to, _, float) in &carries {
+            let _ = writeln!(c, "{} st_{}[{BLOCK}];", ty(*float), reg(*to, *float));
+        }
+        c.push_str("#pragma omp simd\nfor (int64_t i = b0; i < b1; i++) {\nconst int64_t s = 0; (void)s;\n");
+        self.list(c, &p.prologue)?;
+        for (to, _, float) in &carries {
+            let r = reg(*to, *float);
+            let _ = writeln!(c, "st_{r}[i - b0] = {r};");
+        }
+        let _ = writeln!(
+            c,
+            "}}\nfor (int64_t s = 0; s < {steps}; s++) {{\n#pragma omp simd\n\
+             for (int64_t i = b0; i < b1; i++) {{"
+        );
+        for (to, _, float) in &carries {
+            let r = reg(*to, *float);
+            let _ = writeln!(c, "const {} {r} = st_{r}[i - b0];", ty(*float));
+        }
+        self.list(c, &p.body)?;
+        for (to, from, float) in &carries {
+            let _ = writeln!(
+                c,
+                "st_{}[i - b0] = {};",
+                reg(*to, *float),
+                reg(*from, *float)
+            );
+        }
+        let _ = writeln!(
+            c,
+            "}}\n}}\n#pragma omp simd\nfor (int64_t i = b0; i < b1; i++) {{\n\
+             const int64_t s = {}; (void)s;",
+            steps - 1
+        );
+        for (to, _, float) in &carries {
+            let r = reg(*to, *float);
+            let _ = writeln!(c, "const {} {r} = st_{r}[i - b0];", ty(*float));
+        }
+        self.list(c, &p.epilogue)?;
+        c.push_str("}\n}\n");
+        Ok(())
+    }
+
+    fn list(&self, c: &mut String, body: &[Instr]) -> Result<(), Unsupported> {
+        for instr in body {
+            match *instr {
+                Instr::Guard { index } => self.guard(c, &self.part.guards[index as usize])?,
+                _ if invariant(instr) => {}
+                _ => self.instr(c, instr, true)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The block's outputs are declared before the `if` (zero where the block does not
+    /// run: only the selects' untaken side reads them there); everything else is local.
+    fn guard(&self, c: &mut String, block: &GuardBlock) -> Result<(), Unsupported> {
+        let hoisted = |r: Reg, float: bool| {
+            block
+                .body
+                .iter()
+                .any(|i| invariant(i) && i.def() == Some((r, float)))
+        };
+        for r in block.outputs_f.iter().filter(|r| !hoisted(**r, true)) {
+            let _ = writeln!(c, "float {} = 0.0f;", reg(*r, true));
+        }
+        for r in block.outputs_u.iter().filter(|r| !hoisted(**r, false)) {
+            let _ = writeln!(c, "uint32_t {} = 0u;", reg(*r, false));
+        }
+        let _ = writeln!(c, "if ({}) {{", reg(block.cond, false));
+        for instr in block.body.iter().filter(|i| !invariant(i)) {
+            let declared = instr.defs().iter().any(|(r, float)| {
+                let outputs = if *float {
+                    &block.outputs_f
+                } else {
+                    &block.outputs_u
+                };
+                outputs.contains(r)
+            });
+            self.instr(c, instr, !declared)?;
+        }
+        c.push_str("}\n");
+        Ok(())
+    }
+
+    /// One statement. `declare`: the destination is a new local (else it was declared
+    /// before a guard block and is assigned here).
+    fn instr(&self, c: &mut String, instr: &Instr, declare: bool) -> Result<(), Unsupported> {
+        let f = |r: Reg| reg(r, true);
+        let u = |r: Reg| reg(r, false);
+        let index = |per_step: bool| if per_step { "(s * n + i)" } else { "i" };
+        let value = match *instr {
+            Instr::LoadF {
+                buffer, per_step, ..
+            } => format!("in_f{buffer}[{}]", index(per_step)),
+            Instr::LoadU {
+                buffer, per_step, ..
+            } => format!("in_u{buffer}[{}]", index(per_step)),
+            Instr::LoadPackedF {
+                buffer,
+                k,
+                column,
+                per_step,
+                ..
+            } => format!("in_f{buffer}[{} * {k} + {column}]", index(per_step)),
+            Instr::ParamF { dst, .. } => {
+                format!("cf_float(pins[{}])", (self.binder.pin)(NodeId(dst)))
+            }
+            Instr::ParamU { dst, .. } => format!("pins[{}]", (self.binder.pin)(NodeId(dst))),
+            Instr::ConstF { bits, .. } => float_literal(f32::from_bits(bits)),
+            Instr::ConstU { value, .. } => format!("{value}u"),
+            Instr::Lane { .. } => "(uint32_t)i".into(),
+            Instr::UnaryF { op, a, .. } => unary(op, &f(a)),
+            Instr::LogicUnary {
+                op: LogicUnary::Not,
+                a,
+                ..
+            } => format!("(uint32_t)({} == 0u)", u(a)),
+            Instr::LogicBinary { op, a, b, .. } => {
+                let join = match op {
+                    LogicBinary::And => "&",
+                    LogicBinary::Or => "|",
+                };
+                format!("(uint32_t)(({} != 0u) {join} ({} != 0u))", u(a), u(b))
+            }
+            Instr::FloatBinary {
+                op: FloatBinary::Pow,
+                a,
+                b,
+                ..
+            } => format!("cf_pow({}, {})", f(a), f(b)),
+            Instr::BinaryF { op, a, b, .. } => binary_f(op, &f(a), &f(b)),
+            Instr::BinaryU { op, a, b, .. } => binary_u(op, &u(a), &u(b)),
+            Instr::MulAdd { acc, a, b, .. } => match acc {
+                Some(acc) => format!("{} + {} * {}", f(acc), f(a), f(b)),
+                None => format!("{} * {}", f(a), f(b)),
+            },
+            Instr::CompareF { op, a, b, .. } => {
+                format!("(uint32_t)({} {} {})", f(a), compare(op), f(b))
+            }
+            Instr::CompareU { op, a, b, .. } => {
+                format!("(uint32_t)({} {} {})", u(a), compare(op), u(b))
+            }
+            Instr::SelectF { cond, a, b, .. } => {
+                format!("{} != 0u ? {} : {}", u(cond), f(a), f(b))
+            }
+            Instr::SelectU { cond, a, b, .. } => {
+                format!("{} != 0u ? {} : {}", u(cond), u(a), u(b))
+            }
+            Instr::U32ToF32 { a, .. } => format!("(float){}", u(a)),
+            Instr::F32ToU32 { a, .. } => format!("cf_f32_to_u32({})", f(a)),
+            Instr::F32ToBool { a, .. } => format!("(uint32_t)({} != 0.0f)", f(a)),
+            Instr::U32ToBool { a, .. } => format!("(uint32_t)({} != 0u)", u(a)),
+            Instr::Random { dst, key, counter } => {
+                let id = self.draws.get();
+                self.draws.set(id + 1);
+                let _ = writeln!(
+                    c,
+                    "uint32_t w0_{id}, w1_{id};\ncf_threefry({}, {}, {}, {}, &w0_{id}, &w1_{id});",
+                    u(key[0]),
+                    u(key[1]),
+                    u(counter[0]),
+                    u(counter[1])
+                );
+                for (word, d) in dst.iter().enumerate() {
+                    if let Some(d) = d {
+                        let prefix = if declare { "const float " } else { "" };
+                        let _ = writeln!(c, "{prefix}{} = cf_uniform(w{word}_{id});", f(*d));
+                    }
+                }
+                return Ok(());
+            }
+            Instr::StoreF {
+                buffer,
+                src,
+                per_step,
+            } => {
+                let _ = writeln!(c, "out_f{buffer}[{}] = {};", index(per_step), f(src));
+                return Ok(());
+            }
+            Instr::StoreU {
+                buffer,
+                src,
+                per_step,
+            } => {
+                let _ = writeln!(c, "out_u{buffer}[{}] = {};", index(per_step), u(src));
+                return Ok(());
+            }
+            Instr::StorePackedF {
+                buffer,
+                src,
+                k,
+                column,
+                per_step,
+            } => {
+                let _ = writeln!(
+                    c,
+                    "out_f{buffer}[{} * {k} + {column}] = {};",
+                    index(per_step),
+                    f(src)
+                );
+                return Ok(());
+            }
+            Instr::Guard { .. } => unreachable!("guards are expanded by `list`"),
+            Instr::Stash { .. } | Instr::DotParams { .. } => return Err(Unsupported::Compacted),
+        };
+        let (dst, float) = instr
+            .def()
+            .expect("every other instruction defines a register");
+        let prefix = if declare {
+            format!("const {} ", ty(float))
+        } else {
+            String::new()
+        };
+        let _ = writeln!(c, "{prefix}{} = {value};", reg(dst, float));
+        Ok(())
+    }
+}
+
+fn unary(op: FloatUnary, a: &str) -> String {
+    match op {
+        FloatUnary::Neg => format!("cf_neg({a})"),
+        FloatUnary::Abs => format!("cf_abs({a})"),
+        FloatUnary::Sqrt => format!("__builtin_sqrtf({a})"),
+        FloatUnary::Exp => format!("cf_exp({a})"),
+        FloatUnary::Log => format!("cf_log({a})"),
+        FloatUnary::Sin => format!("cf_sin({a})"),
+        FloatUnary::Cos => format!("cf_cos({a})"),
+        FloatUnary::Tanh => format!("cf_tanh({a})"),
+        FloatUnary::Erf => format!("cf_erf({a})"),
+        FloatUnary::Square => format!("{a} * {a}"),
+        FloatUnary::Recip => format!("1.0f / {a}"),
+        FloatUnary::Floor => format!("cf_floor({a})"),
+    }
+}
+
+fn binary_f(op: BinaryOp, a: &str, b: &str) -> String {
+    match op {
+        BinaryOp::Add => format!("{a} + {b}"),
+        BinaryOp::Sub => format!("{a} - {b}"),
+        BinaryOp::Mul => format!("{a} * {b}"),
+        BinaryOp::Div => format!("{a} / {b}"),
+        BinaryOp::Min => format!("cf_min({a}, {b})"),
+        BinaryOp::Max => format!("cf_max({a}, {b})"),
+    }
+}
+
+/// Wrapping `u32` arithmetic (C's unsigned arithmetic wraps); division by zero gives
+/// `u32::MAX`, as the interpreter's.
+fn binary_u(op: BinaryOp, a: &str, b: &str) -> String {
+    match op {
+        BinaryOp::Add => format!("{a} + {b}"),
+        BinaryOp::Sub => format!("{a} - {b}"),
+        BinaryOp::Mul => format!("{a} * {b}"),
+        BinaryOp::Div => format!("{b} == 0u ? 0xffffffffu : {a} / {b}"),
+        BinaryOp::Min => format!("{a} < {b} ? {a} : {b}"),
+        BinaryOp::Max => format!("{a} > {b} ? {a} : {b}"),
+    }
+}
+
+fn compare(op: CompareOp) -> &'static str {
+    match op {
+        CompareOp::Lt => "<",
+        CompareOp::Le => "<=",
+        CompareOp::Gt => ">",
+        CompareOp::Ge => ">=",
+        CompareOp::Eq => "==",
+        CompareOp::Ne => "!=",
+    }
+}

@@ -1,0 +1,163 @@
+//! Compiled CPU kernels: each planned launch as C, built by the system C compiler.
+//!
+//! The interpreter ([`super::program`]) runs a launch as a list of SIMD loops, one per op,
+//! each reading and writing chunk slots; `perf` put the fused CartPole step at several
+//! cycles per op and vector, against about one for straight-line code holding values in
+//! registers. This engine writes each launch as a C function whose lane loop is the whole
+//! step ([`emit`]), compiles all launches of an executor as one translation unit
+//! ([`compiler`]), and calls it over the same lane ranges and threads as the interpreter.
+//! That is the route of XLA:CPU and `TorchInductor`'s CPU backend (generated source, an
+//! optimising compiler, a cached shared object); a C compiler is used instead of linking
+//! LLVM because every machine that builds cartfuse has one (Rust links with it), and crates
+//! that embed LLVM download it at build time.
+//!
+//! Results are the interpreter's bits: the same instruction list, the C [`prelude`]'s
+//! functions ported operation by operation from [`super::math`] and [`super::threefry`],
+//! compiled without FMA contraction or fast-math. Launches the emitter does not write
+//! (row reductions) run on the interpreter within the same executor.
+//!
+//! Which engine runs is [`CpuEngine`], chosen by [`CpuEngine::detect`].
+
+pub mod compiler;
+pub mod emit;
+mod prelude;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::codegen::lower::LoweredLaunch;
+use crate::cpu::SimdLevel;
+pub use compiler::NativeError;
+pub use emit::{Binder, KernelFn};
+
+/// How the CPU runtime executes a launch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CpuEngine {
+    /// Op by op over chunks of lanes (no compiler needed, nothing to compile).
+    Interpreted,
+    /// Each launch compiled to native code by the system C compiler.
+    Compiled,
+}
+
+impl CpuEngine {
+    /// `CARTFUSE_CPU_ENGINE` (`compiled` or `interpreted`) when set; otherwise `Compiled`
+    /// when a C compiler answers, else `Interpreted` (logged once).
+    pub fn detect() -> CpuEngine {
+        if let Some(engine) = std::env::var("CARTFUSE_CPU_ENGINE")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            return engine;
+        }
+        match compiler::compiler() {
+            Ok(_) => CpuEngine::Compiled,
+            Err(e) => {
+                static WARNED: std::sync::Once = std::sync::Once::new();
+                WARNED.call_once(|| {
+                    tracing::warn!("CPU kernels run interpreted (slower): {e}");
+                });
+                CpuEngine::Interpreted
+            }
+        }
+    }
+
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            CpuEngine::Interpreted => "interpreted",
+            CpuEngine::Compiled => "compiled",
+        }
+    }
+}
+
+impl std::fmt::Display for CpuEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for CpuEngine {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "interpreted" => Ok(CpuEngine::Interpreted),
+            "compiled" => Ok(CpuEngine::Compiled),
+            other => Err(format!(
+                "unknown CPU engine `{other}` (expected `compiled` or `interpreted`)"
+            )),
+        }
+    }
+}
+
+/// The compiled launches of one executor.
+pub struct NativeKernels {
+    /// Keeps the functions' code mapped.
+    _library: Arc<libloading::Library>,
+    /// Per lowered launch: its function, or `None` where it runs interpreted.
+    pub kernels: Vec<Option<KernelFn>>,
+    /// Wall time of emitting, compiling (or finding in the cache) and loading.
+    pub build_time: Duration,
+}
+
+/// Nanoseconds spent in [`compile_launches`] by this process.
+static BUILD_NANOS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Total wall time this process has spent building compiled kernels (emitting, compiling or
+/// finding them in the cache, loading): the CPU's ahead-of-time share of a plan's JIT cost,
+/// which a profiler adds to the first run's (device runtimes compile at the first launch).
+pub fn total_build_time() -> Duration {
+    Duration::from_nanos(BUILD_NANOS.load(std::sync::atomic::Ordering::Relaxed))
+}
+
+/// Compiles every launch the emitter can write, as one shared object.
+pub fn compile_launches(
+    launches: &[LoweredLaunch],
+    steps: u32,
+    binder: &Binder<'_>,
+    level: SimdLevel,
+) -> Result<NativeKernels, NativeError> {
+    let start = Instant::now();
+    let mut source = prelude::prelude();
+    let mut names = Vec::with_capacity(launches.len());
+    for (i, launch) in launches.iter().enumerate() {
+        let name = format!("cf_launch_{i}");
+        match emit::emit_launch(launch, steps, &name, binder) {
+            Ok(code) => {
+                source.push_str(&code);
+                names.push(Some(name));
+            }
+            Err(why) => {
+                tracing::debug!(launch = %launch.name, ?why, "runs interpreted");
+                names.push(None);
+            }
+        }
+    }
+    let library = compiler::build(&source, level)?;
+    let kernels = names
+        .iter()
+        .map(|name| {
+            let Some(name) = name else {
+                return Ok(None);
+            };
+            // SAFETY: every emitted function has the `KernelFn` signature.
+            let f = unsafe { library.get::<KernelFn>(name.as_bytes()) }.map_err(|source| {
+                NativeError::Load {
+                    path: name.clone(),
+                    source,
+                }
+            })?;
+            Ok(Some(*f))
+        })
+        .collect::<Result<_, NativeError>>()?;
+    let build_time = start.elapsed();
+    BUILD_NANOS.fetch_add(
+        build_time.as_nanos() as u64,
+        std::sync::atomic::Ordering::Relaxed,
+    );
+    Ok(NativeKernels {
+        _library: library,
+        kernels,
+        build_time,
+    })
+}
