@@ -206,6 +206,45 @@ fn bench_on_the_cpu_counts_one_pass_per_fused_step() {
     assert!(stderr(&run).contains("--cubecl-log"), "{}", stderr(&run));
 }
 
+/// Without a C compiler the CPU interprets its launches and says so; asked for compiled
+/// kernels explicitly, it stops with an error that says how to fix it.
+#[test]
+fn the_cpu_without_a_c_compiler_interprets_or_says_what_to_do() {
+    let bench = |engine: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_cartfuse"));
+        command
+            .args([
+                "--device", "cpu", "bench", "--plan", "fused", "--envs", "100",
+            ])
+            .args(["--steps", "5", "--repeats", "1", "--json"])
+            .env("CARTFUSE_CC", "/nonexistent/cc");
+        if let Some(engine) = engine {
+            command.env("CARTFUSE_CPU_ENGINE", engine);
+        }
+        command.output().expect("the cartfuse binary runs")
+    };
+    let fallback = bench(None);
+    assert!(fallback.status.success(), "{}", stderr(&fallback));
+    assert!(
+        stderr(&fallback).contains("CPU kernels run interpreted"),
+        "{}",
+        stderr(&fallback)
+    );
+    let report: serde_json::Value = serde_json::from_str(stdout(&fallback).trim()).unwrap();
+    assert_eq!(report["launches_per_step"], 1.0);
+    let forced = bench(Some("compiled"));
+    assert!(!forced.status.success());
+    let message = stderr(&forced);
+    assert!(
+        message.contains("no C compiler: `/nonexistent/cc`"),
+        "{message}"
+    );
+    assert!(
+        message.contains("CARTFUSE_CPU_ENGINE=interpreted"),
+        "{message}"
+    );
+}
+
 #[test]
 fn too_many_envs_is_a_clear_error() {
     let run = cartfuse(&["rollout", "--envs", "4000000000", "--steps", "1"]);

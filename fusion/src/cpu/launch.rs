@@ -54,6 +54,24 @@ impl WithSimd for Chunks<'_> {
     }
 }
 
+/// Lanes per chunk, chunks, and the threads a launch over `n` lanes uses: one below
+/// [`CpuOptions::parallel_min_lanes`], else up to `threads`.
+fn shares(
+    options: &CpuOptions,
+    rows_of: Option<u32>,
+    threads: usize,
+    n: usize,
+) -> (usize, usize, usize) {
+    let chunk = options.chunk_lanes(rows_of).min(n);
+    let chunks = n.div_ceil(chunk);
+    let workers = if n < options.parallel_min_lanes {
+        1
+    } else {
+        threads.min(chunks)
+    };
+    (chunk, chunks, workers)
+}
+
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run_program(
     program: &ChunkProgram,
@@ -65,13 +83,7 @@ pub(super) fn run_program(
     stride: usize,
     pin_values: &[u32],
 ) {
-    let chunk = options.chunk_lanes(program.rows_of).min(n);
-    let chunks = n.div_ceil(chunk);
-    let workers = if n < options.parallel_min_lanes {
-        1
-    } else {
-        threads.min(chunks)
-    };
+    let (chunk, chunks, workers) = shares(options, program.rows_of, threads, n);
     let work = |t: usize, scratch: &mut Scratch| {
         let (first, last) = split(chunks, workers, t);
         let body = Chunks {
@@ -110,13 +122,7 @@ pub(super) fn run_native(
     n: usize,
     pin_values: &[u32],
 ) {
-    let chunk = options.chunk_lanes(None).min(n);
-    let chunks = n.div_ceil(chunk);
-    let workers = if n < options.parallel_min_lanes {
-        1
-    } else {
-        threads.min(chunks)
-    };
+    let (chunk, chunks, workers) = shares(options, None, threads, n);
     let work = |t: usize, _: &mut Scratch| {
         let (first, last) = split(chunks, workers, t);
         let (begin, end) = (first * chunk, (last * chunk).min(n));

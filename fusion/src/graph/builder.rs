@@ -60,11 +60,13 @@ impl<'g> Var<'g> {
         self.builder.state.borrow().nodes[self.id.index()].dtype
     }
 
-    fn unary(self, op: FloatUnary) -> Var<'g> {
+    /// `op` of this value (the named methods, `sin` and the rest, call this).
+    pub fn unary(self, op: FloatUnary) -> Var<'g> {
         self.builder.push(Op::Unary(op, self.id))
     }
 
-    fn binary(self, op: BinaryOp, rhs: Var<'g>) -> Var<'g> {
+    /// `self op rhs` (the operators and `min`/`max` call this).
+    pub fn binary(self, op: BinaryOp, rhs: Var<'g>) -> Var<'g> {
         self.builder.push(Op::Binary(op, self.id, rhs.id))
     }
 

@@ -43,11 +43,11 @@ impl CpuEngine {
     /// `CARTFUSE_CPU_ENGINE` (`compiled` or `interpreted`) when set; otherwise `Compiled`
     /// when a C compiler answers, else `Interpreted` (logged once).
     pub fn detect() -> CpuEngine {
-        if let Some(engine) = std::env::var("CARTFUSE_CPU_ENGINE")
-            .ok()
-            .and_then(|v| v.parse().ok())
-        {
-            return engine;
+        if let Ok(asked) = std::env::var("CARTFUSE_CPU_ENGINE") {
+            match asked.parse() {
+                Ok(engine) => return engine,
+                Err(e) => tracing::warn!("ignoring CARTFUSE_CPU_ENGINE: {e}"),
+            }
         }
         match compiler::compiler() {
             Ok(_) => CpuEngine::Compiled,

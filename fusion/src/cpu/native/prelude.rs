@@ -3,9 +3,10 @@
 //! Each function is a line-for-line port of its twin in [`crate::cpu::math`] or
 //! [`crate::cpu::threefry`]: the same IEEE operations in the same order, every constant
 //! taken from the Rust definition (printed as its shortest round-tripping decimal, which a
-//! C compiler parses back to the same bits), compiled with contraction into FMA off. So a
-//! compiled kernel returns the interpreter's bits, which `cpu::native::tests` checks on
-//! every function over a sweep of inputs and on random graphs.
+//! C compiler parses back to the same bits), compiled with contraction into FMA off; `floor`,
+//! exact in both, is the C library's. So a compiled kernel returns the interpreter's bits,
+//! which `cpu::tests::engines` checks on every op over awkward values at every level, and
+//! the CPU plan tests on CartPole under every plan, level and thread count.
 
 use std::fmt::Write;
 
@@ -33,13 +34,9 @@ CF_INLINE uint32_t cf_f32_to_u32(float a) {
     return a > 0.0f ? (a >= 4294967296.0f ? 0xffffffffu : (uint32_t)a) : 0u;
 }
 CF_INLINE float cf_round(float x) { return (x + CF_ROUND_MAGIC) - CF_ROUND_MAGIC; }
-CF_INLINE float cf_floor(float x) {
-    float truncated = cf_i32_to_f32(cf_trunc_i32(x));
-    float below = x < truncated ? truncated - 1.0f : truncated;
-    float is_signed = cf_float(cf_bits(below) | (cf_bits(x) & 0x80000000u));
-    below = below == 0.0f ? is_signed : below;
-    return cf_abs(x) < 8388608.0f ? below : x;
-}
+/* `math::floor` is exact (IEEE floor, signed zeros kept), so the C library's floor gives
+   its bits; written as `math::floor` is, the selects kept gcc from vectorising the loop. */
+CF_INLINE float cf_floor(float x) { return __builtin_floorf(x); }
 CF_INLINE float cf_pow2i(uint32_t k) { return cf_float((k + 127u) << 23); }
 CF_INLINE void cf_sin_cos(float x, float *sin_out, float *cos_out) {
     float ax = cf_abs(x);

@@ -87,33 +87,10 @@ fn float_ops_give_the_interpreters_bits_when_compiled() {
     let b = GraphBuilder::new();
     let (x, y) = (b.input("x", DType::F32), b.input("y", DType::F32));
     for op in FloatUnary::ALL {
-        let name = format!("{op:?}");
-        let v = match op {
-            FloatUnary::Neg => -x,
-            FloatUnary::Abs => x.abs(),
-            FloatUnary::Sqrt => x.sqrt(),
-            FloatUnary::Exp => x.exp(),
-            FloatUnary::Log => x.log(),
-            FloatUnary::Sin => x.sin(),
-            FloatUnary::Cos => x.cos(),
-            FloatUnary::Tanh => x.tanh(),
-            FloatUnary::Erf => x.erf(),
-            FloatUnary::Square => x.square(),
-            FloatUnary::Recip => x.recip(),
-            FloatUnary::Floor => x.floor(),
-        };
-        b.output(&name, v);
+        b.output(&format!("{op:?}"), x.unary(op));
     }
     for op in BinaryOp::ALL {
-        let v = match op {
-            BinaryOp::Add => x + y,
-            BinaryOp::Sub => x - y,
-            BinaryOp::Mul => x * y,
-            BinaryOp::Div => x / y,
-            BinaryOp::Min => x.min(y),
-            BinaryOp::Max => x.max(y),
-        };
-        b.output(&format!("{op:?}"), v);
+        b.output(&format!("{op:?}"), x.binary(op, y));
     }
     b.output("pow", x.pow(y));
     b.output("pow_small", (x * b.f32(1e-3)).abs().pow(y * b.f32(0.01)));
@@ -141,15 +118,7 @@ fn integer_ops_give_the_interpreters_bits_when_compiled() {
     let b = GraphBuilder::new();
     let (x, y) = (b.input("a", DType::U32), b.input("d", DType::U32));
     for op in BinaryOp::ALL {
-        let v = match op {
-            BinaryOp::Add => x + y,
-            BinaryOp::Sub => x - y,
-            BinaryOp::Mul => x * y,
-            BinaryOp::Div => x / y,
-            BinaryOp::Min => x.min(y),
-            BinaryOp::Max => x.max(y),
-        };
-        b.output(&format!("{op:?}"), v);
+        b.output(&format!("{op:?}"), x.binary(op, y));
     }
     b.output("Lt", x.lt(y));
     b.output("Le", x.le(y));

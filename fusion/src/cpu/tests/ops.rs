@@ -43,20 +43,7 @@ fn unary_float_ops_match_the_interpreter() {
         };
         let b = GraphBuilder::new();
         let x = b.input("x", DType::F32);
-        let y = match op {
-            FloatUnary::Neg => -x,
-            FloatUnary::Abs => x.abs(),
-            FloatUnary::Sqrt => x.sqrt(),
-            FloatUnary::Exp => x.exp(),
-            FloatUnary::Log => x.log(),
-            FloatUnary::Sin => x.sin(),
-            FloatUnary::Cos => x.cos(),
-            FloatUnary::Tanh => x.tanh(),
-            FloatUnary::Erf => x.erf(),
-            FloatUnary::Square => x.square(),
-            FloatUnary::Recip => x.recip(),
-            FloatUnary::Floor => x.floor(),
-        };
+        let y = x.unary(op);
         b.output("y", y);
         check(&b.build().unwrap(), &f32_input(lo, hi), &Params::new(), tol);
     }
@@ -69,12 +56,7 @@ fn binary_float_ops_match_the_interpreter() {
         let b = GraphBuilder::new();
         let (x, y) = (b.input("x", DType::F32), b.input("y", DType::F32));
         let z = match op {
-            Some(BinaryOp::Add) => x + y,
-            Some(BinaryOp::Sub) => x - y,
-            Some(BinaryOp::Mul) => x * y,
-            Some(BinaryOp::Div) => x / y,
-            Some(BinaryOp::Min) => x.min(y),
-            Some(BinaryOp::Max) => x.max(y),
+            Some(op) => x.binary(op, y),
             None => x.pow(y),
         };
         b.output("z", z);
