@@ -16,24 +16,32 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use smallvec::SmallVec;
+
 use super::buffer::{CpuBuffer, PAD};
 use super::launch::{Bases, Scratch, run_native, run_program};
-use super::native::{Binder, CpuEngine, NativeKernels, compile_launches};
+use super::native::{Binder, CpuEngine, NativeKernels, compile_launches, reads_before_writes};
 use super::program::{ChunkProgram, Loc, Op as ChunkOp, compile, dst_and_operands};
 use super::threads::CpuOptions;
-use crate::codegen::lower::lower_plan;
+use crate::codegen::lower::{LoweredLaunch, lower_plan};
 use crate::exec::ExecError;
 use crate::graph::{Constant, DType, Graph, NodeId, Op, Shape};
 use crate::interpret::{BindError, HostArray, Scalar};
-use crate::launch::{LaunchLedger, copy_state_record, kernels_record};
+use crate::launch::{KernelLaunch, LaunchLedger, copy_state_record, kernels_record};
 use crate::plan::{Plan, PlannedKernel, PlannedLaunch, Slot};
 
+/// One launch of a run, with its ledger record computed once in `new` (a run at n = 1
+/// lasts tens of nanoseconds, as long as recomputing the bytes from the plan did).
 enum Launch {
-    Program(usize),
+    /// Program `program`; the record's kernel name is the program's.
+    Program {
+        program: usize,
+        record: KernelLaunch<'static>,
+    },
     Copy {
         from: usize,
         to: usize,
-        input: NodeId,
+        record: KernelLaunch<'static>,
     },
 }
 
@@ -50,6 +58,13 @@ pub struct CpuExecutor {
     dtypes: Vec<DType>,
     bases: Vec<*mut u32>,
     slots: HashMap<Slot, usize>,
+    /// Input names; input `i` holds buffer `i`.
+    input_names: Vec<String>,
+    /// For each buffer, the first index holding the same memory (itself when distinct),
+    /// kept while no binding changes so a run locks each distinct buffer without a search.
+    first_holder: Vec<usize>,
+    /// Whether `first_holder` must be recomputed before the next run.
+    holders_stale: bool,
     programs: Vec<ChunkProgram>,
     /// The compiled engine's functions (one per program, `None` where it runs
     /// interpreted); `None` under the interpreter.
@@ -65,6 +80,9 @@ pub struct CpuExecutor {
     scratch: Vec<Scratch>,
     stride: usize,
     swaps: Vec<(usize, usize)>,
+    /// Carried (input, next) buffers one compiled launch updates in place: the same buffer,
+    /// never swapped (see [`super::native::reads_before_writes`]).
+    in_place: Vec<(usize, usize)>,
     /// Buffer indices a run writes (outputs, intermediates, carried next values).
     written: Vec<usize>,
 }
@@ -72,6 +90,42 @@ pub struct CpuExecutor {
 // SAFETY: `bases` only caches pointers into `buffers`, refreshed under their locks at
 // every run and not used outside it.
 unsafe impl Send for CpuExecutor {}
+
+/// The carries (input and next slots) whose input only one launch reads and whose next
+/// value it alone writes, where that launch is compiled and reads the state before
+/// writing it.
+fn in_place_carries(
+    graph: &Graph,
+    lowered: &[LoweredLaunch],
+    native: &NativeKernels,
+    steps: u32,
+) -> Vec<(Slot, Slot)> {
+    graph
+        .carries()
+        .iter()
+        .map(|c| (Slot::Input(c.input), Slot::Next(c.input)))
+        .filter(|&(input, next)| {
+            let touching: Vec<usize> = (0..lowered.len())
+                .filter(|&p| {
+                    let b = &lowered[p].bindings;
+                    b.in_f.contains(&input)
+                        || b.in_u.contains(&input)
+                        || b.out_f.contains(&next)
+                        || b.out_u.contains(&next)
+                })
+                .collect();
+            matches!(touching[..], [p] if native.kernels[p].is_some()
+                && reads_before_writes(&lowered[p], steps, input, next))
+        })
+        .collect()
+}
+
+/// For each buffer, the first index of `buffers` holding the same memory.
+fn first_holders(buffers: &[CpuBuffer]) -> Vec<usize> {
+    (0..buffers.len())
+        .map(|i| (0..i).find(|&j| buffers[j].same(&buffers[i])).unwrap_or(i))
+        .collect()
+}
 
 /// Which of `pins` pinned slots some op of `programs` reads as a vector: all but those only
 /// ever read as the weight of an affine with pinned weights.
@@ -223,14 +277,17 @@ impl CpuExecutor {
             .launches
             .iter()
             .map(|launch| match launch {
-                PlannedLaunch::Kernels(_) => {
+                PlannedLaunch::Kernels(kernels) => {
                     next_program += 1;
-                    Launch::Program(next_program - 1)
+                    Launch::Program {
+                        program: next_program - 1,
+                        record: kernels_record(&graph, &plan, kernels, "", n),
+                    }
                 }
                 PlannedLaunch::CopyState { input } => Launch::Copy {
                     from: slots[&Slot::Next(*input)],
                     to: slots[&Slot::Input(*input)],
-                    input: *input,
+                    record: copy_state_record(&graph, *input, n),
                 },
             })
             .collect();
@@ -238,6 +295,19 @@ impl CpuExecutor {
             .launches
             .iter()
             .any(|l| matches!(l, PlannedLaunch::CopyState { .. }));
+        let in_place = match &native {
+            Some(native) if !copies => {
+                in_place_carries(&graph, &lowered, native, plan.steps_per_launch)
+                    .into_iter()
+                    .map(|(input, next)| (slots[&input], slots[&next]))
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        let mut buffers = buffers;
+        for &(input, next) in &in_place {
+            buffers[next] = buffers[input].clone();
+        }
         let swaps = if copies {
             Vec::new()
         } else {
@@ -245,6 +315,7 @@ impl CpuExecutor {
                 .carries()
                 .iter()
                 .map(|c| (slots[&Slot::Input(c.input)], slots[&Slot::Next(c.input)]))
+                .filter(|pair| !in_place.contains(pair))
                 .collect()
         };
         let written = slot_list
@@ -274,6 +345,11 @@ impl CpuExecutor {
                 ptrs: vec![std::ptr::null_mut(); locs],
             })
             .collect();
+        let input_names = graph
+            .inputs()
+            .iter()
+            .map(|(_, n)| (*n).to_owned())
+            .collect();
         Ok(Self {
             bases: vec![std::ptr::null_mut(); buffers.len()],
             graph,
@@ -286,6 +362,9 @@ impl CpuExecutor {
             lens,
             dtypes,
             slots,
+            input_names,
+            first_holder: Vec::new(),
+            holders_stale: true,
             programs,
             native,
             launches,
@@ -297,6 +376,7 @@ impl CpuExecutor {
             scratch,
             stride,
             swaps,
+            in_place,
             written,
         })
     }
@@ -362,14 +442,14 @@ impl CpuExecutor {
     }
 
     fn input_buffer(&self, name: &str) -> Result<usize, ExecError> {
-        let id = self
-            .graph
-            .input_id(name)
+        // Inputs hold the first buffers, in the graph's input order.
+        self.input_names
+            .iter()
+            .position(|input| input == name)
             .ok_or_else(|| ExecError::UnknownName {
                 kind: "input",
                 name: name.into(),
-            })?;
-        Ok(self.slots[&Slot::Input(id)])
+            })
     }
 
     fn output_buffer(&self, name: &str) -> Result<usize, ExecError> {
@@ -403,6 +483,7 @@ impl CpuExecutor {
             )));
         }
         std::mem::swap(&mut self.buffers[b], buffer);
+        self.rebound(b);
         Ok(())
     }
 
@@ -425,14 +506,64 @@ impl CpuExecutor {
     pub fn bind_input(&mut self, name: &str, buffer: &CpuBuffer) -> Result<(), ExecError> {
         let b = self.input_buffer(name)?;
         self.check_len(name, b, buffer)?;
-        let written = self.written.iter().any(|w| self.buffers[*w].same(buffer));
+        // An input updated in place is its own next value: that write is the one expected.
+        let partner = self.in_place_next(b);
+        let written = self
+            .written
+            .iter()
+            .filter(|w| Some(**w) != partner)
+            .any(|w| self.buffers[*w].same(buffer));
         if written {
             return Err(ExecError::Unsupported(format!(
                 "binding input {name} to a buffer this plan writes"
             )));
         }
         self.buffers[b] = buffer.clone();
+        self.rebound(b);
+        if let Some(next) = partner {
+            self.buffers[next] = buffer.clone();
+            self.holders_stale = true;
+        }
         Ok(())
+    }
+
+    /// Carried inputs the compiled engine updates in place (one buffer for the state and
+    /// its next value), in input order.
+    pub fn in_place_inputs(&self) -> Vec<&str> {
+        self.in_place
+            .iter()
+            .map(|(input, _)| self.input_names[*input].as_str())
+            .collect()
+    }
+
+    /// The next-value buffer input buffer `b` shares when updated in place.
+    fn in_place_next(&self, b: usize) -> Option<usize> {
+        self.in_place
+            .iter()
+            .find(|(input, _)| *input == b)
+            .map(|(_, next)| *next)
+    }
+
+    /// Updates `first_holder` after buffer `b` was replaced, in one pass over the buffers
+    /// when `b` shared its memory with none (an action buffer bound at every step).
+    fn rebound(&mut self, b: usize) {
+        if self.holders_stale {
+            return;
+        }
+        let was_shared = self
+            .first_holder
+            .iter()
+            .enumerate()
+            .any(|(i, f)| *f == b && i != b)
+            || self.first_holder[b] != b;
+        let now_with =
+            (0..self.buffers.len()).find(|&j| j != b && self.buffers[j].same(&self.buffers[b]));
+        match now_with {
+            _ if was_shared => self.holders_stale = true,
+            None => {}
+            Some(j) if j < b => self.first_holder[b] = j,
+            Some(_) => self.holders_stale = true,
+        }
     }
 
     /// Copies a host array into input `name`.
@@ -456,7 +587,12 @@ impl CpuExecutor {
             HostArray::F32(v) => CpuBuffer::from_f32(v),
             HostArray::U32(v) => CpuBuffer::from_u32(v),
         };
+        if let Some(next) = self.in_place_next(b) {
+            self.buffers[next] = fresh.clone();
+            self.holders_stale = true;
+        }
         self.buffers[b] = fresh;
+        self.rebound(b);
         Ok(())
     }
 
@@ -511,13 +647,16 @@ impl CpuExecutor {
     /// Replaces every buffer the plan writes by one of NaN (`f32`) or `0xFFFF_FFFF` (`u32`),
     /// so tests can tell written elements from stale ones.
     pub(crate) fn poison_written(&mut self) {
-        for &b in &self.written {
+        // A state updated in place is read before it is written: it keeps its values.
+        let in_place: Vec<usize> = self.in_place.iter().map(|(_, next)| *next).collect();
+        for &b in self.written.iter().filter(|b| !in_place.contains(b)) {
             let poisoned = match self.dtypes[b] {
                 DType::F32 => CpuBuffer::from_f32(&vec![f32::NAN; self.lens[b]]),
                 _ => CpuBuffer::from_u32(&vec![u32::MAX; self.lens[b]]),
             };
             self.buffers[b] = poisoned;
         }
+        self.holders_stale = true;
     }
 
     /// Runs the plan once (`steps_per_launch` graph steps), then advances the carried state.
@@ -532,29 +671,30 @@ impl CpuExecutor {
             }
             self.pins_dirty = false;
         }
+        if self.holders_stale {
+            self.first_holder = first_holders(&self.buffers);
+            self.holders_stale = false;
+        }
         // Lock each distinct buffer once (an input may be bound to the same buffer twice).
-        let mut guards = Vec::with_capacity(self.buffers.len());
+        let mut guards = SmallVec::<[_; 32]>::new();
         for (i, buffer) in self.buffers.iter().enumerate() {
-            match self.buffers[..i].iter().position(|b| b.same(buffer)) {
-                Some(first) => self.bases[i] = self.bases[first],
-                None => {
-                    let mut guard = buffer.lock();
-                    self.bases[i] = guard.as_mut_ptr();
-                    guards.push(guard);
-                }
+            let first = self.first_holder[i];
+            if first == i {
+                let mut guard = buffer.lock();
+                self.bases[i] = guard.as_mut_ptr();
+                guards.push(guard);
+            } else {
+                self.bases[i] = self.bases[first];
             }
         }
         for launch in &self.launches {
             match *launch {
-                Launch::Program(p) => {
+                Launch::Program { program: p, record } => {
                     let program = &self.programs[p];
-                    let record = kernels_record(
-                        &self.graph,
-                        &self.plan,
-                        &program.kernels,
-                        &program.name,
-                        self.n,
-                    );
+                    let record = KernelLaunch {
+                        kernel: &program.name,
+                        ..record
+                    };
                     let kernel = self.native.as_ref().and_then(|native| native.kernels[p]);
                     self.ledger.launch(record, || match kernel {
                         Some(kernel) => run_native(
@@ -578,8 +718,7 @@ impl CpuExecutor {
                         ),
                     });
                 }
-                Launch::Copy { from, to, input } => {
-                    let record = copy_state_record(&self.graph, input, self.n);
+                Launch::Copy { from, to, record } => {
                     let len = self.lens[to];
                     self.ledger.launch(record, || {
                         // SAFETY: distinct buffers of `len` words (a carry's two buffers).
@@ -594,6 +733,9 @@ impl CpuExecutor {
         for &(input, next) in &self.swaps {
             self.buffers.swap(input, next);
         }
+        // Swapping distinct buffers keeps them distinct; shared ones move, so look again.
+        let shared = self.first_holder.iter().enumerate().any(|(i, f)| *f != i);
+        self.holders_stale |= shared && !self.swaps.is_empty();
         Ok(())
     }
 }

@@ -186,10 +186,9 @@ impl Graph {
 
     /// The input node called `name`.
     pub fn input_id(&self, name: &str) -> Option<NodeId> {
-        self.inputs()
-            .into_iter()
-            .find(|(_, n)| *n == name)
-            .map(|(id, _)| id)
+        // Called at every bind of a step's actions: no list is collected.
+        self.ids()
+            .find(|&id| matches!(&self.node(id).op, Op::Input { name: n } if n == name))
     }
 
     /// The carry whose input is `input`, if any.

@@ -266,3 +266,64 @@ fn bad_names_lengths_and_types_are_errors() {
     exec.run().unwrap();
     assert_eq!(exec.output("obs").unwrap().len(), 40);
 }
+
+#[test]
+fn the_compiled_fused_step_updates_its_state_in_place_with_the_interpreters_bits() {
+    let graph = cartpole::graph(Mode::NextStep, false);
+    let carried: Vec<String> = graph
+        .carries()
+        .iter()
+        .map(|c| {
+            let name = crate::interpret::carry_name(&graph, c.input);
+            name.trim_start_matches("next:").to_owned()
+        })
+        .collect();
+    let n = 300;
+    let params = cartpole::params();
+    for (strategy, in_place) in [
+        (Strategy::Fused, true),
+        (Strategy::FusedSteps(3), true),
+        (Strategy::Eager, false),
+        (Strategy::XlaDefault, false),
+    ] {
+        let plan = Plan::build(&graph, strategy, &PlanOptions::default()).unwrap();
+        let inputs = cartpole::inputs(&graph, n, plan.steps_per_launch as usize, 5);
+        let run = |engine: CpuEngine| {
+            let options = CpuOptions {
+                engine,
+                ..CpuOptions::default()
+            };
+            let mut exec = executor(&graph, plan.clone(), n, &inputs, &params, options);
+            // The state starts in a buffer of the caller's, as a reset hands it over.
+            let state = exec.input("x").unwrap().clone();
+            let outside = CpuBuffer::from_f32(&state.to_f32());
+            exec.bind_input("x", &outside).unwrap();
+            for _ in 0..3 {
+                exec.run().unwrap();
+            }
+            let names: Vec<String> = exec
+                .in_place_inputs()
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+            (
+                results(&exec),
+                names,
+                exec.input("x").unwrap().same(&outside),
+            )
+        };
+        let (interpreted, none, _) = run(CpuEngine::Interpreted);
+        assert!(
+            none.is_empty(),
+            "{strategy}: the interpreter double-buffers"
+        );
+        let (compiled, names, kept) = run(CpuEngine::Compiled);
+        assert_bits(&format!("{strategy} in place"), &compiled, &interpreted);
+        if in_place {
+            assert_eq!(names, carried, "{strategy}");
+            assert!(kept, "{strategy}: the bound state buffer holds the state");
+        } else {
+            assert!(names.is_empty(), "{strategy}: {names:?}");
+        }
+    }
+}

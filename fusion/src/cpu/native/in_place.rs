@@ -1,0 +1,148 @@
+//! Carried state updated in place by a compiled launch (XLA's input/output aliasing, the
+//! "donated" buffers of a `while` loop).
+//!
+//! Double-buffered, a step reads the state from one buffer and writes the next state into
+//! another, and the executor swaps the two after the run. Past the caches every line of
+//! the written buffer is first read for ownership, so the state costs three transfers per
+//! value instead of two; CartPole's fused step at n = 65536 ran at 3.6e8 env-steps/s
+//! against the hand-written step's 4.9e8, which updates its state in place. A compiled
+//! launch may write the next state over the current one when, in the order its C function
+//! runs, every load of the carried input comes before the first store of its next value:
+//! each lane then reads its own state before overwriting it, and no lane touches another's.
+
+use crate::codegen::lower::LoweredLaunch;
+use crate::codegen::program::{Instr, KernelProgram};
+use crate::plan::Slot;
+
+/// Whether `launch`, run for `steps` steps per call as [`super::emit`] writes it, loads
+/// every element of `input` before it stores any element of `next`.
+pub fn reads_before_writes(launch: &LoweredLaunch, steps: u32, input: Slot, next: Slot) -> bool {
+    let b = &launch.bindings;
+    let reads = |instr: &Instr| match *instr {
+        Instr::LoadF { buffer, .. } | Instr::LoadPackedF { buffer, .. } => {
+            b.in_f[buffer as usize] == input
+        }
+        Instr::LoadU { buffer, .. } => b.in_u[buffer as usize] == input,
+        _ => false,
+    };
+    let writes = |instr: &Instr| match *instr {
+        Instr::StoreF { buffer, .. } | Instr::StorePackedF { buffer, .. } => {
+            b.out_f[buffer as usize] == next
+        }
+        Instr::StoreU { buffer, .. } => b.out_u[buffer as usize] == next,
+        _ => false,
+    };
+    let mut written = false;
+    for part in launch.program.parts.iter() {
+        // A multi-step body runs again after its own stores: walk it twice.
+        let passes = if steps > 1 { 2 } else { 1 };
+        let body = (0..passes).flat_map(|_| part.body.iter());
+        for instr in part.prologue.iter().chain(body).chain(&part.epilogue) {
+            for instr in expanded(part, instr) {
+                if reads(instr) && written {
+                    return false;
+                }
+                written |= writes(instr);
+            }
+        }
+    }
+    true
+}
+
+/// `instr`, or the instructions of the guard block it runs (and of blocks they run), in
+/// order.
+fn expanded<'a>(part: &'a KernelProgram, instr: &'a Instr) -> Vec<&'a Instr> {
+    match *instr {
+        Instr::Guard { index } => part.guards[index as usize]
+            .body
+            .iter()
+            .flat_map(|i| expanded(part, i))
+            .collect(),
+        _ => vec![instr],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codegen::lower::LaunchBindings;
+    use crate::codegen::program::{GuardBlock, LaunchProgram};
+    use crate::graph::NodeId;
+
+    const STATE: Slot = Slot::Input(NodeId(0));
+    const NEXT: Slot = Slot::Next(NodeId(0));
+
+    fn load() -> Instr {
+        Instr::LoadF {
+            dst: 0,
+            buffer: 0,
+            per_step: false,
+        }
+    }
+
+    fn store() -> Instr {
+        Instr::StoreF {
+            buffer: 0,
+            src: 0,
+            per_step: false,
+        }
+    }
+
+    /// One part over `STATE` -> `NEXT` running `body`, with `guarded` as guard block 0.
+    fn launch(body: Vec<Instr>, guarded: Vec<Instr>) -> LoweredLaunch {
+        let part = KernelProgram {
+            rows_of: None,
+            phases: Vec::new(),
+            prologue: Vec::new(),
+            body,
+            epilogue: Vec::new(),
+            guards: vec![GuardBlock {
+                cond: 1,
+                body: guarded,
+                outputs_f: Vec::new(),
+                outputs_u: Vec::new(),
+            }],
+            steps: 1,
+            carries_f: Vec::new(),
+            carries_u: Vec::new(),
+        };
+        LoweredLaunch {
+            program: LaunchProgram::new(vec![part]),
+            bindings: LaunchBindings {
+                in_f: vec![STATE],
+                out_f: vec![NEXT],
+                ..LaunchBindings::default()
+            },
+            name: "test".into(),
+            rows_of: None,
+            kernels: vec![0],
+            vectorizable: true,
+        }
+    }
+
+    #[test]
+    fn a_state_read_before_it_is_written_may_be_written_in_place() {
+        let ok = launch(vec![load(), store()], Vec::new());
+        assert!(reads_before_writes(&ok, 1, STATE, NEXT));
+        // Another carry's buffers are not this one's.
+        let other = Slot::Next(NodeId(7));
+        assert!(reads_before_writes(
+            &launch(vec![store(), load()], Vec::new()),
+            1,
+            STATE,
+            other
+        ));
+    }
+
+    #[test]
+    fn a_load_after_the_store_keeps_two_buffers() {
+        let late = launch(vec![store(), load()], Vec::new());
+        assert!(!reads_before_writes(&late, 1, STATE, NEXT));
+        // Inside a guard block (a reset's lazy load) the order is the block's place.
+        let guarded = launch(vec![store(), Instr::Guard { index: 0 }], vec![load()]);
+        assert!(!reads_before_writes(&guarded, 1, STATE, NEXT));
+        // A multi-step body loads again after the previous step's store.
+        let looped = launch(vec![load(), store()], Vec::new());
+        assert!(!reads_before_writes(&looped, 2, STATE, NEXT));
+    }
+}
