@@ -19,11 +19,12 @@ use std::sync::Arc;
 use smallvec::SmallVec;
 
 use super::buffer::{CpuBuffer, PAD};
+use super::holders::Holders;
 use super::launch::{Bases, Scratch, run_native, run_program};
-use super::native::{Binder, CpuEngine, NativeKernels, compile_launches, reads_before_writes};
+use super::native::{Binder, CpuEngine, NativeKernels, carries_in_place, compile_launches};
 use super::program::{ChunkProgram, Loc, Op as ChunkOp, compile, dst_and_operands};
 use super::threads::CpuOptions;
-use crate::codegen::lower::{LoweredLaunch, lower_plan};
+use crate::codegen::lower::lower_plan;
 use crate::exec::ExecError;
 use crate::graph::{Constant, DType, Graph, NodeId, Op, Shape};
 use crate::interpret::{BindError, HostArray, Scalar};
@@ -60,11 +61,8 @@ pub struct CpuExecutor {
     slots: HashMap<Slot, usize>,
     /// Input names; input `i` holds buffer `i`.
     input_names: Vec<String>,
-    /// For each buffer, the first index holding the same memory (itself when distinct),
-    /// kept while no binding changes so a run locks each distinct buffer without a search.
-    first_holder: Vec<usize>,
-    /// Whether `first_holder` must be recomputed before the next run.
-    holders_stale: bool,
+    /// Which buffers share memory, so a run locks each distinct one once.
+    holders: Holders,
     programs: Vec<ChunkProgram>,
     /// The compiled engine's functions (one per program, `None` where it runs
     /// interpreted); `None` under the interpreter.
@@ -90,42 +88,6 @@ pub struct CpuExecutor {
 // SAFETY: `bases` only caches pointers into `buffers`, refreshed under their locks at
 // every run and not used outside it.
 unsafe impl Send for CpuExecutor {}
-
-/// The carries (input and next slots) whose input only one launch reads and whose next
-/// value it alone writes, where that launch is compiled and reads the state before
-/// writing it.
-fn in_place_carries(
-    graph: &Graph,
-    lowered: &[LoweredLaunch],
-    native: &NativeKernels,
-    steps: u32,
-) -> Vec<(Slot, Slot)> {
-    graph
-        .carries()
-        .iter()
-        .map(|c| (Slot::Input(c.input), Slot::Next(c.input)))
-        .filter(|&(input, next)| {
-            let touching: Vec<usize> = (0..lowered.len())
-                .filter(|&p| {
-                    let b = &lowered[p].bindings;
-                    b.in_f.contains(&input)
-                        || b.in_u.contains(&input)
-                        || b.out_f.contains(&next)
-                        || b.out_u.contains(&next)
-                })
-                .collect();
-            matches!(touching[..], [p] if native.kernels[p].is_some()
-                && reads_before_writes(&lowered[p], steps, input, next))
-        })
-        .collect()
-}
-
-/// For each buffer, the first index of `buffers` holding the same memory.
-fn first_holders(buffers: &[CpuBuffer]) -> Vec<usize> {
-    (0..buffers.len())
-        .map(|i| (0..i).find(|&j| buffers[j].same(&buffers[i])).unwrap_or(i))
-        .collect()
-}
 
 /// Which of `pins` pinned slots some op of `programs` reads as a vector: all but those only
 /// ever read as the weight of an affine with pinned weights.
@@ -297,7 +259,7 @@ impl CpuExecutor {
             .any(|l| matches!(l, PlannedLaunch::CopyState { .. }));
         let in_place = match &native {
             Some(native) if !copies => {
-                in_place_carries(&graph, &lowered, native, plan.steps_per_launch)
+                carries_in_place(&graph, &lowered, native, plan.steps_per_launch)
                     .into_iter()
                     .map(|(input, next)| (slots[&input], slots[&next]))
                     .collect()
@@ -363,8 +325,7 @@ impl CpuExecutor {
             dtypes,
             slots,
             input_names,
-            first_holder: Vec::new(),
-            holders_stale: true,
+            holders: Holders::new(),
             programs,
             native,
             launches,
@@ -483,7 +444,7 @@ impl CpuExecutor {
             )));
         }
         std::mem::swap(&mut self.buffers[b], buffer);
-        self.rebound(b);
+        self.holders.rebound(&self.buffers, b);
         Ok(())
     }
 
@@ -519,10 +480,10 @@ impl CpuExecutor {
             )));
         }
         self.buffers[b] = buffer.clone();
-        self.rebound(b);
+        self.holders.rebound(&self.buffers, b);
         if let Some(next) = partner {
             self.buffers[next] = buffer.clone();
-            self.holders_stale = true;
+            self.holders.invalidate();
         }
         Ok(())
     }
@@ -542,28 +503,6 @@ impl CpuExecutor {
             .iter()
             .find(|(input, _)| *input == b)
             .map(|(_, next)| *next)
-    }
-
-    /// Updates `first_holder` after buffer `b` was replaced, in one pass over the buffers
-    /// when `b` shared its memory with none (an action buffer bound at every step).
-    fn rebound(&mut self, b: usize) {
-        if self.holders_stale {
-            return;
-        }
-        let was_shared = self
-            .first_holder
-            .iter()
-            .enumerate()
-            .any(|(i, f)| *f == b && i != b)
-            || self.first_holder[b] != b;
-        let now_with =
-            (0..self.buffers.len()).find(|&j| j != b && self.buffers[j].same(&self.buffers[b]));
-        match now_with {
-            _ if was_shared => self.holders_stale = true,
-            None => {}
-            Some(j) if j < b => self.first_holder[b] = j,
-            Some(_) => self.holders_stale = true,
-        }
     }
 
     /// Copies a host array into input `name`.
@@ -589,10 +528,10 @@ impl CpuExecutor {
         };
         if let Some(next) = self.in_place_next(b) {
             self.buffers[next] = fresh.clone();
-            self.holders_stale = true;
+            self.holders.invalidate();
         }
         self.buffers[b] = fresh;
-        self.rebound(b);
+        self.holders.rebound(&self.buffers, b);
         Ok(())
     }
 
@@ -656,7 +595,7 @@ impl CpuExecutor {
             };
             self.buffers[b] = poisoned;
         }
-        self.holders_stale = true;
+        self.holders.invalidate();
     }
 
     /// Runs the plan once (`steps_per_launch` graph steps), then advances the carried state.
@@ -671,14 +610,11 @@ impl CpuExecutor {
             }
             self.pins_dirty = false;
         }
-        if self.holders_stale {
-            self.first_holder = first_holders(&self.buffers);
-            self.holders_stale = false;
-        }
+        self.holders.refresh(&self.buffers);
         // Lock each distinct buffer once (an input may be bound to the same buffer twice).
         let mut guards = SmallVec::<[_; 32]>::new();
         for (i, buffer) in self.buffers.iter().enumerate() {
-            let first = self.first_holder[i];
+            let first = self.holders.first(i);
             if first == i {
                 let mut guard = buffer.lock();
                 self.bases[i] = guard.as_mut_ptr();
@@ -733,9 +669,9 @@ impl CpuExecutor {
         for &(input, next) in &self.swaps {
             self.buffers.swap(input, next);
         }
-        // Swapping distinct buffers keeps them distinct; shared ones move, so look again.
-        let shared = self.first_holder.iter().enumerate().any(|(i, f)| *f != i);
-        self.holders_stale |= shared && !self.swaps.is_empty();
+        if !self.swaps.is_empty() {
+            self.holders.swapped();
+        }
         Ok(())
     }
 }

@@ -30,6 +30,7 @@ mod affine;
 mod alloc;
 mod buffer;
 mod executor;
+mod holders;
 mod kernel;
 mod launch;
 pub mod lazy;

@@ -10,9 +10,39 @@
 //! runs, every load of the carried input comes before the first store of its next value:
 //! each lane then reads its own state before overwriting it, and no lane touches another's.
 
+use super::NativeKernels;
 use crate::codegen::lower::LoweredLaunch;
 use crate::codegen::program::{Instr, KernelProgram};
+use crate::graph::Graph;
 use crate::plan::Slot;
+
+/// The carries (input and next slots) that `launches[p]` alone reads and writes, where
+/// it is compiled (`native[p]`) and reads the state before writing it.
+pub fn carries_in_place(
+    graph: &Graph,
+    launches: &[LoweredLaunch],
+    native: &NativeKernels,
+    steps: u32,
+) -> Vec<(Slot, Slot)> {
+    graph
+        .carries()
+        .iter()
+        .map(|c| (Slot::Input(c.input), Slot::Next(c.input)))
+        .filter(|&(input, next)| {
+            let touching: Vec<usize> = (0..launches.len())
+                .filter(|&p| {
+                    let b = &launches[p].bindings;
+                    b.in_f.contains(&input)
+                        || b.in_u.contains(&input)
+                        || b.out_f.contains(&next)
+                        || b.out_u.contains(&next)
+                })
+                .collect();
+            matches!(touching[..], [p] if native.kernels[p].is_some()
+                && reads_before_writes(&launches[p], steps, input, next))
+        })
+        .collect()
+}
 
 /// Whether `launch`, run for `steps` steps per call as [`super::emit`] writes it, loads
 /// every element of `input` before it stores any element of `next`.

@@ -30,7 +30,7 @@ use crate::codegen::lower::LoweredLaunch;
 use crate::cpu::SimdLevel;
 pub use compiler::NativeError;
 pub use emit::{Binder, KernelFn};
-pub use in_place::reads_before_writes;
+pub use in_place::{carries_in_place, reads_before_writes};
 
 /// How the CPU runtime executes a launch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
