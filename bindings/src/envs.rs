@@ -237,9 +237,11 @@ where
 {
     let vec_env = match plan {
         Some(plan) => VecEnv::build(backend, env, num_envs, episode, plan),
-        // The hand-written step is the fastest where one exists: CartPole's native CPU one
-        // 1.9x the compiled `fused` at n = 1, 1.5x at 64, and within 4% from n = 1024 (the
-        // README's compiled CPU kernels table).
+        // The hand-written step where one exists: on the CPU the compiled `fused` step now
+        // matches it (0.9-1.2x from n = 1 to 1M, the README's compiled CPU kernels table),
+        // but only with a C compiler present (else interpreted, 2-3x slower), and the
+        // hand-written one splits over threads later (8192 lanes), which Python's `step`,
+        // copying the outputs on the calling thread, prefers.
         None => match VecEnv::build(
             backend.clone(),
             env.clone(),
