@@ -57,10 +57,12 @@ pub struct ReproduceSettings {
 
 impl ReproduceSettings {
     /// The full run: the study's sizes and working sets up to 256 MB, and PPO to the target
-    /// from five seeds per sample source (about 15 minutes on a 2-core lavapipe machine).
+    /// from five seeds per sample source (11 min 44 s on a 2-core lavapipe machine).
     pub fn full() -> Self {
         Self {
-            ablation_sizes: vec![1, 64, 1024, 16_384, 262_144, 1 << 20],
+            // 4096: where issue 9 sets the CPU against burn NdArray (10x), and between the
+            // study's sizes where the CPU's threads start to split a step.
+            ablation_sizes: vec![1, 64, 1024, 4096, 16_384, 262_144, 1 << 20],
             workload_bytes: vec![1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20],
             heavy_loops: 8,
             tail_shape: (8 * 512, 4096),
