@@ -480,11 +480,7 @@ impl CpuExecutor {
             )));
         }
         self.buffers[b] = buffer.clone();
-        self.holders.rebound(&self.buffers, b);
-        if let Some(next) = partner {
-            self.buffers[next] = buffer.clone();
-            self.holders.invalidate();
-        }
+        self.rebound(b, partner);
         Ok(())
     }
 
@@ -503,6 +499,19 @@ impl CpuExecutor {
             .iter()
             .find(|(input, _)| *input == b)
             .map(|(_, next)| *next)
+    }
+
+    /// Input buffer `b` was replaced: its in-place next value, if any, becomes the same
+    /// buffer (the holders then recompute, the pair sharing memory), else the holders
+    /// follow the one change.
+    fn rebound(&mut self, b: usize, in_place_next: Option<usize>) {
+        match in_place_next {
+            Some(next) => {
+                self.buffers[next] = self.buffers[b].clone();
+                self.holders.invalidate();
+            }
+            None => self.holders.rebound(&self.buffers, b),
+        }
     }
 
     /// Copies a host array into input `name`.
@@ -526,12 +535,8 @@ impl CpuExecutor {
             HostArray::F32(v) => CpuBuffer::from_f32(v),
             HostArray::U32(v) => CpuBuffer::from_u32(v),
         };
-        if let Some(next) = self.in_place_next(b) {
-            self.buffers[next] = fresh.clone();
-            self.holders.invalidate();
-        }
         self.buffers[b] = fresh;
-        self.holders.rebound(&self.buffers, b);
+        self.rebound(b, self.in_place_next(b));
         Ok(())
     }
 

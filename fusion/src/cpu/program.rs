@@ -156,8 +156,6 @@ pub struct ChunkProgram {
     pub rows_of: Option<u32>,
     /// Ledger name.
     pub name: String,
-    /// Plan kernels it runs.
-    pub kernels: Vec<usize>,
 }
 
 /// Translates `launch` into a [`ChunkProgram`].
@@ -193,7 +191,6 @@ pub fn compile(
         scratch_slots: placed.scratch_slots,
         rows_of: launch.rows_of,
         name: launch.name.clone(),
-        kernels: launch.kernels.clone(),
     }
 }
 
