@@ -13,6 +13,7 @@ use cartfuse_env::{EnvBackend, EnvError, EpisodeOptions, GraphEnv, StepOutput, S
 use cartfuse_fusion::backend::Cpu;
 #[cfg(any(feature = "wgpu", feature = "cuda"))]
 use cartfuse_fusion::backend::Cube;
+use cartfuse_fusion::cpu::CpuOptions;
 #[cfg(any(feature = "wgpu", feature = "cuda"))]
 use cartfuse_fusion::device as devices;
 use cartfuse_fusion::device::DeviceError;
@@ -193,6 +194,22 @@ pub fn open(
     )
 }
 
+/// Below this many envs a step from Python runs on one thread. Python's `step` copies the
+/// outputs out on the calling thread, which pulls the worker's half across cores. Measured
+/// on the 2-core Xeon VM with the hand-written step, 2 threads against 1: 42-47 vs 37-38 us
+/// at n = 4096, 80.5 vs 81.0 us at 8192 and 119 vs 122 us at 16384. Rust callers that leave
+/// the outputs in place split from [`CpuOptions::parallel_min_lanes`]'s default.
+const PYTHON_PARALLEL_MIN_LANES: usize = 8192;
+
+/// The CPU runtime as Python steps it: the default options but the thread threshold.
+fn python_cpu() -> Cpu {
+    Cpu::new(CpuOptions {
+        parallel_min_lanes: PYTHON_PARALLEL_MIN_LANES,
+        ..CpuOptions::default()
+    })
+    .expect("the detected SIMD level is supported")
+}
+
 /// Opens `device` and builds the envs there. Adding a runtime is one arm here.
 fn on_device<E: GraphEnv>(
     env: E,
@@ -205,7 +222,7 @@ where
     E::Action: HostAction,
 {
     match device {
-        Device::Cpu => build(Cpu::default(), env, num_envs, episode, plan),
+        Device::Cpu => build(python_cpu(), env, num_envs, episode, plan),
         #[cfg(feature = "wgpu")]
         Device::Wgpu => {
             let opened = devices::wgpu_client().map_err(|error| device.unavailable(error))?;
@@ -239,9 +256,7 @@ where
         Some(plan) => VecEnv::build(backend, env, num_envs, episode, plan),
         // The hand-written step where one exists: on the CPU the compiled `fused` step now
         // matches it (0.9-1.2x from n = 1 to 1M, the README's compiled CPU kernels table),
-        // but only with a C compiler present (else interpreted, 2-3x slower), and the
-        // hand-written one splits over threads later (8192 lanes), which Python's `step`,
-        // copying the outputs on the calling thread, prefers.
+        // but only with a C compiler present (else interpreted, 2-3x slower).
         None => match VecEnv::build(
             backend.clone(),
             env.clone(),

@@ -7,8 +7,8 @@
 //! operation order of the `#[cube]` kernel. Reset states are drawn from Threefry only for
 //! the envs that reset, packed `LANES` to an evaluation ([`resets`]), with the
 //! device's counters, so the draws are bit-identical to the device's. Envs are split over
-//! the CPU runtime's threads, one range per thread, once a call is large enough to repay
-//! it ([`PARALLEL_MIN_LANES`]).
+//! the CPU runtime's threads, one range per thread, from the CPU runtime's threshold
+//! for every launch ([`CpuOptions::parallel_min_lanes`]).
 
 use std::sync::Arc;
 
@@ -30,14 +30,6 @@ use super::params::CartPoleConfig;
 use crate::engine::{StepBuffer, StepEngine};
 use crate::error::EnvError;
 use crate::params::AutoresetMode;
-
-/// From this many envs a step is split over the threads. Measured with the spinning pool
-/// on the 2-core Xeon VM, 2 threads against 1: `cartfuse --device cpu bench --plan
-/// hand-written` (outputs left in place) 11.9 vs 11.7 us at n = 2048, 19.7 vs 25.0 us at
-/// 4096, 35.0 vs 61.1 us at 8192; but Python's `step`, which copies the outputs out on the
-/// calling thread and so pulls the worker's half across cores, 42-47 vs 37-38 us at 4096,
-/// 80.5 vs 81.0 us at 8192 and 119 vs 122 us at 16384. Splitting costs about 1.4 us.
-const PARALLEL_MIN_LANES: usize = 8192;
 
 /// Vectors whose physics is computed together (see [`Lanes::with_simd`]).
 const BLOCK: usize = 4;
@@ -399,13 +391,8 @@ impl NativeEngine {
                 .expect("the backend checked the SIMD level")
         };
         let threads = self.options.resolved_threads();
-        // The options' threshold is the planned kernels'; the step has its own (measured
-        // above). A threshold of 0 (tests) forces the split.
-        let min_lanes = match self.options.parallel_min_lanes {
-            0 => 0,
-            _ => PARALLEL_MIN_LANES,
-        };
-        if threads <= 1 || self.n < min_lanes {
+        // The planned kernels' threshold, so that both split at the same n.
+        if threads <= 1 || self.n < self.options.parallel_min_lanes {
             lanes(0, self.n)
         } else {
             // One range per thread, in whole vectors of the widest level.
