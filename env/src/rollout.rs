@@ -349,3 +349,50 @@ impl<B: Backend> PolicyRollout<B> {
         Ok(t)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use cartfuse_fusion::codegen::compact::compact;
+    use cartfuse_fusion::codegen::lower::lower_plan;
+    use cartfuse_fusion::codegen::program::Instr;
+    use cartfuse_fusion::plan::{Plan, PlanOptions};
+
+    use super::*;
+    use crate::cartpole::CartPole;
+
+    /// The generated kernel of the fused 4 -> 64 -> 64 policy step runs each of the six
+    /// layers as one loop: the program lavapipe compiles in seconds, not the 1,417
+    /// instructions and 259 loops it spent over ten minutes on.
+    #[test]
+    fn the_fused_policy_kernel_runs_each_layer_as_one_loop() {
+        let env = CartPole::default();
+        let spec = PolicySpec::tanh_mlp(&env, &[64, 64]).unwrap();
+        let graph = rollout_graph(&env, AutoresetMode::SameStep, StateLayout::default(), &spec);
+        let plan = Plan::build(&graph, Strategy::Fused, &PlanOptions::default()).unwrap();
+        let launches = lower_plan(&graph, &plan);
+        assert_eq!(launches.len(), 1);
+        let program = compact(&launches[0].program.parts[0]);
+        let layers: Vec<(u32, u32, bool)> = program
+            .body
+            .iter()
+            .filter_map(|instr| match *instr {
+                Instr::DenseParams {
+                    rows,
+                    len,
+                    activation,
+                    ..
+                } => Some((rows, len, activation.is_some())),
+                _ => None,
+            })
+            .collect();
+        let actor = [(64, 4, true), (64, 64, true), (2, 64, false)];
+        let critic = [(64, 4, true), (64, 64, true), (1, 64, false)];
+        assert_eq!(layers, [actor, critic].concat());
+        let dots = program
+            .body
+            .iter()
+            .filter(|i| matches!(i, Instr::DotParams { .. }));
+        assert_eq!(dots.count(), 0);
+        assert_eq!(program.body.len(), 137);
+    }
+}

@@ -45,9 +45,6 @@ pub struct PolicySettings {
     pub training: Vec<(Option<Strategy>, u64)>,
     /// The env-step budget of each PPO run.
     pub training_budget: u64,
-    /// Why fused sources are not run on this device, if they are not (their points and
-    /// runs are reported as skipped with this reason).
-    pub skip_fused: Option<String>,
 }
 
 impl PolicySettings {
@@ -64,7 +61,6 @@ impl PolicySettings {
                 .flat_map(|source| (1..=5).map(move |seed| (strategy(source), seed)))
                 .collect(),
             training_budget: TRAINING_BUDGET,
-            skip_fused: None,
         }
     }
 
@@ -77,7 +73,6 @@ impl PolicySettings {
             repeats: 3,
             training: vec![(None, 1), (strategy(Some(FUSED_TRAINING_PLAN)), 1)],
             training_budget: TRAINING_BUDGET,
-            skip_fused: None,
         }
     }
 
@@ -90,7 +85,6 @@ impl PolicySettings {
             repeats: 3,
             training: vec![(None, 1)],
             training_budget: TRAINING_BUDGET,
-            skip_fused: None,
         }
     }
 
@@ -103,7 +97,6 @@ impl PolicySettings {
             repeats: 3,
             training: Vec::new(),
             training_budget: TRAINING_BUDGET,
-            skip_fused: None,
         }
     }
 }
@@ -157,7 +150,7 @@ pub struct TrainingRun {
 }
 
 impl TrainingRun {
-    fn skipped(source: Option<Strategy>, seed: u64, reason: &str) -> Self {
+    fn failed(source: Option<Strategy>, seed: u64, reason: &str) -> Self {
         Self {
             source: source_name(source),
             seed,
@@ -229,10 +222,7 @@ pub fn measure_policy<B: EnvBackend>(
         for source in sources {
             let name = source_name(source);
             progress(&format!("policy rollout {name} at n = {n}"));
-            let measured = match (&settings.skip_fused, source) {
-                (Some(reason), Some(_)) => Err(reason.clone()),
-                _ => time_collects(backend, source, n, settings).map_err(|e| e.to_string()),
-            };
+            let measured = time_collects(backend, source, n, settings).map_err(|e| e.to_string());
             let (env_steps_per_s, launches_per_step) = match measured {
                 Ok((rate, launches)) => (Ok(rate), Some(launches)),
                 Err(reason) => (Err(Skipped { reason }), None),
@@ -254,10 +244,7 @@ pub fn measure_policy<B: EnvBackend>(
                 "PPO to the target, {} seed {seed}",
                 source_name(source)
             ));
-            match (&settings.skip_fused, source) {
-                (Some(reason), Some(_)) => TrainingRun::skipped(source, seed, reason),
-                _ => train_once(backend, source, seed, settings.training_budget),
-            }
+            train_once(backend, source, seed, settings.training_budget)
         })
         .collect();
     PolicyStudy {
@@ -422,7 +409,7 @@ fn train_once<B: EnvBackend>(
         },
         Err(error) => TrainingRun {
             seconds: start.elapsed().as_secs_f64(),
-            ..TrainingRun::skipped(source, seed, &error.to_string())
+            ..TrainingRun::failed(source, seed, &error.to_string())
         },
     }
 }
@@ -441,7 +428,6 @@ mod tests {
             repeats: 1,
             training: Vec::new(),
             training_budget: 0,
-            skip_fused: None,
         };
         let mut messages = Vec::new();
         let study = measure_policy(&Cpu::default(), &settings, |m| messages.push(m.to_string()));
@@ -467,7 +453,6 @@ mod tests {
             repeats: 1,
             training: vec![(strategy(Some("fused-x3")), 1)],
             training_budget: 1024,
-            skip_fused: None,
         };
         let study = measure_policy(&Cpu::default(), &settings, |_| {});
         let fused = study.point("fused-x3", 4).unwrap();

@@ -485,11 +485,7 @@ pub fn reproduce<R: Runtime>(
         &settings.env_profile,
         &mut progress,
     )?;
-    let mut on_device = measure_policy(
-        &backend,
-        &policy_device_settings(&settings.policy_device, &device),
-        &mut progress,
-    );
+    let mut on_device = measure_policy(&backend, &settings.policy_device, &mut progress);
     on_device.device = adapter_name(&device).to_string();
     let policy = vec![
         measure_policy(&Cpu::default(), &settings.policy_cpu, &mut progress),
@@ -517,21 +513,6 @@ pub fn reproduce<R: Runtime>(
         launch_probe_envs: settings.launch_probe.as_ref().map(|p| p.num_envs),
         launch_probe_failures,
     })
-}
-
-/// The device's policy settings: on a CPU-emulated Vulkan device (lavapipe) the fused
-/// policy kernel is not compiled (its LLVM took over ten minutes on the 4 -> 64 -> 64 actor
-/// and critic on a 2-core machine; the CPU runtime runs the same plans natively).
-fn policy_device_settings(settings: &PolicySettings, device: &str) -> PolicySettings {
-    let mut settings = settings.clone();
-    if device.contains("(Cpu,") && settings.skip_fused.is_none() {
-        settings.skip_fused = Some(
-            "not compiled on a CPU-emulated Vulkan device: lavapipe's LLVM takes over ten \
-             minutes on the fused policy kernel (the native CPU runtime runs these plans)"
-                .into(),
-        );
-    }
-    settings
 }
 
 /// The burn backends whose launches the probe counts.

@@ -8,10 +8,13 @@
 //! the inputs a layer's outputs share are stashed once: every output after the first finds
 //! them in place. Products and sums keep their order (left to right), so results do not
 //! change. The CPU runtime does not use this pass: it runs the chains as its own affine op.
+//!
+//! Each layer's rows then become one loop ([`super::reroll`]).
 
 use std::collections::HashMap;
 
 use super::program::{Instr, KernelProgram, Reg};
+use super::reroll::{reroll, stash_slots};
 
 /// Stash slots a program may use before slots are reused (a few layers' inputs).
 pub const MAX_STASH: u32 = 512;
@@ -36,16 +39,18 @@ pub fn compact(program: &KernelProgram) -> KernelProgram {
         return out;
     }
     drop_dead_params(&mut out);
-    out
+    let first_free = stash_len(&out);
+    reroll(&out, first_free)
 }
 
 /// Stash slots `program` uses (the local array its kernel declares).
 pub fn stash_len(program: &KernelProgram) -> u32 {
     all_instrs(program)
-        .filter_map(|instr| match *instr {
-            Instr::Stash { slot, .. } => Some(slot + 1),
-            _ => None,
+        .flat_map(|instr| {
+            let (read, write) = stash_slots(instr);
+            read.into_iter().chain(write)
         })
+        .map(|(first, len)| first + len)
         .max()
         .unwrap_or(0)
 }

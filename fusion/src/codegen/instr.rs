@@ -131,6 +131,37 @@ pub(super) fn exec<N: Size>(
             }
             regs_f.insert(dst, sum);
         }
+        Instr::DenseParams {
+            out_slot,
+            in_slot,
+            rows,
+            len,
+            first_param,
+            bias_param,
+            stride,
+            activation,
+        } => {
+            let inputs = in_slot as usize;
+            // Run-time loops over rows and terms: one copy of the body per layer.
+            for j in 0..rows as usize {
+                let row = first_param as usize + j * stride as usize;
+                let mut sum = Vector::<f32, N>::new(params_f[row]) * stash[inputs];
+                for k in 1..len as usize {
+                    sum += Vector::<f32, N>::new(params_f[row + k]) * stash[inputs + k];
+                }
+                let bias =
+                    Vector::<f32, N>::new(params_f[bias_param as usize + j * stride as usize]);
+                // `ops::binary`'s add, as the row's `BinaryF` ran it.
+                let mut out = sum + bias;
+                if let Some(op) = activation {
+                    out = float_unary::<N>(out, op);
+                }
+                stash[out_slot as usize + j] = out;
+            }
+        }
+        Instr::Unstash { dst, slot } => {
+            regs_f.insert(dst, stash[slot as usize]);
+        }
         Instr::FloatBinary { op, dst, a, b } => {
             let x = regs_f.find(a);
             let y = regs_f.find(b);

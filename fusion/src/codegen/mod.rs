@@ -3,6 +3,7 @@
 //! - [`program`]: the comptime instruction list a kernel interprets.
 //! - [`lower`]: plan kernels to programs and the buffers they bind.
 //! - [`compact`]: dense layers as loops over the params buffer (generated kernels only).
+//! - [`reroll`]: each dense layer's rows as one loop, outputs through the stash.
 //! - [`kernel`]: the one interpreter kernel, generic over the vector width.
 //! - [`instr`]: one instruction of it in CubeCL.
 //! - [`lazy`]: select branches run only where taken; Threefry words computed once.
@@ -17,5 +18,6 @@ pub mod lazy;
 pub mod lower;
 pub mod ops;
 pub mod program;
+pub mod reroll;
 mod steps;
 pub mod vector;

@@ -181,6 +181,36 @@ pub enum Instr {
         /// Terms.
         len: u32,
     },
+    /// A dense layer as a run-time loop over its rows (see [`super::reroll`]): for every
+    /// `j < rows`, `stash[out_slot + j] = activation(dot_j + params_f[bias_param + j
+    /// stride])`, where `dot_j` is [`Instr::DotParams`]'s sum over `len` weights from
+    /// `params_f[first_param + j stride]` and the inputs from `stash[in_slot]`, with the
+    /// same rounding as the row's `DotParams`, `BinaryF` add and `UnaryF`.
+    DenseParams {
+        /// First stash slot of the outputs.
+        out_slot: u32,
+        /// First stash slot of the inputs.
+        in_slot: u32,
+        /// Outputs.
+        rows: u32,
+        /// Inputs (terms per row).
+        len: u32,
+        /// Index of row 0's first weight in the `f32` params buffer.
+        first_param: u32,
+        /// Index of row 0's bias.
+        bias_param: u32,
+        /// Params from one row's weights (and bias) to the next row's.
+        stride: u32,
+        /// Applied to each output after the bias, if any.
+        activation: Option<FloatUnary>,
+    },
+    /// `f[dst] = stash[slot]`: an output of [`Instr::DenseParams`] back in a register.
+    Unstash {
+        /// Destination register.
+        dst: Reg,
+        /// Slot of the local array.
+        slot: u32,
+    },
     /// `u[dst] = f[a] op f[b]`.
     CompareF {
         /// The comparison.
@@ -316,6 +346,7 @@ impl Instr {
             | Instr::SelectF { dst, .. }
             | Instr::MulAdd { dst, .. }
             | Instr::DotParams { dst, .. }
+            | Instr::Unstash { dst, .. }
             | Instr::U32ToF32 { dst, .. } => Some((dst, true)),
             Instr::LoadU { dst, .. }
             | Instr::ParamU { dst, .. }
@@ -335,7 +366,8 @@ impl Instr {
             Instr::StoreF { .. }
             | Instr::StoreU { .. }
             | Instr::StorePackedF { .. }
-            | Instr::Stash { .. } => None,
+            | Instr::Stash { .. }
+            | Instr::DenseParams { .. } => None,
         }
     }
 
@@ -358,7 +390,9 @@ impl Instr {
             | Instr::ConstF { .. }
             | Instr::ConstU { .. }
             | Instr::Lane { .. }
-            | Instr::Guard { .. } => vec![],
+            | Instr::Guard { .. }
+            | Instr::DenseParams { .. }
+            | Instr::Unstash { .. } => vec![],
             Instr::UnaryF { a, .. }
             | Instr::LogicUnary { a, .. }
             | Instr::U32ToF32 { a, .. }

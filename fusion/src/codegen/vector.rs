@@ -26,6 +26,8 @@ pub fn vectorizable(program: &KernelProgram) -> bool {
                 | Instr::MulAdd { .. }
                 | Instr::Stash { .. }
                 | Instr::DotParams { .. }
+                | Instr::DenseParams { .. }
+                | Instr::Unstash { .. }
                 | Instr::FloatBinary { .. } => true,
                 Instr::BinaryF { op, .. } => matches!(
                     op,

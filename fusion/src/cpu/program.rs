@@ -432,7 +432,10 @@ impl Translator {
             }
             Instr::Guard { .. } => unreachable!("guard blocks are inlined by `list`"),
             Instr::MulAdd { .. } => unreachable!("chained above"),
-            Instr::Stash { .. } | Instr::DotParams { .. } => {
+            Instr::Stash { .. }
+            | Instr::DotParams { .. }
+            | Instr::DenseParams { .. }
+            | Instr::Unstash { .. } => {
                 unreachable!(
                     "the CPU runs affine chains itself (`codegen::compact` is for kernels)"
                 )

@@ -371,7 +371,10 @@ impl Part<'_> {
                 return Ok(());
             }
             Instr::Guard { .. } => unreachable!("guards are expanded by `list`"),
-            Instr::Stash { .. } | Instr::DotParams { .. } => return Err(Unsupported::Compacted),
+            Instr::Stash { .. }
+            | Instr::DotParams { .. }
+            | Instr::DenseParams { .. }
+            | Instr::Unstash { .. } => return Err(Unsupported::Compacted),
         };
         let (dst, float) = instr
             .def()

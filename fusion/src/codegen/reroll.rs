@@ -1,0 +1,310 @@
+//! Dense layers as loops over their rows: after [`super::compact`] has made each output of
+//! a layer one [`Instr::DotParams`] loop, the layer's rows become one
+//! [`Instr::DenseParams`], whose outputs go to the stash where the next layer reads them.
+//!
+//! A row is the triple lowering emits for one output of [`crate::nn`]'s dense layer: the
+//! dot product, its bias param, the add. Consecutive rows over the same inputs whose
+//! weights and biases step by one stride through the params buffer (the `[out][in]` rows
+//! with their biases, in [`crate::nn::MlpShape::param_names`] order) are one layer. The
+//! pass then absorbs what follows each row when nothing else reads it:
+//! - an activation: every row's sum read only by the same `UnaryF` (the hidden layers'
+//!   `tanh`) is applied inside the loop;
+//! - the next layer's [`Instr::Stash`]es: outputs read only by stashes into consecutive
+//!   slots are written to those slots directly, when no instruction between the layer and
+//!   those stashes touches the slots.
+//!
+//! Outputs read otherwise (the logits, the value) come back to registers through
+//! [`Instr::Unstash`] from slots of their own. Each row keeps its rounding (same products,
+//! sums, add and op, in the same order), so kernels return the same bits.
+//!
+//! Why: [`super::compact`]'s loops left the 4 -> 64 -> 64 actor and critic as 259 loops
+//! and 1,417 instructions, and lavapipe, which compiles a compute shader as a coroutine,
+//! spent over ten minutes in LLVM on them. As six layer loops the step is a few dozen
+//! instructions.
+
+use std::collections::HashMap;
+
+use super::program::{Instr, KernelProgram, Reg};
+use crate::graph::{BinaryOp, FloatUnary};
+
+/// The stash slots a rerolled program may use; a layer whose outputs would need more
+/// stays as it is.
+pub const MAX_SLOTS: u32 = 2048;
+
+/// `program` with every dense layer of its prologue, body and epilogue as one loop.
+/// `first_free` is the first stash slot the program does not use.
+pub fn reroll(program: &KernelProgram, first_free: u32) -> KernelProgram {
+    let uses = use_counts(program);
+    let mut next_free = first_free;
+    let mut out = program.clone();
+    for list in [&mut out.prologue, &mut out.body, &mut out.epilogue] {
+        *list = reroll_list(list, &uses, &mut next_free);
+    }
+    out
+}
+
+/// How many times each register is read anywhere in `program` (instructions, guard
+/// blocks, carries, reduction phases, guard outputs).
+fn use_counts(program: &KernelProgram) -> HashMap<Reg, usize> {
+    let mut uses: HashMap<Reg, usize> = HashMap::new();
+    let lists = program
+        .phases
+        .iter()
+        .flat_map(|p| &p.body)
+        .chain(&program.prologue)
+        .chain(&program.body)
+        .chain(&program.epilogue)
+        .chain(program.guards.iter().flat_map(|g| &g.body));
+    let extra = program
+        .phases
+        .iter()
+        .map(|p| p.value)
+        .chain(program.carries_f.iter().map(|c| c.1))
+        .chain(
+            program
+                .guards
+                .iter()
+                .flat_map(|g| g.outputs_f.iter().copied()),
+        );
+    for reg in lists.flat_map(Instr::operands).chain(extra) {
+        *uses.entry(reg).or_default() += 1;
+    }
+    uses
+}
+
+/// One row: `dst = dot + bias`.
+#[derive(Debug, Clone, Copy)]
+struct Row {
+    first_param: u32,
+    bias_param: u32,
+    slot: u32,
+    len: u32,
+    dst: Reg,
+}
+
+/// The row starting at `list[i]`, if one does and its dot and bias feed only its add.
+fn row_at(list: &[Instr], i: usize, uses: &HashMap<Reg, usize>) -> Option<Row> {
+    let [dot, bias, add] = list.get(i..i + 3)? else {
+        return None;
+    };
+    let Instr::DotParams {
+        dst: d,
+        acc: None,
+        first_param,
+        slot,
+        len,
+    } = *dot
+    else {
+        return None;
+    };
+    let Instr::ParamF { dst: b, index } = *bias else {
+        return None;
+    };
+    let Instr::BinaryF {
+        op: BinaryOp::Add,
+        dst,
+        a,
+        b: b2,
+    } = *add
+    else {
+        return None;
+    };
+    let only_here = |r: Reg| uses.get(&r).copied().unwrap_or(0) == 1;
+    (a == d && b2 == b && only_here(d) && only_here(b)).then_some(Row {
+        first_param,
+        bias_param: index,
+        slot,
+        len,
+        dst,
+    })
+}
+
+/// The rows of the layer starting at `list[i]`: each continues the first with one stride.
+fn layer_at(list: &[Instr], i: usize, uses: &HashMap<Reg, usize>) -> Vec<Row> {
+    let Some(first) = row_at(list, i, uses) else {
+        return Vec::new();
+    };
+    let mut rows = vec![first];
+    while let Some(next) = row_at(list, i + 3 * rows.len(), uses) {
+        let j = rows.len() as u32;
+        let stride = match rows.get(1) {
+            Some(second) => second.first_param.wrapping_sub(first.first_param),
+            None => next.first_param.wrapping_sub(first.first_param),
+        };
+        let continues = next.slot == first.slot
+            && next.len == first.len
+            && stride >= first.len
+            && Some(next.first_param) == first.first_param.checked_add(j * stride)
+            && Some(next.bias_param) == first.bias_param.checked_add(j * stride);
+        if !continues {
+            break;
+        }
+        rows.push(next);
+    }
+    rows
+}
+
+/// Stash slots `first..first + count`, as `(first, count)`.
+pub type SlotRange = (u32, u32);
+
+/// The stash slots `instr` reads and writes.
+pub fn stash_slots(instr: &Instr) -> (Option<SlotRange>, Option<SlotRange>) {
+    match *instr {
+        Instr::DotParams { slot, len, .. } => (Some((slot, len)), None),
+        Instr::DenseParams {
+            out_slot,
+            in_slot,
+            rows,
+            len,
+            ..
+        } => (Some((in_slot, len)), Some((out_slot, rows))),
+        Instr::Stash { slot, .. } => (None, Some((slot, 1))),
+        Instr::Unstash { slot, .. } => (Some((slot, 1)), None),
+        _ => (None, None),
+    }
+}
+
+fn overlaps(a: SlotRange, b: SlotRange) -> bool {
+    a.0 < b.0 + b.1 && b.0 < a.0 + a.1
+}
+
+/// One list, layers found at each row start.
+fn reroll_list(list: &[Instr], uses: &HashMap<Reg, usize>, next_free: &mut u32) -> Vec<Instr> {
+    let mut removed = vec![false; list.len()];
+    // Instructions to emit in place of the first row of each layer.
+    let mut layer_at_index: HashMap<usize, Vec<Instr>> = HashMap::new();
+    let mut i = 0;
+    while i < list.len() {
+        let rows = layer_at(list, i, uses);
+        if rows.is_empty() {
+            i += 1;
+            continue;
+        }
+        if let Some(replacement) = layer(list, i, &rows, uses, &mut removed, next_free) {
+            layer_at_index.insert(i, replacement);
+            for flag in &mut removed[i..i + 3 * rows.len()] {
+                *flag = true;
+            }
+        }
+        i += 3 * rows.len();
+    }
+    let mut out = Vec::with_capacity(list.len());
+    for (i, instr) in list.iter().enumerate() {
+        if let Some(replacement) = layer_at_index.remove(&i) {
+            out.extend(replacement);
+        } else if !removed[i] {
+            out.push(*instr);
+        }
+    }
+    out
+}
+
+/// The `DenseParams` (and `Unstash`es) for `rows` starting at `list[start]`, marking the
+/// activations and stashes it absorbs as removed; `None` when the outputs need more
+/// stash than [`MAX_SLOTS`].
+fn layer(
+    list: &[Instr],
+    start: usize,
+    rows: &[Row],
+    uses: &HashMap<Reg, usize>,
+    removed: &mut [bool],
+    next_free: &mut u32,
+) -> Option<Vec<Instr>> {
+    let first = rows[0];
+    let stride = rows
+        .get(1)
+        .map_or(first.len + 1, |r| r.first_param - first.first_param);
+    let end = start + 3 * rows.len();
+    let read_once = |r: Reg| uses.get(&r).copied().unwrap_or(0) == 1;
+    // The single reader of each row's value, searched after the layer.
+    let reader = |value: Reg| {
+        list[end..]
+            .iter()
+            .position(|instr| instr.operands().contains(&value))
+            .map(|k| end + k)
+    };
+    // An activation every row's sum feeds, and nothing else.
+    let activation = rows
+        .iter()
+        .map(|row| {
+            let at = reader(row.dst).filter(|_| read_once(row.dst))?;
+            match list[at] {
+                Instr::UnaryF { op, dst, a } if a == row.dst => Some((op, dst, at)),
+                _ => None,
+            }
+        })
+        .collect::<Option<Vec<(FloatUnary, Reg, usize)>>>()
+        .filter(|found| found.iter().all(|f| f.0 == found[0].0));
+    let values: Vec<Reg> = match &activation {
+        Some(found) => found.iter().map(|f| f.1).collect(),
+        None => rows.iter().map(|r| r.dst).collect(),
+    };
+    // Stashes into consecutive slots that are each value's only reader.
+    let stashes = values
+        .iter()
+        .map(|&value| {
+            let at = reader(value).filter(|_| read_once(value))?;
+            match list[at] {
+                Instr::Stash { slot, src } if src == value => Some((slot, at)),
+                _ => None,
+            }
+        })
+        .collect::<Option<Vec<(u32, usize)>>>()
+        .filter(|found| {
+            let base = found[0].0;
+            let outputs = (base, rows.len() as u32);
+            let last = found.iter().map(|f| f.1).max().unwrap_or(end);
+            let ours: Vec<usize> = found.iter().map(|f| f.1).collect();
+            found
+                .iter()
+                .enumerate()
+                .all(|(j, f)| f.0 == base + j as u32)
+                && !overlaps(outputs, (first.slot, first.len))
+                && (end..=last).filter(|k| !ours.contains(k)).all(|k| {
+                    let (read, write) = stash_slots(&list[k]);
+                    !read.is_some_and(|r| overlaps(r, outputs))
+                        && !write.is_some_and(|w| overlaps(w, outputs))
+                })
+        });
+    let out_slot = match &stashes {
+        Some(found) => found[0].0,
+        None => {
+            let slot = *next_free;
+            if slot + rows.len() as u32 > MAX_SLOTS {
+                return None;
+            }
+            *next_free += rows.len() as u32;
+            slot
+        }
+    };
+    if let Some(found) = &activation {
+        for f in found {
+            removed[f.2] = true;
+        }
+    }
+    let mut out = vec![Instr::DenseParams {
+        out_slot,
+        in_slot: first.slot,
+        rows: rows.len() as u32,
+        len: first.len,
+        first_param: first.first_param,
+        bias_param: first.bias_param,
+        stride,
+        activation: activation.as_ref().map(|found| found[0].0),
+    }];
+    match &stashes {
+        Some(found) => {
+            for f in found {
+                removed[f.1] = true;
+            }
+        }
+        None => out.extend(values.iter().enumerate().map(|(j, &dst)| Instr::Unstash {
+            dst,
+            slot: out_slot + j as u32,
+        })),
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests;
