@@ -115,8 +115,8 @@ pub fn commentary(studies: &[PolicyStudy]) -> Vec<String> {
     sentences
 }
 
-/// The best fused source at the largest size against the host source, and the smallest
-/// size from which fusing pays.
+/// The best fused source at the largest size against the host source, and the sizes where
+/// fusing pays: all, none, all from one size on, or the few where it does.
 fn rollout_sentence(study: &PolicyStudy) -> Option<String> {
     let largest = study.points.iter().map(|p| p.num_envs).max()?;
     let (best, speedup) = study
@@ -127,21 +127,34 @@ fn rollout_sentence(study: &PolicyStudy) -> Option<String> {
         .max_by(|a, b| a.1.total_cmp(&b.1))?;
     let mut sizes: Vec<usize> = study.points.iter().map(|p| p.num_envs).collect();
     sizes.dedup();
-    let pays_from = sizes
+    let wins: Vec<(usize, bool)> = sizes
         .iter()
-        .find(|&&n| study.speedup(best, n).is_some_and(|s| s > 1.0));
+        .map(|&n| (n, study.speedup(best, n).is_some_and(|s| s > 1.0)))
+        .collect();
     let mut sentence = format!(
         "On {} at n = {largest}, {best} collects {speedup:.2}x as many env-steps/s as {HOST_SOURCE}",
         study.device
     );
-    match pays_from {
-        Some(&n) if n == sizes[0] => sentence += " and is faster at every size measured.",
-        Some(&n) => {
-            let below = sizes.iter().rev().find(|&&m| m < n).copied().unwrap_or(n);
+    let first_win = wins.iter().position(|w| w.1);
+    match first_win {
+        None => sentence += ", and slower than it at every size measured.",
+        Some(0) if wins.iter().all(|w| w.1) => sentence += " and is faster at every size measured.",
+        Some(from) if wins[from..].iter().all(|w| w.1) => {
+            let (n, below) = (wins[from].0, wins[from - 1].0);
             let slower = study.speedup(best, below).unwrap_or(f64::NAN);
             sentence += &format!("; it pays from n = {n} on (at n = {below} it is {slower:.2}x).");
         }
-        None => sentence += ", and slower than it at every size measured.",
+        Some(_) => {
+            let faster: Vec<String> = wins
+                .iter()
+                .filter(|w| w.1)
+                .map(|w| {
+                    let s = study.speedup(best, w.0).unwrap_or(f64::NAN);
+                    format!("n = {} ({s:.2}x)", w.0)
+                })
+                .collect();
+            sentence += &format!("; it is faster only at {}.", faster.join(", "));
+        }
     }
     Some(sentence)
 }
@@ -285,6 +298,21 @@ mod tests {
             "On cpu, PPO with samples from burn policy + env step reached 475 in 2 of 3 runs: \
              14.0 s to the target (median; 12.0 to 14.0), after 300000 env-steps (median; \
              200000 to 300000)."
+        );
+        // Faster at the smallest size only (lavapipe's pattern): said as such.
+        let small_only = PolicyStudy {
+            points: vec![
+                point(HOST_SOURCE, 8, 1e4),
+                point("fused-x10", 8, 1.5e4),
+                point(HOST_SOURCE, 4096, 3e5),
+                point("fused-x10", 4096, 1.2e5),
+            ],
+            ..study.clone()
+        };
+        assert_eq!(
+            rollout_sentence(&small_only).unwrap(),
+            "On cpu at n = 4096, fused-x10 collects 0.40x as many env-steps/s as burn policy + \
+             env step; it is faster only at n = 8 (1.50x)."
         );
         let one = PolicyStudy {
             training: vec![run("fused-x8", 1, Some((123_456, 9.5)))],
