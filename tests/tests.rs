@@ -14,6 +14,9 @@
 mod burn;
 /// The binary end to end.
 mod cli;
+/// burn's policy and the env step on one device (wgpu), against the host source.
+#[cfg(feature = "wgpu")]
+mod device_learner;
 /// Random valid graphs for the property tests.
 mod graph_gen;
 /// The release binary's SIMD code is inlined under its target features.

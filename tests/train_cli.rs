@@ -73,3 +73,15 @@ fn train_collects_with_the_policy_fused_into_the_step() {
     assert!(!unknown.status.success());
     assert!(stderr(&unknown).contains("or host"), "{}", stderr(&unknown));
 }
+
+#[test]
+fn the_device_source_needs_the_learner_on_the_envs_device() {
+    let on_cpu = short_train(&["--rollout", "device"]);
+    assert!(!on_cpu.status.success());
+    assert!(
+        stderr(&on_cpu).contains("use `--learner wgpu --device wgpu`")
+            && stderr(&on_cpu).contains("got `--learner ndarray --device cpu`"),
+        "{}",
+        stderr(&on_cpu)
+    );
+}

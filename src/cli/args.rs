@@ -112,14 +112,23 @@ pub enum RolloutArg {
     Host,
     /// The policy fused into the env's step graph under this plan.
     InGraph(Strategy),
+    /// burn's policy on the envs' device (`--learner wgpu --device wgpu`, or cuda): actions
+    /// and observations stay there, the samples are read back once per update.
+    Device,
 }
 
 fn parse_rollout(name: &str) -> Result<RolloutArg, String> {
     match name {
         "host" => Ok(RolloutArg::Host),
+        "device" => Ok(RolloutArg::Device),
         plan => parse_strategy(plan)
             .map(RolloutArg::InGraph)
-            .map_err(|error| format!("{error}; or host (burn's policy, then the env step)")),
+            .map_err(|error| {
+                format!(
+                    "{error}; or host (burn's policy, then the env step), or device (burn's policy \
+                 on the envs' device)"
+                )
+            }),
     }
 }
 
@@ -371,8 +380,9 @@ pub struct TrainArgs {
     #[arg(long, value_enum, default_value_t = LearnerArg::Ndarray)]
     pub learner: LearnerArg,
     /// Where the policy runs while collecting: `host` (burn's forward pass, then the env
-    /// step) or a plan name (`fused`, `fused-x8`, ...): the policy fused into the env's
-    /// step, `num_steps / K` calls per update on `--device`.
+    /// step), a plan name (`fused`, `fused-x8`, ...): the policy fused into the env's
+    /// step, `num_steps / K` calls per update on `--device`, or `device`: burn's policy on
+    /// the envs' device, with `--learner wgpu --device wgpu` (or cuda).
     #[arg(long, default_value = "host", value_parser = parse_rollout)]
     pub rollout: RolloutArg,
     /// Print a progress line every this many updates.

@@ -9,15 +9,17 @@
 
 use std::time::{Duration, Instant};
 
+use burn::backend::Autodiff;
 use burn::module::AutodiffModule;
 use burn::optim::{AdamConfig, GradientsParams, Optimizer};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::backend::AutodiffBackend;
 use burn::tensor::{Int, Tensor, TensorData};
+use burn_cubecl::CubeRuntime;
 use cartfuse_env::rollout::PolicyRollout;
 use cartfuse_env::spaces::ActionSpace;
 use cartfuse_env::{AutoresetMode, EnvBackend, GraphEnv, VecEnv};
-use cartfuse_fusion::backend::Backend as FusionBackend;
+use cartfuse_fusion::backend::{Backend as FusionBackend, Cube};
 use cartfuse_fusion::rng;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -26,6 +28,7 @@ use rand::seq::SliceRandom;
 use crate::clip::clip_global_norm;
 use crate::collect::{Collector, FusedCollector, HostCollector, evaluate};
 use crate::config::PpoConfig;
+use crate::device_collect::{DeviceCollector, DeviceLearner, LearnerDevice};
 use crate::error::TrainError;
 use crate::policy::{ActorCritic, to_host};
 use crate::rollout::{EpisodeReturns, Rollout};
@@ -200,6 +203,36 @@ where
     let key = rng::seed_key(config.seed ^ ACTION_STREAM);
     let mut collector = FusedCollector::new(rollout, config.seed, key)?;
     learn(&mut collector, dim, config, model, device, progress, start)
+}
+
+/// As [`train_from`], with burn's policy and the env step on one CubeCL device: the
+/// learner is burn's `CubeBackend` on the runtime of `env`'s [`Cube`] backend, and
+/// observations, actions, rewards and flags pass between them as device buffers
+/// ([`DeviceCollector`]); an update's samples are read back once.
+pub fn train_device_from<E, R>(
+    env: &mut VecEnv<E, Cube<R>>,
+    config: &PpoConfig,
+    model: ActorCritic<Autodiff<DeviceLearner<R>>>,
+    device: &LearnerDevice<R>,
+    progress: impl FnMut(&UpdateStats),
+) -> Result<Trained<Autodiff<DeviceLearner<R>>>, TrainError>
+where
+    E: GraphEnv<Action = u32>,
+    R: CubeRuntime,
+{
+    check_source(config, "env", env.num_envs(), env.episode().autoreset)?;
+    let start = Instant::now();
+    let key = rng::seed_key(config.seed ^ ACTION_STREAM);
+    let mut collector = DeviceCollector::new(env, config.seed, key, device)?;
+    learn(
+        &mut collector,
+        E::OBS_DIM,
+        config,
+        model,
+        device,
+        progress,
+        start,
+    )
 }
 
 /// Checks `config` and that the sample source (`what`: env or rollout) holds its

@@ -1,0 +1,139 @@
+//! The device-resident sample source on wgpu: burn's `CubeBackend` policy and the env step
+//! on one device, against the host source (burn's policy on host observations) with the
+//! same learner, weights and draws.
+
+use burn::backend::Autodiff;
+use burn::backend::wgpu::{WgpuDevice, WgpuRuntime};
+use cartfuse::fusion::backend::Cube;
+use cartfuse::fusion::device::wgpu_client;
+use cartfuse_env::{AutoresetMode, CartPole, EpisodeOptions, StepPlan, VecEnv};
+use cartfuse_fusion::rng;
+use cartfuse_train::collect::{Collector, HostCollector};
+use cartfuse_train::device_collect::{DeviceCollector, DeviceLearner};
+use cartfuse_train::rollout::{EpisodeReturns, Rollout};
+use cartfuse_train::{ActorCritic, PpoConfig, train_device_from, train_from};
+
+type Learner = DeviceLearner<WgpuRuntime>;
+
+/// `n` `CartPole` envs on wgpu whose episodes are cut at 10 steps (truncations to bootstrap).
+fn env(n: usize) -> VecEnv<CartPole, Cube<WgpuRuntime>> {
+    let opened = wgpu_client().expect("a wgpu adapter (lavapipe on machines without a GPU)");
+    let episode = EpisodeOptions {
+        autoreset: AutoresetMode::SameStep,
+        max_episode_steps: 10,
+    };
+    let backend = Cube::new(opened.client, opened.description);
+    VecEnv::build(
+        backend,
+        CartPole::default(),
+        n,
+        episode,
+        StepPlan::default(),
+    )
+    .expect("env")
+}
+
+fn assert_close(what: &str, a: &[f32], b: &[f32], tolerance: f32) {
+    assert_eq!(a.len(), b.len(), "{what}: lengths");
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        assert!((x - y).abs() <= tolerance, "{what}[{i}]: {x} vs {y}");
+    }
+}
+
+#[test]
+fn the_device_source_samples_what_the_host_source_samples() {
+    let (n, steps, seed, gamma) = (6, 24, 9, 0.99);
+    let device = WgpuDevice::DefaultDevice;
+    let policy = ActorCritic::<Learner>::new(4, 2, 8, 3, &device);
+    let key = rng::seed_key(77);
+    let mut samples = Vec::new();
+    for on_device in [false, true] {
+        let mut env = env(n);
+        let mut rollout = Rollout::new(n, 4);
+        let mut returns = EpisodeReturns::new(n, 100);
+        let last_obs = if on_device {
+            let mut collector = DeviceCollector::new(&mut env, seed, key, &device).unwrap();
+            // Two collects: the second starts from the observations the first left on the
+            // device.
+            for _ in 0..2 {
+                collector
+                    .collect(
+                        &policy,
+                        &device,
+                        (steps / 2, gamma),
+                        &mut rollout,
+                        &mut returns,
+                    )
+                    .unwrap();
+            }
+            collector.obs().to_vec()
+        } else {
+            let mut collector = HostCollector::new(&mut env, seed, key).unwrap();
+            Collector::<Learner>::collect(
+                &mut collector,
+                &policy,
+                &device,
+                (steps, gamma),
+                &mut rollout,
+                &mut returns,
+            )
+            .unwrap();
+            Collector::<Learner>::obs(&collector).to_vec()
+        };
+        samples.push((rollout, returns.finished(), last_obs));
+    }
+    let [
+        (host, host_episodes, host_last),
+        (dev, dev_episodes, dev_last),
+    ] = &samples[..]
+    else {
+        unreachable!("two sources");
+    };
+    assert_eq!(host.len(), n * steps);
+    assert_eq!(dev.actions, host.actions, "actions");
+    assert_eq!(dev.dones, host.dones, "dones");
+    // Episodes of at most 10 steps in 24: every env finished at least two.
+    assert!(*host_episodes >= 2 * n as u64, "{host_episodes} episodes");
+    assert_eq!(dev_episodes, host_episodes);
+    assert!(host.actions.contains(&0) && host.actions.contains(&1));
+    assert_close("obs", &dev.obs, &host.obs, 1e-6);
+    assert_close("last obs", dev_last, host_last, 1e-6);
+    assert_close("log-probs", &dev.log_probs, &host.log_probs, 1e-5);
+    assert_close("values", &dev.values, &host.values, 1e-5);
+    // Rewards with the truncation bootstrap: some were bootstrapped (not exactly 1).
+    assert_close("rewards", &dev.rewards, &host.rewards, 1e-5);
+    assert!(
+        host.rewards.iter().any(|r| *r != 1.0),
+        "a truncation was bootstrapped"
+    );
+}
+
+#[test]
+fn a_device_sourced_update_learns_as_the_host_sourced_one() {
+    let config = PpoConfig {
+        num_envs: 4,
+        num_steps: 16,
+        total_env_steps: 64,
+        num_minibatches: 2,
+        update_epochs: 1,
+        target_return: None,
+        hidden: 8,
+        seed: 5,
+        ..PpoConfig::default()
+    };
+    let device = WgpuDevice::DefaultDevice;
+    let model = || ActorCritic::<Autodiff<Learner>>::new(4, 2, 8, config.seed, &device);
+    let mut host_env = env(config.num_envs);
+    let host = train_from(&mut host_env, &config, model(), &device, |_| {}).unwrap();
+    let mut device_env = env(config.num_envs);
+    let on_device = train_device_from(&mut device_env, &config, model(), &device, |_| {}).unwrap();
+    let (h, d) = (&host.report.history[0], &on_device.report.history[0]);
+    assert_eq!(d.env_steps, 64);
+    assert_eq!(d.episodes, h.episodes);
+    assert!(
+        (d.policy_loss - h.policy_loss).abs() < 1e-4,
+        "{d:?} vs {h:?}"
+    );
+    assert!((d.value_loss - h.value_loss).abs() < 1e-3 * h.value_loss.abs().max(1.0));
+    assert!((d.entropy - h.entropy).abs() < 1e-4);
+}
