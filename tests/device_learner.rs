@@ -13,6 +13,8 @@ use cartfuse_train::device_collect::{DeviceCollector, DeviceLearner};
 use cartfuse_train::rollout::{EpisodeReturns, Rollout};
 use cartfuse_train::{ActorCritic, PpoConfig, train_device_from, train_from};
 
+use crate::close::assert_close;
+
 type Learner = DeviceLearner<WgpuRuntime>;
 
 /// `n` `CartPole` envs on wgpu whose episodes are cut at 10 steps (truncations to bootstrap).
@@ -31,13 +33,6 @@ fn env(n: usize) -> VecEnv<CartPole, Cube<WgpuRuntime>> {
         StepPlan::default(),
     )
     .expect("env")
-}
-
-fn assert_close(what: &str, a: &[f32], b: &[f32], tolerance: f32) {
-    assert_eq!(a.len(), b.len(), "{what}: lengths");
-    for (i, (x, y)) in a.iter().zip(b).enumerate() {
-        assert!((x - y).abs() <= tolerance, "{what}[{i}]: {x} vs {y}");
-    }
 }
 
 #[test]

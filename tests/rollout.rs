@@ -18,6 +18,8 @@ use cartfuse::{AutoresetMode, CartPoleConfig, EnvError, StepPlan};
 
 use super::util;
 
+use crate::close::assert_close;
+
 /// A short time limit, so the trajectories cross truncations and resets.
 fn config() -> CartPoleConfig {
     CartPoleConfig {
@@ -49,12 +51,6 @@ fn synthetic_weights(spec: &PolicySpec) -> PolicyWeights {
     }
 }
 
-fn assert_close(what: &str, a: &[f32], b: &[f32], tolerance: f32) {
-    assert_eq!(a.len(), b.len(), "{what}: lengths");
-    for (i, (x, y)) in a.iter().zip(b).enumerate() {
-        assert!((x - y).abs() <= tolerance, "{what}[{i}]: {x} vs {y}");
-    }
-}
 
 /// The policy in burn (NdArray) and the env stepped by a vector env, one step at a time,
 /// draws from the same generator: the fused rollout must choose the same actions.

@@ -55,6 +55,21 @@ pub fn stash_len(program: &KernelProgram) -> u32 {
         .unwrap_or(0)
 }
 
+/// Every register `program` reads: instruction operands (guard blocks included), reduction
+/// phases' values, carried `f32` values and guard outputs, once per read.
+pub(super) fn reads(program: &KernelProgram) -> impl Iterator<Item = Reg> + '_ {
+    all_instrs(program)
+        .flat_map(Instr::operands)
+        .chain(program.phases.iter().map(|p| p.value))
+        .chain(program.carries_f.iter().map(|c| c.1))
+        .chain(
+            program
+                .guards
+                .iter()
+                .flat_map(|g| g.outputs_f.iter().copied()),
+        )
+}
+
 fn all_instrs(program: &KernelProgram) -> impl Iterator<Item = &Instr> {
     program
         .phases
@@ -169,17 +184,7 @@ impl Stash {
 
 /// Removes param loads no instruction, carry or guard output reads any more.
 fn drop_dead_params(program: &mut KernelProgram) {
-    let mut read: std::collections::HashSet<Reg> = all_instrs(program)
-        .flat_map(|instr| instr.operands())
-        .collect();
-    read.extend(program.phases.iter().map(|p| p.value));
-    read.extend(program.carries_f.iter().map(|c| c.1));
-    read.extend(
-        program
-            .guards
-            .iter()
-            .flat_map(|g| g.outputs_f.iter().copied()),
-    );
+    let read: std::collections::HashSet<Reg> = reads(program).collect();
     let live = |instr: &Instr| match *instr {
         Instr::ParamF { dst, .. } => read.contains(&dst),
         _ => true,
@@ -194,17 +199,7 @@ mod tests {
     use super::*;
 
     fn program(body: Vec<Instr>) -> KernelProgram {
-        KernelProgram {
-            rows_of: None,
-            phases: Vec::new(),
-            prologue: Vec::new(),
-            body,
-            epilogue: Vec::new(),
-            guards: Vec::new(),
-            steps: 1,
-            carries_f: Vec::new(),
-            carries_u: Vec::new(),
-        }
+        KernelProgram::of_body(body)
     }
 
     /// `dst = x_0 w_0 + ..` over inputs `x`, weights from param `first` (registers 100+).

@@ -473,6 +473,24 @@ pub struct KernelProgram {
     pub carries_u: Vec<(Reg, Reg)>,
 }
 
+#[cfg(test)]
+impl KernelProgram {
+    /// A one-step elementwise program of `body` alone (tests of the passes over it).
+    pub(crate) fn of_body(body: Vec<Instr>) -> Self {
+        Self {
+            rows_of: None,
+            phases: Vec::new(),
+            prologue: Vec::new(),
+            body,
+            epilogue: Vec::new(),
+            guards: Vec::new(),
+            steps: 1,
+            carries_f: Vec::new(),
+            carries_u: Vec::new(),
+        }
+    }
+}
+
 /// A launch: one or more programs, each over its own range of cubes (horizontal fusion).
 ///
 /// CubeCL clones, hashes and compares a kernel's comptime arguments on every launch to find

@@ -24,6 +24,7 @@
 
 use std::collections::HashMap;
 
+use super::compact::reads;
 use super::program::{Instr, KernelProgram, Reg};
 use crate::graph::{BinaryOp, FloatUnary};
 
@@ -47,26 +48,7 @@ pub fn reroll(program: &KernelProgram, first_free: u32) -> KernelProgram {
 /// blocks, carries, reduction phases, guard outputs).
 fn use_counts(program: &KernelProgram) -> HashMap<Reg, usize> {
     let mut uses: HashMap<Reg, usize> = HashMap::new();
-    let lists = program
-        .phases
-        .iter()
-        .flat_map(|p| &p.body)
-        .chain(&program.prologue)
-        .chain(&program.body)
-        .chain(&program.epilogue)
-        .chain(program.guards.iter().flat_map(|g| &g.body));
-    let extra = program
-        .phases
-        .iter()
-        .map(|p| p.value)
-        .chain(program.carries_f.iter().map(|c| c.1))
-        .chain(
-            program
-                .guards
-                .iter()
-                .flat_map(|g| g.outputs_f.iter().copied()),
-        );
-    for reg in lists.flat_map(Instr::operands).chain(extra) {
+    for reg in reads(program) {
         *uses.entry(reg).or_default() += 1;
     }
     uses

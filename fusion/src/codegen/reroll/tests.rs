@@ -1,17 +1,7 @@
 use super::*;
 
 fn program(body: Vec<Instr>) -> KernelProgram {
-    KernelProgram {
-        rows_of: None,
-        phases: Vec::new(),
-        prologue: Vec::new(),
-        body,
-        epilogue: Vec::new(),
-        guards: Vec::new(),
-        steps: 1,
-        carries_f: Vec::new(),
-        carries_u: Vec::new(),
-    }
+    KernelProgram::of_body(body)
 }
 
 /// Row `j` of a layer over `len` inputs from `slot` with stride `len + 1` from param

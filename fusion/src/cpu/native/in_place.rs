@@ -121,20 +121,13 @@ mod tests {
     /// One part over `STATE` -> `NEXT` running `body`, with `guarded` as guard block 0.
     fn launch(body: Vec<Instr>, guarded: Vec<Instr>) -> LoweredLaunch {
         let part = KernelProgram {
-            rows_of: None,
-            phases: Vec::new(),
-            prologue: Vec::new(),
-            body,
-            epilogue: Vec::new(),
             guards: vec![GuardBlock {
                 cond: 1,
                 body: guarded,
                 outputs_f: Vec::new(),
                 outputs_u: Vec::new(),
             }],
-            steps: 1,
-            carries_f: Vec::new(),
-            carries_u: Vec::new(),
+            ..KernelProgram::of_body(body)
         };
         LoweredLaunch {
             program: LaunchProgram::new(vec![part]),
