@@ -101,18 +101,19 @@ fn row_at(list: &[Instr], i: usize, uses: &HashMap<Reg, usize>) -> Option<Row> {
     })
 }
 
-/// The rows of the layer starting at `list[i]`: each continues the first with one stride.
-fn layer_at(list: &[Instr], i: usize, uses: &HashMap<Reg, usize>) -> Vec<Row> {
+/// The rows of the layer starting at `list[i]`, each continuing the first by one stride,
+/// and that stride (params from one row to the next; `len + 1` for a single row).
+fn layer_at(list: &[Instr], i: usize, uses: &HashMap<Reg, usize>) -> (Vec<Row>, u32) {
     let Some(first) = row_at(list, i, uses) else {
-        return Vec::new();
+        return (Vec::new(), 0);
     };
     let mut rows = vec![first];
+    let mut stride = first.len + 1;
     while let Some(next) = row_at(list, i + 3 * rows.len(), uses) {
         let j = rows.len() as u32;
-        let stride = match rows.get(1) {
-            Some(second) => second.first_param.wrapping_sub(first.first_param),
-            None => next.first_param.wrapping_sub(first.first_param),
-        };
+        if j == 1 {
+            stride = next.first_param.wrapping_sub(first.first_param);
+        }
         let continues = next.slot == first.slot
             && next.len == first.len
             && stride >= first.len
@@ -123,7 +124,10 @@ fn layer_at(list: &[Instr], i: usize, uses: &HashMap<Reg, usize>) -> Vec<Row> {
         }
         rows.push(next);
     }
-    rows
+    if rows.len() == 1 {
+        stride = first.len + 1;
+    }
+    (rows, stride)
 }
 
 /// Stash slots `first..first + count`, as `(first, count)`.
@@ -157,12 +161,12 @@ fn reroll_list(list: &[Instr], uses: &HashMap<Reg, usize>, next_free: &mut u32) 
     let mut layer_at_index: HashMap<usize, Vec<Instr>> = HashMap::new();
     let mut i = 0;
     while i < list.len() {
-        let rows = layer_at(list, i, uses);
+        let (rows, stride) = layer_at(list, i, uses);
         if rows.is_empty() {
             i += 1;
             continue;
         }
-        if let Some(replacement) = layer(list, i, &rows, uses, &mut removed, next_free) {
+        if let Some(replacement) = layer(list, i, (&rows, stride), uses, &mut removed, next_free) {
             layer_at_index.insert(i, replacement);
             for flag in &mut removed[i..i + 3 * rows.len()] {
                 *flag = true;
@@ -181,21 +185,18 @@ fn reroll_list(list: &[Instr], uses: &HashMap<Reg, usize>, next_free: &mut u32) 
     out
 }
 
-/// The `DenseParams` (and `Unstash`es) for `rows` starting at `list[start]`, marking the
-/// activations and stashes it absorbs as removed; `None` when the outputs need more
-/// stash than [`MAX_SLOTS`].
+/// The `DenseParams` (and `Unstash`es) for `rows` (with their stride) starting at
+/// `list[start]`, marking the activations and stashes it absorbs as removed; `None` when
+/// the outputs need more stash than [`MAX_SLOTS`].
 fn layer(
     list: &[Instr],
     start: usize,
-    rows: &[Row],
+    (rows, stride): (&[Row], u32),
     uses: &HashMap<Reg, usize>,
     removed: &mut [bool],
     next_free: &mut u32,
 ) -> Option<Vec<Instr>> {
     let first = rows[0];
-    let stride = rows
-        .get(1)
-        .map_or(first.len + 1, |r| r.first_param - first.first_param);
     let end = start + 3 * rows.len();
     let read_once = |r: Reg| uses.get(&r).copied().unwrap_or(0) == 1;
     // The single reader of each row's value, searched after the layer.
