@@ -71,7 +71,33 @@ impl<'e, E: GraphEnv<Action = u32>, R: CubeRuntime> DeviceCollector<'e, E, R> {
     }
 }
 
-/// The env's buffer `handle` as a burn tensor of `shape` (`dtype` as stored).
+/// The env's `f32` buffer `handle` as a burn tensor of shape `dims`.
+fn floats<R: CubeRuntime, const D: usize>(
+    backend: &Cube<R>,
+    device: &LearnerDevice<R>,
+    handle: &Handle,
+    dims: [usize; D],
+) -> Tensor<DeviceLearner<R>, D> {
+    Tensor::from_primitive(TensorPrimitive::Float(wrap(
+        backend,
+        device,
+        handle,
+        Shape::new(dims),
+        DType::F32,
+    )))
+}
+
+/// The env's `u32` 0/1 flags `handle` (`n` of them) as a burn int tensor (`i32`, same bits).
+fn flags<R: CubeRuntime>(
+    backend: &Cube<R>,
+    device: &LearnerDevice<R>,
+    handle: &Handle,
+    n: usize,
+) -> Tensor<DeviceLearner<R>, 1, Int> {
+    Tensor::from_primitive(wrap(backend, device, handle, Shape::new([n]), DType::I32))
+}
+
+/// The env's buffer `handle` as burn's tensor primitive of `shape` (`dtype` as stored).
 fn wrap<R: CubeRuntime>(
     backend: &Cube<R>,
     device: &LearnerDevice<R>,
@@ -145,31 +171,15 @@ impl<E: GraphEnv<Action = u32>, R: CubeRuntime> Collector<DeviceLearner<R>>
             let actions = passed.reshape([n]);
             let handle = actions.clone().into_primitive().handle;
             let step = self.env.step_device(&DeviceActions::from_buffer(handle))?;
-            let shape2 = Shape::new([n, dim]);
-            let next = wrap(&backend, device, step.obs()?, shape2.clone(), DType::F32);
-            let reward = wrap(
-                &backend,
-                device,
-                step.reward()?,
-                Shape::new([n]),
-                DType::F32,
-            );
-            let flag = |h| wrap(&backend, device, h, Shape::new([n]), DType::I32);
-            let terminated: Tensor<DeviceLearner<R>, 1, Int> =
-                Tensor::from_primitive(flag(step.terminated()?));
-            let truncated: Tensor<DeviceLearner<R>, 1, Int> =
-                Tensor::from_primitive(flag(step.truncated()?));
+            let next = floats(&backend, device, step.obs()?, [n, dim]);
+            let reward = floats(&backend, device, step.reward()?, [n]);
+            let terminated = flags(&backend, device, step.terminated()?, n);
+            let truncated = flags(&backend, device, step.truncated()?, n);
             let final_obs = step.final_obs().ok_or_else(|| TrainError::InvalidConfig {
                 setting: "env",
                 reason: "the device source needs SameStep autoreset (final observations)".into(),
             })??;
-            let final_obs: Tensor<DeviceLearner<R>, 2> = Tensor::from_primitive(
-                TensorPrimitive::Float(wrap(&backend, device, final_obs, shape2, DType::F32)),
-            );
-            let next: Tensor<DeviceLearner<R>, 2> =
-                Tensor::from_primitive(TensorPrimitive::Float(next));
-            let reward: Tensor<DeviceLearner<R>, 1> =
-                Tensor::from_primitive(TensorPrimitive::Float(reward));
+            let final_obs = floats(&backend, device, final_obs, [n, dim]);
             // Truncated, not terminated: reward + gamma V(final observation), as the host
             // sources add it (other rows keep their reward bit for bit).
             let cut = truncated
