@@ -2,6 +2,8 @@
 
 use std::path::Path;
 
+use clap::ValueEnum;
+
 use burn::backend::{Autodiff, NdArray};
 use burn::module::AutodiffModule;
 use burn::tensor::backend::AutodiffBackend;
@@ -64,7 +66,9 @@ fn run_device(device: Device, args: TrainArgs) -> anyhow::Result<()> {
             "`--rollout device` keeps the samples on the envs' device, so the learner must be \
              on it: use `--learner wgpu --device wgpu` (or `--learner cuda --device cuda` in a \
              CUDA build); got `--learner {} --device {device}`",
-            format!("{:?}", args.learner).to_lowercase()
+            args.learner
+                .to_possible_value()
+                .map_or_else(String::new, |v| v.get_name().to_owned())
         )
     };
     match (args.learner, device) {
