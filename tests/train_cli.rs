@@ -56,6 +56,43 @@ fn train_reports_its_run_saves_weights_and_resumes_from_them() {
 }
 
 #[test]
+fn train_takes_the_ppo_settings_from_its_flags() {
+    let run = short_train(&[
+        "--json",
+        "--epochs",
+        "3",
+        "--minibatches",
+        "2",
+        "--gamma",
+        "0.9",
+        "--gae-lambda",
+        "0.7",
+        "--ent-coef",
+        "0.02",
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let report: serde_json::Value = serde_json::from_str(stdout(&run).trim()).unwrap();
+    let config = &report["config"];
+    assert_eq!(config["update_epochs"], 3);
+    assert_eq!(config["num_minibatches"], 2);
+    assert_eq!(config["gamma"].as_f64().unwrap() as f32, 0.9);
+    assert_eq!(config["gae_lambda"].as_f64().unwrap() as f32, 0.7);
+    assert_eq!(config["ent_coef"].as_f64().unwrap() as f32, 0.02);
+
+    // 4 envs x 64 steps do not split into 3 minibatches; a discount above 1 is no discount.
+    let uneven = short_train(&["--minibatches", "3"]);
+    assert!(!uneven.status.success());
+    assert!(
+        stderr(&uneven).contains("num_minibatches"),
+        "{}",
+        stderr(&uneven)
+    );
+    let gamma = short_train(&["--gamma", "1.5"]);
+    assert!(!gamma.status.success());
+    assert!(stderr(&gamma).contains("gamma"), "{}", stderr(&gamma));
+}
+
+#[test]
 fn train_collects_with_the_policy_fused_into_the_step() {
     let run = |rollout: &str| short_train(&["--rollout", rollout]);
     let fused = run("fused-x8");

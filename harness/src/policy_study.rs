@@ -60,7 +60,7 @@ impl PolicySettings {
                 .into_iter()
                 .flat_map(|source| (1..=5).map(move |seed| (strategy(source), seed)))
                 .collect(),
-            training_budget: TRAINING_BUDGET,
+            training_budget: PpoConfig::default().total_env_steps,
         }
     }
 
@@ -72,7 +72,7 @@ impl PolicySettings {
             steps: 20,
             repeats: 3,
             training: vec![(None, 1), (strategy(Some(FUSED_TRAINING_PLAN)), 1)],
-            training_budget: TRAINING_BUDGET,
+            training_budget: PpoConfig::default().total_env_steps,
         }
     }
 
@@ -84,7 +84,7 @@ impl PolicySettings {
             steps: 20,
             repeats: 3,
             training: vec![(None, 1)],
-            training_budget: TRAINING_BUDGET,
+            training_budget: PpoConfig::default().total_env_steps,
         }
     }
 
@@ -96,16 +96,13 @@ impl PolicySettings {
             steps: 20,
             repeats: 3,
             training: Vec::new(),
-            training_budget: TRAINING_BUDGET,
+            training_budget: PpoConfig::default().total_env_steps,
         }
     }
 }
 
-/// The fused plan PPO trains with (its K divides PPO's 128 steps per update).
+/// The fused plan PPO trains with (its K divides PPO's 32 steps per update).
 const FUSED_TRAINING_PLAN: &str = "fused-x8";
-
-/// Env-steps a PPO run may use before it counts as not reaching the target.
-const TRAINING_BUDGET: u64 = 500_000;
 
 fn strategy(name: Option<&str>) -> Option<Strategy> {
     name.map(|n| n.parse().expect("a known strategy"))

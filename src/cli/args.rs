@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use cartfuse::fusion::device::{Device, RuntimeKind, auto_device};
 use cartfuse::fusion::plan::{PlanError, Strategy};
+use cartfuse::train::PpoConfig;
 use cartfuse::{AutoresetMode, StepPlan};
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -350,13 +351,14 @@ mod tests {
 #[derive(Debug, clap::Args)]
 pub struct TrainArgs {
     /// Envs stepped in parallel.
-    #[arg(long, default_value_t = 8, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65_536))]
+    #[arg(long, default_value_t = PpoConfig::default().num_envs, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65_536))]
     pub envs: usize,
     /// Steps per env between two updates.
-    #[arg(long, default_value_t = 128, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65_536))]
+    #[arg(long, default_value_t = PpoConfig::default().num_steps, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65_536))]
     pub num_steps: usize,
-    /// Env-steps after which training stops if the target was not reached.
-    #[arg(long, default_value_t = 500_000, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Env-steps after which training stops if the target was not reached (the learning
+    /// rate anneals over them).
+    #[arg(long, default_value_t = PpoConfig::default().total_env_steps, value_parser = clap::value_parser!(u64).range(1..))]
     pub total_env_steps: u64,
     /// Stop once the mean return of the last 100 finished episodes reaches this.
     #[arg(long, default_value_t = 475.0)]
@@ -365,8 +367,23 @@ pub struct TrainArgs {
     #[arg(long)]
     pub no_target: bool,
     /// Adam's initial learning rate (annealed linearly to 0).
-    #[arg(long, default_value_t = 2.5e-4)]
+    #[arg(long, default_value_t = PpoConfig::default().learning_rate)]
     pub learning_rate: f64,
+    /// Passes over each rollout.
+    #[arg(long, default_value_t = PpoConfig::default().update_epochs, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1000))]
+    pub epochs: usize,
+    /// Minibatches per pass (they must divide `envs * num-steps`).
+    #[arg(long, default_value_t = PpoConfig::default().num_minibatches, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub minibatches: usize,
+    /// Discount, in [0, 1].
+    #[arg(long, default_value_t = PpoConfig::default().gamma)]
+    pub gamma: f32,
+    /// GAE's lambda, in [0, 1].
+    #[arg(long, default_value_t = PpoConfig::default().gae_lambda)]
+    pub gae_lambda: f32,
+    /// Weight of the entropy bonus.
+    #[arg(long, default_value_t = PpoConfig::default().ent_coef)]
+    pub ent_coef: f32,
     /// Seed of the weights, resets, action draws and minibatch order.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,

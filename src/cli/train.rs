@@ -132,6 +132,11 @@ fn ppo_config(args: &TrainArgs) -> anyhow::Result<PpoConfig> {
         total_env_steps: args.total_env_steps,
         target_return: (!args.no_target).then_some(args.target),
         learning_rate: args.learning_rate,
+        update_epochs: args.epochs,
+        num_minibatches: args.minibatches,
+        gamma: args.gamma,
+        gae_lambda: args.gae_lambda,
+        ent_coef: args.ent_coef,
         seed: args.seed,
         ..PpoConfig::default()
     };

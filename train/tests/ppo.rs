@@ -42,18 +42,21 @@ fn run(config: &PpoConfig) -> cartfuse_train::Trained<Learner> {
 
 #[test]
 fn a_short_run_learns_far_beyond_a_random_policy() {
-    // 40 updates, 40960 env-steps: a random policy's episodes last ~22 steps.
-    let trained = run(&short(40, 1));
+    // 120 updates of 8 envs x 32 steps, 30720 env-steps: a random policy's episodes
+    // last ~22 steps.
+    const UPDATES: u64 = 120;
+    let trained = run(&short(UPDATES, 1));
     let report = &trained.report;
-    assert_eq!(report.env_steps, 40 * 1024);
-    assert_eq!(report.history.len(), 40);
+    assert_eq!(report.env_steps, UPDATES * 8 * 32);
+    assert_eq!(report.history.len(), UPDATES as usize);
     let first = report.history[0]
         .mean_return
         .expect("episodes end in the first update");
     let last = report.final_mean_return.expect("episodes finished");
     assert!(first < 40.0, "the first policy is near uniform: {first}");
-    // Measured: 80.1 for seed 1 (deterministic); a random policy scores ~22.
-    assert!(last > 60.0, "mean return after 40 updates: {last}");
+    // Measured: 196.0 for seed 1 (deterministic on one machine; another CPU's float
+    // rounding may take another path, hence the margin); a random policy scores ~22.
+    assert!(last > 120.0, "mean return after {UPDATES} updates: {last}");
     assert!(report.solved.is_none(), "no target was set");
 }
 
