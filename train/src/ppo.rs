@@ -144,17 +144,13 @@ where
     EB: EnvBackend,
 {
     check_source(config, "env", env.num_envs(), env.episode().autoreset)?;
-    let start = Instant::now();
-    let key = rng::seed_key(config.seed ^ ACTION_STREAM);
-    let mut collector = HostCollector::new(env, config.seed, key)?;
     learn(
-        &mut collector,
+        move |key| HostCollector::new(env, config.seed, key),
         E::OBS_DIM,
         config,
         model,
         device,
         progress,
-        start,
     )
 }
 
@@ -198,11 +194,15 @@ where
             ),
         );
     }
-    let start = Instant::now();
     let dim = spec.actor.inputs() as usize;
-    let key = rng::seed_key(config.seed ^ ACTION_STREAM);
-    let mut collector = FusedCollector::new(rollout, config.seed, key)?;
-    learn(&mut collector, dim, config, model, device, progress, start)
+    learn(
+        move |key| FusedCollector::new(rollout, config.seed, key),
+        dim,
+        config,
+        model,
+        device,
+        progress,
+    )
 }
 
 /// As [`train_from`], with burn's policy and the env step on one CubeCL device: the
@@ -221,17 +221,13 @@ where
     R: CubeRuntime,
 {
     check_source(config, "env", env.num_envs(), env.episode().autoreset)?;
-    let start = Instant::now();
-    let key = rng::seed_key(config.seed ^ ACTION_STREAM);
-    let mut collector = DeviceCollector::new(env, config.seed, key, device)?;
     learn(
-        &mut collector,
+        move |key| DeviceCollector::new(env, config.seed, key, device),
         E::OBS_DIM,
         config,
         model,
         device,
         progress,
-        start,
     )
 }
 
@@ -262,20 +258,23 @@ fn check_source(
     Ok(())
 }
 
-/// The PPO loop: collect with `collector`, learn, until the target or the budget.
+/// The PPO loop: from the clock's start, collect with the collector `new_collector` builds
+/// for the action draws' key, learn, until the target or the budget.
 fn learn<B, C>(
-    collector: &mut C,
+    new_collector: impl FnOnce([u32; 2]) -> Result<C, TrainError>,
     dim: usize,
     config: &PpoConfig,
     mut model: ActorCritic<B>,
     device: &B::Device,
     mut progress: impl FnMut(&UpdateStats),
-    start: Instant,
 ) -> Result<Trained<B>, TrainError>
 where
     B: AutodiffBackend,
     C: Collector<B::InnerBackend>,
 {
+    let start = Instant::now();
+    let mut collector = new_collector(rng::seed_key(config.seed ^ ACTION_STREAM))?;
+    let collector = &mut collector;
     let n = config.num_envs;
     let mut shuffle = StdRng::seed_from_u64(config.seed ^ SHUFFLE_STREAM);
     let mut optim = AdamConfig::new()
