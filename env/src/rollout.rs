@@ -184,7 +184,6 @@ impl<B: Backend> PolicyRollout<B> {
                 policy.critic.widths()
             )));
         }
-        warn_where_lavapipe_miscomputes(backend, &policy, strategy);
         let layout = layout_for(strategy);
         let graph = rollout_graph(env, episode.autoreset, layout, &policy);
         let options = backend.plan_options();
@@ -351,96 +350,39 @@ impl<B: Backend> PolicyRollout<B> {
     }
 }
 
-/// Warns when `backend` is lavapipe and `strategy` a fused-xK kernel of a size whose
-/// values lavapipe (Mesa 22.3.6, LLVM 15) was measured to get wrong (the README's "Known
-/// problems"): a run would train on wrong advantages without a word.
-fn warn_where_lavapipe_miscomputes<B: Backend>(
-    backend: &B,
-    policy: &PolicySpec,
-    strategy: Strategy,
-) {
-    let Strategy::FusedSteps(k) = strategy else {
-        return;
-    };
-    let widest = policy
-        .actor
-        .widths()
-        .iter()
-        .chain(policy.critic.widths())
-        .copied()
-        .max()
-        .unwrap_or(0);
-    let description = backend.description();
-    if description.contains("llvmpipe") && lavapipe_gets_wrong(widest, k) {
-        tracing::warn!(
-            "lavapipe computes wrong critic values in fused-x{k} policy kernels {widest} wide \
-             (README, Known problems); use fused-x{} or fewer steps per call, or the host source",
-            largest_right_k(widest)
-        );
-    }
-}
-
-/// Whether lavapipe gets a fused-xK policy kernel whose widest layer has `width` units
-/// wrong. Measured (32 steps of 64 envs, values against the native CPU): wrong at width 64
-/// with K = 8, 16, 32; 62 with K = 16; 48 with K = 16, 32; 100 with K = 4; 128 with K = 2;
-/// right at 64 with K <= 4, 62 and 48 with K = 8, 16 with K = 32. `K width^2 >= 32768`
-/// separates them, except width 32 at K = 32, which was right: the rule errs on that side.
-fn lavapipe_gets_wrong(width: u32, k: u32) -> bool {
-    u64::from(k) * u64::from(width).pow(2) >= 32_768
-}
-
-/// The largest power of two K that [`lavapipe_gets_wrong`] accepts at `width` (at least
-/// 1): a K that divides PPO's steps per update.
-fn largest_right_k(width: u32) -> u32 {
-    (0..16)
-        .map(|e| 1u32 << e)
-        .take_while(|&k| !lavapipe_gets_wrong(width, k))
-        .last()
-        .unwrap_or(1)
-}
-
 #[cfg(test)]
 mod tests {
     use cartfuse_fusion::codegen::compact::compact;
+    use cartfuse_fusion::codegen::loop_budget::{
+        LAVAPIPE_LOOP_ITERATIONS, launch_iterations, steps_within,
+    };
     use cartfuse_fusion::codegen::lower::lower_plan;
-    use cartfuse_fusion::codegen::program::Instr;
+    use cartfuse_fusion::codegen::program::{Instr, LaunchProgram};
     use cartfuse_fusion::plan::{Plan, PlanOptions};
 
     use super::*;
     use crate::cartpole::CartPole;
 
-    /// Every size measured on lavapipe falls on its side of the rule, but one (width 32 at
-    /// K = 32, right, warned about).
+    /// PPO's 4-64-64 policy under `fused-x8` runs 653 loop iterations a step (rows, and
+    /// chunks of 16 terms), far under lavapipe's 65,535 a thread, which it once crossed at
+    /// the 8th step (one term per iteration); up to `fused-x100` fits.
     #[test]
-    fn the_lavapipe_rule_matches_the_measured_kernels() {
-        let wrong = [
-            (64, 8),
-            (64, 16),
-            (64, 32),
-            (62, 16),
-            (48, 16),
-            (48, 32),
-            (100, 4),
-            (128, 2),
-        ];
-        let right = [
-            (64, 1),
-            (64, 2),
-            (64, 4),
-            (62, 8),
-            (48, 8),
-            (16, 32),
-            (3, 12),
-        ];
-        for (width, k) in wrong {
-            assert!(lavapipe_gets_wrong(width, k), "{width} wide, K = {k}");
-        }
-        for (width, k) in right {
-            assert!(!lavapipe_gets_wrong(width, k), "{width} wide, K = {k}");
-        }
-        assert_eq!(largest_right_k(64), 4);
-        assert_eq!(largest_right_k(16), 64);
-        assert_eq!(largest_right_k(200), 1);
+    fn the_fused_x8_policy_kernel_stays_within_lavapipe_loop_limit() {
+        let env = CartPole::default();
+        let spec = PolicySpec::tanh_mlp(&env, &[64, 64]).unwrap();
+        let graph = rollout_graph(
+            &env,
+            AutoresetMode::SameStep,
+            layout_for(Strategy::FusedSteps(8)),
+            &spec,
+        );
+        let plan = Plan::build(&graph, Strategy::FusedSteps(8), &PlanOptions::default()).unwrap();
+        let launches = lower_plan(&graph, &plan);
+        assert_eq!(launches.len(), 1);
+        let launch = LaunchProgram::new(vec![compact(&launches[0].program.parts[0])]);
+        // Actor 64 + 64 * 4 + 2 * 4, critic 64 + 64 * 4 + 4, the step loop 1.
+        assert_eq!(launch_iterations(&launch), 8 * 653);
+        assert_eq!(steps_within(&launch, LAVAPIPE_LOOP_ITERATIONS), Some(100));
     }
 
     /// The generated kernel of the fused 4 -> 64 -> 64 policy step runs each of the six

@@ -15,6 +15,7 @@ use cubecl::server::Handle;
 use crate::buffers::{ReadError, download, upload};
 use crate::codegen::compact::compact;
 use crate::codegen::kernel::{copy_array, fused_array};
+use crate::codegen::loop_budget::{launch_iterations, steps_within};
 use crate::codegen::lower::{LoweredLaunch, ParamLayout, lower_plan};
 use crate::codegen::program::LaunchProgram;
 use crate::codegen::vector::VECTOR_WIDTH;
@@ -58,6 +59,24 @@ pub enum ExecError {
     /// A plan and graph combination the runtime cannot run.
     #[error("unsupported: {0}")]
     Unsupported(String),
+    /// A kernel would run more loop iterations than the device executes correctly
+    /// (lavapipe ends every loop of a shader after 65,535 iterations in all).
+    #[error(
+        "kernel `{kernel}` would run {iterations} loop iterations a thread, over this device's \
+         limit of {limit} (lavapipe: Mesa's LP_MAX_TGSI_LOOP_ITERATIONS; past it every loop \
+         exits early and the results are silently wrong){}",
+        most_steps.map_or(String::new(), |k| format!("; use fused-x{k} or fewer steps per launch"))
+    )]
+    TooManyLoopIterations {
+        /// Ledger name of the kernel.
+        kernel: String,
+        /// Its loop iterations per thread (an upper bound).
+        iterations: u64,
+        /// The device's limit.
+        limit: u64,
+        /// The most steps per launch that fit, for a multi-step kernel.
+        most_steps: Option<u32>,
+    },
     /// The CPU's compiled engine could not build a launch.
     #[error(transparent)]
     Native(#[from] crate::cpu::native::NativeError),
@@ -160,6 +179,26 @@ impl<R: Runtime> PlanExecutor<R> {
     pub fn with_ledger(mut self, ledger: Arc<LaunchLedger>) -> Self {
         self.ledger = ledger;
         self
+    }
+
+    /// Refuses the plan if a thread of one of its kernels would run more than `limit` loop
+    /// iterations (see [`crate::codegen::loop_budget`]); `None` checks nothing.
+    pub fn with_loop_limit(self, limit: Option<u64>) -> Result<Self, ExecError> {
+        let Some(limit) = limit else {
+            return Ok(self);
+        };
+        for launch in &self.lowered {
+            let iterations = launch_iterations(&launch.program);
+            if iterations > limit {
+                return Err(ExecError::TooManyLoopIterations {
+                    kernel: launch.name.clone(),
+                    iterations,
+                    limit,
+                    most_steps: steps_within(&launch.program, limit),
+                });
+            }
+        }
+        Ok(self)
     }
 
     /// Allows (the default) or forbids vectorised launches.

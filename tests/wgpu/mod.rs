@@ -15,3 +15,6 @@ runtime_suites!();
 
 /// Vectorised launches against scalar ones.
 mod vector;
+
+/// Plans over the device's loop-iteration limit.
+mod loop_limit;

@@ -9,6 +9,7 @@ use cubecl::server::Handle;
 use super::{Backend, PlanRunner};
 use crate::buffers::{ReadError, download, upload};
 use crate::codegen::kernel::copy_range;
+use crate::codegen::loop_budget::LAVAPIPE_LOOP_ITERATIONS;
 use crate::exec::{ExecError, PlanExecutor};
 use crate::graph::Graph;
 use crate::interpret::{HostArray, Scalar};
@@ -21,6 +22,9 @@ pub struct Cube<R: Runtime> {
     description: Arc<str>,
     /// A lower largest buffer than the device's ([`Backend::with_max_buffer_bytes`]).
     max_buffer_bytes: Option<u64>,
+    /// The most loop iterations a thread may run (lavapipe's; see
+    /// [`crate::codegen::loop_budget`]).
+    loop_limit: Option<u64>,
 }
 
 impl<R: Runtime> Clone for Cube<R> {
@@ -29,17 +33,25 @@ impl<R: Runtime> Clone for Cube<R> {
             client: self.client.clone(),
             description: self.description.clone(),
             max_buffer_bytes: self.max_buffer_bytes,
+            loop_limit: self.loop_limit,
         }
     }
 }
 
 impl<R: Runtime> Cube<R> {
-    /// Wraps an open client; `description` names the adapter in reports.
+    /// Wraps an open client; `description` names the adapter in reports. An llvmpipe
+    /// adapter (lavapipe) gets its loop limit checked before any plan runs.
     pub fn new(client: ComputeClient<R>, description: impl Into<Arc<str>>) -> Self {
+        let description: Arc<str> = description.into();
+        let loop_limit = description
+            .to_lowercase()
+            .contains("llvmpipe")
+            .then_some(LAVAPIPE_LOOP_ITERATIONS);
         Self {
             client,
-            description: description.into(),
+            description,
             max_buffer_bytes: None,
+            loop_limit,
         }
     }
 
@@ -141,7 +153,9 @@ impl<R: Runtime> Backend for Cube<R> {
         lanes: usize,
         ledger: Arc<LaunchLedger>,
     ) -> Result<PlanExecutor<R>, ExecError> {
-        Ok(PlanExecutor::new(self.client.clone(), graph, plan, lanes)?.with_ledger(ledger))
+        PlanExecutor::new(self.client.clone(), graph, plan, lanes)?
+            .with_loop_limit(self.loop_limit)
+            .map(|executor| executor.with_ledger(ledger))
     }
 }
 

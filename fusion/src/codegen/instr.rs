@@ -5,6 +5,7 @@
 
 use cubecl::prelude::*;
 
+use super::loop_budget::{DOT_CHUNK, dot_iterations};
 use super::ops::{binary, compare, float_binary, float_unary, logic_binary, logic_unary, to_bool};
 use super::program::{Instr, Reg};
 use crate::rng::{symmetric_uniform_cube, threefry2x32_cube};
@@ -17,6 +18,37 @@ fn step_offset(n: usize, #[comptime] per_step: bool, step: u32) -> usize {
         offset = n * step as usize;
     }
     offset
+}
+
+/// `sum` plus `params_f[first + k] * stash[base + k]` for `k` in `start..len`, added one at
+/// a time in order: a run-time loop over chunks of [`DOT_CHUNK`] unrolled terms, then the
+/// remainder unrolled (one copy of the body whatever the width; few iterations, which
+/// lavapipe counts against [`super::loop_budget::LAVAPIPE_LOOP_ITERATIONS`]).
+#[cube]
+fn add_terms<N: Size>(
+    params_f: &Array<f32>,
+    stash: &Array<Vector<f32, N>>,
+    sum: Vector<f32, N>,
+    first: usize,
+    base: usize,
+    #[comptime] start: u32,
+    #[comptime] len: u32,
+) -> Vector<f32, N> {
+    let mut sum = sum;
+    let chunks = comptime!(dot_iterations(start, len) as u32);
+    for chunk in 0..chunks as usize {
+        let k = start as usize + chunk * DOT_CHUNK as usize;
+        #[unroll]
+        for t in 0..DOT_CHUNK as usize {
+            sum += Vector::<f32, N>::new(params_f[first + k + t]) * stash[base + k + t];
+        }
+    }
+    let tail = comptime!(start + chunks * DOT_CHUNK);
+    #[unroll]
+    for k in tail as usize..len as usize {
+        sum += Vector::<f32, N>::new(params_f[first + k]) * stash[base + k];
+    }
+    sum
 }
 
 /// Runs `instr` for `lane` at `step`.
@@ -120,15 +152,12 @@ pub(super) fn exec<N: Size>(
         } => {
             let first = first_param as usize;
             let base = slot as usize;
-            let mut sum = match acc {
+            let sum = match acc {
                 Some(acc) => regs_f.find(acc),
                 None => Vector::<f32, N>::new(params_f[first]) * stash[base],
             };
-            let start = comptime!(if acc.is_some() { 0usize } else { 1usize });
-            // A run-time loop: one copy of the body whatever the layer's width.
-            for k in start..len as usize {
-                sum += Vector::<f32, N>::new(params_f[first + k]) * stash[base + k];
-            }
+            let start = comptime!(if acc.is_some() { 0u32 } else { 1u32 });
+            let sum = add_terms::<N>(params_f, stash, sum, first, base, start, len);
             regs_f.insert(dst, sum);
         }
         Instr::DenseParams {
@@ -142,13 +171,11 @@ pub(super) fn exec<N: Size>(
             activation,
         } => {
             let inputs = in_slot as usize;
-            // Run-time loops over rows and terms: one copy of the body per layer.
+            // A run-time loop over rows: one copy of the body per layer.
             for j in 0..rows as usize {
                 let row = first_param as usize + j * stride as usize;
-                let mut sum = Vector::<f32, N>::new(params_f[row]) * stash[inputs];
-                for k in 1..len as usize {
-                    sum += Vector::<f32, N>::new(params_f[row + k]) * stash[inputs + k];
-                }
+                let first_term = Vector::<f32, N>::new(params_f[row]) * stash[inputs];
+                let sum = add_terms::<N>(params_f, stash, first_term, row, inputs, 1u32, len);
                 let bias =
                     Vector::<f32, N>::new(params_f[bias_param as usize + j * stride as usize]);
                 // `ops::binary`'s add, as the row's `BinaryF` ran it.

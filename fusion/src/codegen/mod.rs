@@ -4,6 +4,7 @@
 //! - [`lower`]: plan kernels to programs and the buffers they bind.
 //! - [`compact`]: dense layers as loops over the params buffer (generated kernels only).
 //! - [`reroll`]: each dense layer's rows as one loop, outputs through the stash.
+//! - [`loop_budget`]: run-time loop iterations per thread, against lavapipe's limit.
 //! - [`kernel`]: the one interpreter kernel, generic over the vector width.
 //! - [`instr`]: one instruction of it in CubeCL.
 //! - [`lazy`]: select branches run only where taken; Threefry words computed once.
@@ -15,6 +16,7 @@ pub mod compact;
 pub mod instr;
 pub mod kernel;
 pub mod lazy;
+pub mod loop_budget;
 pub mod lower;
 pub mod ops;
 pub mod program;
