@@ -24,8 +24,10 @@ use crate::profile::ProfileSettings;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum BurnBackend {
     /// `burn::backend::Wgpu`: CubeCL on wgpu with burn's fusion.
+    #[cfg(feature = "wgpu")]
     WgpuFusion,
     /// burn's CubeCL backend on wgpu without fusion (`CubeBackend<WgpuRuntime>`).
+    #[cfg(feature = "wgpu")]
     WgpuUnfused,
     /// `burn::backend::NdArray` on the CPU.
     NdArray,
@@ -37,21 +39,25 @@ pub enum BurnBackend {
 impl BurnBackend {
     /// The backends the report runs on any machine. `CudaFusion` (built with the `cuda`
     /// feature) needs an NVIDIA driver; `examples/burn_backends -- --cuda` runs it.
-    pub const ALL: [BurnBackend; 3] = [
+    pub const ALL: &[BurnBackend] = &[
+        #[cfg(feature = "wgpu")]
         BurnBackend::WgpuFusion,
+        #[cfg(feature = "wgpu")]
         BurnBackend::WgpuUnfused,
         BurnBackend::NdArray,
     ];
 
     /// The backend with this [`BurnBackend::probe_arg`].
     pub fn from_probe_arg(arg: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|b| b.probe_arg() == arg)
+        Self::ALL.iter().copied().find(|b| b.probe_arg() == arg)
     }
 
     /// Its name as an argument of the launch-probe command.
     pub fn probe_arg(self) -> &'static str {
         match self {
+            #[cfg(feature = "wgpu")]
             BurnBackend::WgpuFusion => "wgpu-fusion",
+            #[cfg(feature = "wgpu")]
             BurnBackend::WgpuUnfused => "wgpu-unfused",
             BurnBackend::NdArray => "ndarray",
             #[cfg(feature = "cuda")]
@@ -67,7 +73,9 @@ impl BurnBackend {
     /// Name in reports and on the command line.
     pub fn name(self) -> &'static str {
         match self {
+            #[cfg(feature = "wgpu")]
             BurnBackend::WgpuFusion => "burn wgpu fusion",
+            #[cfg(feature = "wgpu")]
             BurnBackend::WgpuUnfused => "burn wgpu unfused",
             BurnBackend::NdArray => "burn ndarray",
             #[cfg(feature = "cuda")]
@@ -301,9 +309,11 @@ pub fn bench_backend(
     num_envs: usize,
     settings: &ProfileSettings,
 ) -> BurnProfile {
+    #[cfg(feature = "wgpu")]
     type Unfused =
         burn::backend::wgpu::CubeBackend<burn::backend::wgpu::WgpuRuntime, f32, i32, u32>;
     match backend {
+        #[cfg(feature = "wgpu")]
         BurnBackend::WgpuFusion => bench_burn::<burn::backend::Wgpu>(
             backend.name(),
             Default::default(),
@@ -311,6 +321,7 @@ pub fn bench_backend(
             true,
             settings,
         ),
+        #[cfg(feature = "wgpu")]
         BurnBackend::WgpuUnfused => bench_burn::<Unfused>(
             backend.name(),
             Default::default(),
@@ -339,12 +350,17 @@ pub fn bench_backend(
 /// Launches per step counted from a CubeCL execution log: `steps` steps after warm-up.
 /// Run this in a process whose `cubecl.toml` sets `[profiling] logger = { level = "minimal",
 /// file = LOG }`; it waits for the runtime's asynchronous logger before counting.
+#[cfg_attr(
+    not(any(feature = "wgpu", feature = "cuda")),
+    allow(unused_variables, dead_code)
+)]
 pub fn launches_per_step_from_log(
     backend: BurnBackend,
     num_envs: usize,
     steps: usize,
     log: &std::path::Path,
 ) -> f64 {
+    #[cfg(feature = "wgpu")]
     type Unfused =
         burn::backend::wgpu::CubeBackend<burn::backend::wgpu::WgpuRuntime, f32, i32, u32>;
     fn count(log: &std::path::Path) -> usize {
@@ -363,7 +379,9 @@ pub fn launches_per_step_from_log(
         (count(log) - before) as f64 / steps as f64
     }
     match backend {
+        #[cfg(feature = "wgpu")]
         BurnBackend::WgpuFusion => run::<burn::backend::Wgpu>(num_envs, steps, log),
+        #[cfg(feature = "wgpu")]
         BurnBackend::WgpuUnfused => run::<Unfused>(num_envs, steps, log),
         BurnBackend::NdArray => 0.0,
         #[cfg(feature = "cuda")]

@@ -277,7 +277,7 @@ where
             ),
         ));
     }
-    for backend in crate::burn_bench::BurnBackend::ALL {
+    for &backend in crate::burn_bench::BurnBackend::ALL {
         let burn: Vec<(f64, f64)> = report
             .burn
             .iter()

@@ -356,7 +356,7 @@ pub fn reproduce<R: Runtime>(
 
     let mut burn = Vec::new();
     for &n in &settings.ablation_sizes {
-        for backend in BurnBackend::ALL {
+        for &backend in BurnBackend::ALL {
             progress(&format!("{}, n = {n}", backend.name()));
             burn.push(bench_backend(backend, n, &settings.profile));
         }
@@ -518,7 +518,8 @@ pub fn reproduce<R: Runtime>(
 /// The burn backends whose launches the probe counts.
 fn probed_backends() -> impl Iterator<Item = BurnBackend> {
     BurnBackend::ALL
-        .into_iter()
+        .iter()
+        .copied()
         .filter(|b| b.launches_kernels())
 }
 

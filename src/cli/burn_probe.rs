@@ -4,11 +4,15 @@ use cartfuse::harness::burn_bench::{BurnBackend, launches_per_step_from_log};
 
 use super::args::{BurnBackendArg, BurnProbeArgs};
 
-/// The harness backend of an argument.
-pub fn backend(arg: BurnBackendArg) -> BurnBackend {
+/// The harness backend of an argument (the wgpu backends exist only with the `wgpu` feature).
+pub fn backend(arg: BurnBackendArg) -> anyhow::Result<BurnBackend> {
     match arg {
-        BurnBackendArg::WgpuFusion => BurnBackend::WgpuFusion,
-        BurnBackendArg::WgpuUnfused => BurnBackend::WgpuUnfused,
+        #[cfg(feature = "wgpu")]
+        BurnBackendArg::WgpuFusion => Ok(BurnBackend::WgpuFusion),
+        #[cfg(feature = "wgpu")]
+        BurnBackendArg::WgpuUnfused => Ok(BurnBackend::WgpuUnfused),
+        #[cfg(not(feature = "wgpu"))]
+        other => anyhow::bail!("burn-probe: {other:?} needs a build with the `wgpu` feature"),
     }
 }
 
@@ -16,7 +20,7 @@ pub fn backend(arg: BurnBackendArg) -> BurnBackend {
 pub fn run(args: BurnProbeArgs) -> anyhow::Result<()> {
     println!(
         "{}",
-        launches_per_step_from_log(backend(args.backend), args.envs, args.steps, &args.log)
+        launches_per_step_from_log(backend(args.backend)?, args.envs, args.steps, &args.log)
     );
     Ok(())
 }

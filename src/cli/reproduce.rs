@@ -6,9 +6,12 @@ use cartfuse::fusion::dispatch_runtime;
 use cartfuse::harness::burn_bench::LaunchProbe;
 use cartfuse::harness::plot::write_plots;
 use cartfuse::harness::report::write_report;
-use cartfuse::harness::reproduce::{ReproduceSettings, reproduce};
+// A build without a device runtime has no device to reproduce on (an error at run time).
+#[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(unused_imports))]
+use cartfuse::harness::reproduce::{Report, ReproduceSettings, reproduce};
 
 use super::args::ReproduceArgs;
+#[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(unused_imports))]
 use super::progress;
 
 /// Envs and steps of the burn launch count.
@@ -49,7 +52,7 @@ pub fn run(device: Device, args: ReproduceArgs) -> anyhow::Result<()> {
     });
     let out = &args.out;
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-    let report = dispatch_runtime!(kind, |opened: R| {
+    let report: anyhow::Result<Report> = dispatch_runtime!(kind, |opened: R| {
         eprintln!("device: {} ({kind})", opened.description);
         let bar = progress::bar(settings.tasks() as u64, "reproduce");
         let report = reproduce::<R>(
@@ -65,7 +68,8 @@ pub fn run(device: Device, args: ReproduceArgs) -> anyhow::Result<()> {
         )?;
         bar.finish_and_clear();
         anyhow::Ok(report)
-    })?;
+    });
+    let report = report?;
     for failure in &report.launch_probe_failures {
         tracing::warn!("could not count launches of {failure}");
     }
