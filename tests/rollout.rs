@@ -58,16 +58,19 @@ fn synthetic_weights(spec: &PolicySpec) -> PolicyWeights {
 fn the_fused_policy_acts_as_burn_does_on_the_same_weights_and_draws() {
     let (n, steps, seed, key, first_step) = (23, 24, 5, [11, 12], 40);
     let device = Default::default();
-    let model = ActorCritic::<NdArray>::new(4, 2, 8, 3, &device);
-    let (spec, weights) = model.rollout_weights().unwrap();
-    for strategy in [Strategy::Fused, Strategy::FusedSteps(4)] {
+    // 37 wide: a 37-input layer's dot products loop over two chunks of 16 terms and unroll
+    // the last 4 (`fusion::codegen::loop_budget::DOT_CHUNK`); 8 wide: the remainder alone.
+    for (hidden, strategy) in [(8, Strategy::Fused), (8, Strategy::FusedSteps(4)), (37, Strategy::FusedSteps(4))] {
+        let model = ActorCritic::<NdArray>::new(4, 2, hidden, 3, &device);
+        let (spec, weights) = model.rollout_weights().unwrap();
+        let what = format!("{strategy} at {hidden} wide");
         let mut fused = rollout(&spec, &weights, strategy, n);
         fused.set_draws(key, first_step).unwrap();
         let mut obs = fused.reset(seed).unwrap();
         let trajectory = fused.collect(steps).unwrap();
 
         let mut env: VecEnv<CartPole, super::TestBackend> = util::build(n, config(), StepPlan::Graph(Strategy::Fused)).unwrap();
-        assert_eq!(env.reset(Some(seed)).unwrap(), obs, "{strategy}: the reset observations");
+        assert_eq!(env.reset(Some(seed)).unwrap(), obs, "{what}: the reset observations");
         for t in 0..steps {
             let tensor = Tensor::<NdArray, 2>::from_data(TensorData::new(obs.clone(), [n, 4]), &device);
             let logits = model.logits(tensor.clone()).into_data().to_vec::<f32>().unwrap();
@@ -82,11 +85,11 @@ fn the_fused_policy_acts_as_burn_does_on_the_same_weights_and_draws() {
                 actions.push(action as u32);
                 log_probs.push(lp[action]);
             }
-            assert_eq!(trajectory.actions[row.clone()], actions[..], "{strategy}: actions at step {t}");
-            assert_close(&format!("{strategy}: log-probs at {t}"), &trajectory.log_probs[row.clone()], &log_probs, 1e-5);
-            assert_close(&format!("{strategy}: values at {t}"), &trajectory.values[row.clone()], &values, 1e-5);
+            assert_eq!(trajectory.actions[row.clone()], actions[..], "{what}: actions at step {t}");
+            assert_close(&format!("{what}: log-probs at {t}"), &trajectory.log_probs[row.clone()], &log_probs, 1e-5);
+            assert_close(&format!("{what}: values at {t}"), &trajectory.values[row.clone()], &values, 1e-5);
             let out = env.step(&actions).unwrap();
-            assert_eq!(trajectory.rewards[row.clone()], out.reward[..], "{strategy}: rewards at {t}");
+            assert_eq!(trajectory.rewards[row.clone()], out.reward[..], "{what}: rewards at {t}");
             assert_eq!(trajectory.terminated[row.clone()], out.terminated[..]);
             assert_eq!(trajectory.truncated[row.clone()], out.truncated[..]);
             let rows = t * n * 4..(t + 1) * n * 4;
@@ -95,7 +98,7 @@ fn the_fused_policy_acts_as_burn_does_on_the_same_weights_and_draws() {
             obs = out.obs;
         }
         let ends = trajectory.truncated.iter().filter(|t| **t).count();
-        assert!(ends >= n, "{strategy}: the 9-step limit cut every env at least once ({ends})");
+        assert!(ends >= n, "{what}: the 9-step limit cut every env at least once ({ends})");
         assert!(trajectory.actions.contains(&0) && trajectory.actions.contains(&1));
     }
 }
