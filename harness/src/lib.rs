@@ -15,5 +15,6 @@ pub mod report;
 pub mod reproduce;
 pub mod roofline;
 pub mod tail;
+pub mod turns;
 pub mod work;
 pub mod workloads;

@@ -2,11 +2,11 @@
 //! minimum duration, a device sync before every clock stop, and median/min/max.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use cartfuse_env::{
-    CartPoleConfig, CartPoleParams, EnvBackend, EnvError, EpisodeOptions, GraphEnv, StepPlan,
-    VecEnv,
+    CartPoleConfig, CartPoleParams, DeviceActions, EnvBackend, EnvError, EpisodeOptions, GraphEnv,
+    StepPlan, VecEnv,
 };
 use cartfuse_fusion::backend::Cube;
 use cartfuse_fusion::buffers::ReadError;
@@ -116,6 +116,87 @@ pub fn profile_cartpole<R: Runtime>(
     )
 }
 
+/// One env ready to be timed: built, reset, its actions uploaded once and its kernels
+/// compiled by a first call. [`profile_env`] and [`crate::turns`] time through it, so both
+/// measure a step the same way.
+pub struct TimedEnv<E: GraphEnv, B: EnvBackend> {
+    env: VecEnv<E, B>,
+    actions: DeviceActions<B::Buffer>,
+    /// Seconds of the first call beyond a steady call, plus the CPU's kernels built ahead.
+    compile_s: f64,
+    /// The fastest of three steady calls.
+    warm_call_s: f64,
+}
+
+impl<E: GraphEnv, B: EnvBackend> TimedEnv<E, B> {
+    /// Builds `num_envs` envs of `env_params` under `plan`, resets them, uploads the
+    /// env's pattern actions for one call, and makes the first (compiling) call and three
+    /// steady ones.
+    pub fn new(
+        backend: B,
+        env_params: E,
+        episode: EpisodeOptions,
+        plan: StepPlan,
+        num_envs: usize,
+    ) -> Result<Self, EnvError> {
+        // The CPU's compiled engine builds its kernels here, before the first call.
+        let built_before = cartfuse_fusion::cpu::native::total_build_time();
+        let mut env = VecEnv::build(backend, env_params, num_envs, episode, plan)?;
+        env.reset(Some(0))?;
+        let ahead = (cartfuse_fusion::cpu::native::total_build_time() - built_before).as_secs_f64();
+        let k = env.steps_per_call();
+        let pattern: Vec<E::Action> = (0..num_envs * k)
+            .map(|i| env.env().pattern_action(i))
+            .collect();
+        let actions = env.upload_actions(&pattern)?;
+        sync(&env)?;
+        let mut timed = Self {
+            env,
+            actions,
+            compile_s: 0.0,
+            warm_call_s: f64::MAX,
+        };
+        // The first call compiles every kernel of the plan; the next ones are steady state.
+        let first = timed.time_calls(1)?;
+        for _ in 0..3 {
+            timed.warm_call_s = timed.warm_call_s.min(timed.time_calls(1)?);
+        }
+        timed.compile_s = ahead + (first - timed.warm_call_s).max(0.0);
+        Ok(timed)
+    }
+
+    /// Seconds of `calls` back-to-back calls, synchronised before and after.
+    pub fn time_calls(&mut self, calls: u64) -> Result<f64, EnvError> {
+        sync(&self.env)?;
+        let start = Instant::now();
+        for _ in 0..calls {
+            self.env.step_device(&self.actions)?;
+        }
+        sync(&self.env)?;
+        Ok(start.elapsed().as_secs_f64())
+    }
+
+    /// Calls that make one repeat last at least `seconds`, from the steady call's time.
+    pub fn calls_for(&self, seconds: f64) -> u64 {
+        ((seconds / self.warm_call_s.max(1e-7)).ceil() as u64).clamp(1, 1_000_000)
+    }
+
+    /// Env steps per call (`K` of `fused-xK`).
+    pub fn steps_per_call(&self) -> usize {
+        self.env.steps_per_call()
+    }
+
+    /// JIT compile (first call minus a steady one) plus kernels built ahead.
+    pub fn compile_s(&self) -> f64 {
+        self.compile_s
+    }
+
+    /// The env.
+    pub fn env(&self) -> &VecEnv<E, B> {
+        &self.env
+    }
+}
+
 /// Profiles the step of `env` under `plan` over `num_envs` envs on `backend`, calling
 /// `progress(done, total)` after each repeat.
 pub fn profile_env<E: GraphEnv, B: EnvBackend>(
@@ -128,49 +209,18 @@ pub fn profile_env<E: GraphEnv, B: EnvBackend>(
     mut progress: impl FnMut(usize, usize),
 ) -> Result<StepProfile, EnvError> {
     let flops = flops_per_env_step(&env_params, episode.autoreset);
-    // The CPU's compiled engine builds its kernels here, before the first call.
-    let built_before = cartfuse_fusion::cpu::native::total_build_time();
-    let mut env = VecEnv::build(backend, env_params, num_envs, episode, plan)?;
-    env.reset(Some(0))?;
-    let ahead = (cartfuse_fusion::cpu::native::total_build_time() - built_before).as_secs_f64();
-    let k = env.steps_per_call();
-    let pattern: Vec<E::Action> = (0..num_envs * k)
-        .map(|i| env.env().pattern_action(i))
-        .collect();
-    let actions = env.upload_actions(&pattern)?;
-    sync(&env)?;
-
-    // The first call compiles every kernel of the plan; a second one is steady state.
-    let timed_call = |env: &mut VecEnv<E, B>| -> Result<Duration, EnvError> {
-        let start = Instant::now();
-        env.step_device(&actions)?;
-        sync(env)?;
-        Ok(start.elapsed())
-    };
-    let first = timed_call(&mut env)?;
-    let mut warm = Duration::MAX;
-    for _ in 0..3 {
-        warm = warm.min(timed_call(&mut env)?);
-    }
-    let compile_s = ahead + (first.as_secs_f64() - warm.as_secs_f64()).max(0.0);
-
-    let calls = settings.calls_per_repeat.unwrap_or_else(|| {
-        let per_call = warm.as_secs_f64().max(1e-7);
-        ((settings.min_seconds_per_repeat / per_call).ceil() as u64).clamp(1, 1_000_000)
-    });
-    let before = env.ledger().totals();
+    let mut timed = TimedEnv::new(backend, env_params, episode, plan, num_envs)?;
+    let k = timed.steps_per_call();
+    let calls = settings
+        .calls_per_repeat
+        .unwrap_or_else(|| timed.calls_for(settings.min_seconds_per_repeat));
+    let before = timed.env().ledger().totals();
     let mut step_times = Vec::with_capacity(settings.repeats);
     for repeat in 0..settings.repeats {
-        sync(&env)?;
-        let start = Instant::now();
-        for _ in 0..calls {
-            env.step_device(&actions)?;
-        }
-        sync(&env)?;
-        step_times.push(start.elapsed().as_secs_f64() / (calls as f64 * k as f64));
+        step_times.push(timed.time_calls(calls)? / (calls as f64 * k as f64));
         progress(repeat + 1, settings.repeats);
     }
-    let totals = env.ledger().totals().since(&before);
+    let totals = timed.env().ledger().totals().since(&before);
     let batch_steps = (calls * settings.repeats as u64 * k as u64) as f64;
     let bytes_per_env_step = totals.bytes_moved() as f64 / (batch_steps * num_envs as f64);
     step_times.sort_by(f64::total_cmp);
@@ -188,8 +238,8 @@ pub fn profile_env<E: GraphEnv, B: EnvBackend>(
         bytes_per_env_step,
         gbps: bytes_per_env_step * num_envs as f64 / median / 1e9,
         gflops: flops * num_envs as f64 / median / 1e9,
-        compile_s,
-        launches_total: env.ledger().totals().launches,
+        compile_s: timed.compile_s(),
+        launches_total: timed.env().ledger().totals().launches,
     })
 }
 

@@ -10,6 +10,10 @@ use super::table::{bytes, seconds};
 
 pub use ablation::ablation;
 
+/// A report of made-up numbers for the report's tests.
+#[cfg(test)]
+pub(crate) use ablation::tests::report as test_report;
+
 /// Ratios within this distance of 1 are called "about the same" (timing noise).
 const SAME: f64 = 0.03;
 

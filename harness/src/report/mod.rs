@@ -11,6 +11,7 @@ pub mod envs;
 pub mod policy;
 pub mod table;
 pub mod tables;
+pub mod turns;
 
 use std::path::Path;
 
@@ -96,6 +97,20 @@ pub fn markdown(report: &Report, tables: &tables::Tables, plots: &[(String, Stri
     md += &tables.ablation.markdown();
     md += "### Where the measurement agrees with the study, and where it does not\n\n";
     md += &bullets(&commentary::ablation(report));
+    if !report.in_turns.is_empty() {
+        md += &format!(
+            "### {}\n\nThe study's target for a generated kernel: within 10% of the \
+             hand-written one at every n. A ratio of two ablation cells timed minutes apart \
+             carries the machine's drift, so here both plans are built and warmed, then timed \
+             one repeat each, back to back, for {} rounds; the verdict is the median \
+             round's ratio (time of hand-written / time of fused: above 1, fused is \
+             faster), on the device and on the native CPU.\n\n{}\n",
+            tables.in_turns.title,
+            report.in_turns[0].plan_step_s.len(),
+            tables.in_turns.markdown()
+        );
+        md += &bullets(&turns::commentary(report));
+    }
 
     md += &format!(
         "## {}\n\nTime-per-step ratio eager / plan (higher is faster).\n\n{}\n",

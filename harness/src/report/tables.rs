@@ -12,6 +12,8 @@ pub struct Tables {
     pub device: Table,
     /// The study's ladder at every size.
     pub ablation: Table,
+    /// `fused` against hand-written, timed in turns.
+    pub in_turns: Table,
     /// Every ladder row against eager.
     pub vs_eager: Table,
     /// Elementwise workloads.
@@ -50,6 +52,7 @@ impl Tables {
         Self {
             device: device(report),
             ablation: ablation(report),
+            in_turns: super::turns::table(report),
             vs_eager: vs_eager(report),
             workloads: workloads(report),
             tail: tail(report),
@@ -75,6 +78,7 @@ impl Tables {
         let fixed = [
             &self.device,
             &self.ablation,
+            &self.in_turns,
             &self.vs_eager,
             &self.workloads,
             &self.tail,

@@ -212,7 +212,7 @@ fn signed_seconds(value: f64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::dispatch::DispatchTax;
     use crate::profile::StepProfile;
@@ -239,7 +239,7 @@ mod tests {
     }
 
     /// A report on `device` where each ladder row at the large size takes `large_times[i]`.
-    fn report(device: &str, large_times: [f64; 9]) -> Report {
+    pub(crate) fn report(device: &str, large_times: [f64; 9]) -> Report {
         let sizes = [1, 4096];
         let cell = |row: &str, n: usize, t: Option<f64>| AblationCell {
             row: row.into(),
@@ -295,6 +295,7 @@ mod tests {
             burn: vec![],
             launch_probe_envs: None,
             launch_probe_failures: vec![],
+            in_turns: vec![],
             cpu: crate::cpu_study::CpuStudy {
                 device: "a CPU".into(),
                 simd: "avx2".into(),

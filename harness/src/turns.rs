@@ -1,0 +1,278 @@
+//! Two plans timed in turns, for a ratio that the machine's drift does not decide.
+//!
+//! The ablation times each plan over every size before the next plan starts, so two rows
+//! are measured minutes apart. On the 2-core VMs this project measures on that is enough
+//! to move a ratio by 2x: two-thread CPU steps run at one of two speeds for tens of seconds
+//! at a time, and single lavapipe cells differ by 30% between runs. Here both plans are
+//! built, compiled and warmed first; then each round times one repeat of the plan and one
+//! of the reference, back to back, alternating which goes first. Each round's ratio is
+//! kept, and the median round is the verdict, with the spread of the rounds beside it.
+
+use cartfuse_env::{
+    AutoresetMode, CartPoleConfig, EnvBackend, EnvError, EpisodeOptions, GraphEnv, StepPlan,
+};
+use cartfuse_fusion::plan::Strategy;
+
+use crate::profile::TimedEnv;
+
+/// How long and how often to alternate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TurnsSettings {
+    /// Rounds; each times one repeat of both plans.
+    pub rounds: usize,
+    /// Each repeat runs at least this long.
+    pub min_seconds_per_repeat: f64,
+}
+
+impl TurnsSettings {
+    /// The full report's: 7 rounds of 0.2 s repeats.
+    pub fn full() -> Self {
+        Self {
+            rounds: 7,
+            min_seconds_per_repeat: 0.2,
+        }
+    }
+
+    /// `--quick`: 3 rounds of 0.05 s repeats.
+    pub fn quick() -> Self {
+        Self {
+            rounds: 3,
+            min_seconds_per_repeat: 0.05,
+        }
+    }
+}
+
+/// Two plans at one size, timed in turns.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct InTurns {
+    /// The runtime (`cpu`, `wgpu`, `cuda`).
+    pub runtime: String,
+    /// Where they ran, as the backend describes itself.
+    pub device: String,
+    /// Envs stepped in parallel.
+    pub num_envs: usize,
+    /// The plan compared.
+    pub plan: String,
+    /// The plan it is compared with.
+    pub reference: String,
+    /// Seconds per batch step of `plan`, one per round.
+    pub plan_step_s: Vec<f64>,
+    /// Seconds per batch step of `reference`, one per round.
+    pub reference_step_s: Vec<f64>,
+}
+
+impl InTurns {
+    /// Each round's speed ratio, `reference` time / `plan` time (above 1: `plan` is faster).
+    pub fn ratios(&self) -> Vec<f64> {
+        self.reference_step_s
+            .iter()
+            .zip(&self.plan_step_s)
+            .map(|(r, p)| r / p)
+            .collect()
+    }
+
+    /// The median round's ratio.
+    pub fn median_ratio(&self) -> f64 {
+        median(self.ratios())
+    }
+
+    /// The slowest and the fastest round's ratio.
+    pub fn ratio_range(&self) -> (f64, f64) {
+        let ratios = self.ratios();
+        let min = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        (min, max)
+    }
+
+    /// Median seconds per step of `plan`.
+    pub fn plan_median_s(&self) -> f64 {
+        median(self.plan_step_s.clone())
+    }
+
+    /// Median seconds per step of `reference`.
+    pub fn reference_median_s(&self) -> f64 {
+        median(self.reference_step_s.clone())
+    }
+
+    /// Whether `plan` is at most `tolerance` slower than `reference` in the median round
+    /// (`tolerance` 0.1: the median ratio is at least 0.9).
+    pub fn within(&self, tolerance: f64) -> bool {
+        self.median_ratio() >= 1.0 - tolerance
+    }
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    assert!(!values.is_empty(), "a median of no rounds");
+    values.sort_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        (values[mid - 1] + values[mid]) / 2.0
+    }
+}
+
+/// Times `plan` against `reference` on `num_envs` envs of `env_params`, in turns, calling
+/// `progress(done, total)` after each round.
+pub fn time_in_turns<E: GraphEnv, B: EnvBackend>(
+    backend: &B,
+    env_params: E,
+    episode: EpisodeOptions,
+    (plan, reference): (StepPlan, StepPlan),
+    num_envs: usize,
+    settings: &TurnsSettings,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<InTurns, EnvError> {
+    if settings.rounds == 0 {
+        return Err(EnvError::InvalidParam {
+            name: "rounds",
+            value: 0.0,
+            expected: "at least 1 round",
+        });
+    }
+    let device = backend.description();
+    let mut timed = [
+        TimedEnv::new(backend.clone(), env_params.clone(), episode, plan, num_envs)?,
+        TimedEnv::new(backend.clone(), env_params, episode, reference, num_envs)?,
+    ];
+    let calls = timed
+        .each_ref()
+        .map(|t| t.calls_for(settings.min_seconds_per_repeat));
+    let mut step_s = [Vec::new(), Vec::new()];
+    for round in 0..settings.rounds {
+        let order = if round % 2 == 0 { [0, 1] } else { [1, 0] };
+        for side in order {
+            let seconds = timed[side].time_calls(calls[side])?;
+            step_s[side].push(seconds / (calls[side] as f64 * timed[side].steps_per_call() as f64));
+        }
+        progress(round + 1, settings.rounds);
+    }
+    let [plan_step_s, reference_step_s] = step_s;
+    Ok(InTurns {
+        runtime: backend.runtime_name().into(),
+        device,
+        num_envs,
+        plan: plan.to_string(),
+        reference: reference.to_string(),
+        plan_step_s,
+        reference_step_s,
+    })
+}
+
+/// `fused` against the hand-written CartPole step (`NextStep` autoreset) at each of `sizes`
+/// on `backend`, timed in turns; a size that does not fit is left out (the ablation says why).
+pub fn fused_against_hand_written<B: EnvBackend>(
+    backend: &B,
+    sizes: &[usize],
+    settings: &TurnsSettings,
+    progress: &mut impl FnMut(&str),
+) -> Result<Vec<InTurns>, EnvError> {
+    let config = CartPoleConfig {
+        autoreset: AutoresetMode::NextStep,
+        ..CartPoleConfig::default()
+    };
+    let mut out = Vec::new();
+    for &n in sizes {
+        progress(&format!(
+            "{}: fused against hand-written in turns, n = {n}",
+            backend.runtime_name()
+        ));
+        match time_in_turns(
+            backend,
+            config.params,
+            config.episode(),
+            (StepPlan::Graph(Strategy::Fused), StepPlan::HandWritten),
+            n,
+            settings,
+            |_, _| {},
+        ) {
+            Ok(turns) => out.push(turns),
+            Err(EnvError::TooManyEnvs { .. }) => {}
+            Err(other) => return Err(other),
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cartfuse_fusion::backend::Cpu;
+
+    fn turns(plan: &[f64], reference: &[f64]) -> InTurns {
+        InTurns {
+            runtime: "cpu".into(),
+            device: "a CPU".into(),
+            num_envs: 64,
+            plan: "fused".into(),
+            reference: "hand-written".into(),
+            plan_step_s: plan.to_vec(),
+            reference_step_s: reference.to_vec(),
+        }
+    }
+
+    #[test]
+    fn the_verdict_is_the_median_round() {
+        // Rounds of ratio 2, 0.5, 1.0, 0.8, 1.25: sorted 0.5 0.8 1.0 1.25 2.0.
+        let t = turns(&[1.0, 2.0, 1.0, 1.0, 0.8], &[2.0, 1.0, 1.0, 0.8, 1.0]);
+        assert_eq!(t.ratios(), vec![2.0, 0.5, 1.0, 0.8, 1.25]);
+        assert_eq!(t.median_ratio(), 1.0);
+        assert_eq!(t.ratio_range(), (0.5, 2.0));
+        assert_eq!(t.plan_median_s(), 1.0);
+        assert_eq!(t.reference_median_s(), 1.0);
+        assert!(t.within(0.1));
+        // An even count takes the mean of the middle two: ratios 0.8 and 0.9 -> 0.85.
+        let slow = turns(&[1.0, 1.0], &[0.8, 0.9]);
+        assert!((slow.median_ratio() - 0.85).abs() < 1e-12);
+        assert!(!slow.within(0.1));
+        assert!(slow.within(0.2));
+    }
+
+    #[test]
+    fn both_plans_are_timed_every_round() {
+        let config = CartPoleConfig {
+            autoreset: AutoresetMode::NextStep,
+            ..CartPoleConfig::default()
+        };
+        let settings = TurnsSettings {
+            rounds: 3,
+            min_seconds_per_repeat: 0.001,
+        };
+        let t = time_in_turns(
+            &Cpu::default(),
+            config.params,
+            config.episode(),
+            (
+                StepPlan::Graph(Strategy::FusedSteps(4)),
+                StepPlan::HandWritten,
+            ),
+            128,
+            &settings,
+            |_, _| {},
+        )
+        .unwrap();
+        assert_eq!(
+            (t.plan.as_str(), t.reference.as_str()),
+            ("fused-x4", "hand-written")
+        );
+        assert_eq!((t.plan_step_s.len(), t.reference_step_s.len()), (3, 3));
+        assert!(t.ratios().iter().all(|r| r.is_finite() && *r > 0.0));
+        let none = TurnsSettings {
+            rounds: 0,
+            ..settings
+        };
+        let refused = time_in_turns(
+            &Cpu::default(),
+            config.params,
+            config.episode(),
+            (StepPlan::Graph(Strategy::Fused), StepPlan::HandWritten),
+            8,
+            &none,
+            |_, _| {},
+        );
+        assert!(matches!(
+            refused,
+            Err(EnvError::InvalidParam { name: "rounds", .. })
+        ));
+    }
+}
