@@ -206,6 +206,64 @@ fn bench_on_the_cpu_counts_one_pass_per_fused_step() {
     assert!(stderr(&run).contains("--cubecl-log"), "{}", stderr(&run));
 }
 
+#[test]
+fn bench_against_times_two_plans_in_turns() {
+    let run = cartfuse(&[
+        "--device",
+        "cpu",
+        "bench",
+        "--plan",
+        "fused",
+        "--against",
+        "hand-written",
+        "--envs",
+        "256",
+        "--repeats",
+        "3",
+        "--json",
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let report: serde_json::Value = serde_json::from_str(stdout(&run).trim()).unwrap();
+    assert_eq!(report["plan"], "fused");
+    assert_eq!(report["reference"], "hand-written");
+    assert_eq!(report["num_envs"], 256);
+    let rounds = |key: &str| report[key].as_array().unwrap().len();
+    assert_eq!((rounds("plan_step_s"), rounds("reference_step_s")), (3, 3));
+    let ratio = |key: &str| report[key].as_f64().unwrap();
+    assert!(ratio("slowest_round_ratio") <= ratio("median_ratio"));
+    assert!(ratio("median_ratio") <= ratio("fastest_round_ratio"));
+    let text = cartfuse(&[
+        "--device",
+        "cpu",
+        "bench",
+        "--plan",
+        "fused-x4",
+        "--against",
+        "fused",
+        "--envs",
+        "64",
+        "--repeats",
+        "1",
+    ]);
+    assert!(text.status.success(), "{}", stderr(&text));
+    assert!(stdout(&text).contains("speed ratio:"), "{}", stdout(&text));
+    let refused = cartfuse(&[
+        "--device",
+        "cpu",
+        "bench",
+        "--plan",
+        "fused",
+        "--against",
+        "fastest",
+    ]);
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("--against"),
+        "{}",
+        stderr(&refused)
+    );
+}
+
 /// Without a C compiler the CPU interprets its launches and says so; asked for compiled
 /// kernels explicitly, it stops with an error that says how to fix it.
 #[test]

@@ -239,9 +239,14 @@ pub struct BenchArgs {
     /// Env steps per timed repeat (default: enough for 0.5 s).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub steps: Option<u64>,
-    /// Timed repeats (the median is reported).
+    /// Timed repeats (the median is reported); with `--against`, rounds of one repeat each.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..1000))]
     pub repeats: u64,
+    /// Time `--plan` against this plan in turns (one repeat of each, back to back, every
+    /// round) and report the median round's speed ratio: the way to compare two plans on a
+    /// machine whose speed drifts.
+    #[arg(long, value_parser = parse_plan, conflicts_with_all = ["steps", "cubecl_log"])]
+    pub against: Option<StepPlan>,
     /// Autoreset mode.
     #[arg(long, value_enum, default_value_t = AutoresetArg::NextStep)]
     pub autoreset: AutoresetArg,

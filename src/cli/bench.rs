@@ -1,14 +1,16 @@
 //! `cartfuse bench`: one plan, measured.
 
 use anyhow::Context;
+use cartfuse::env::StepPlan;
 use cartfuse::env::registry::unknown_env;
 use cartfuse::env::{EpisodeOptions, GraphEnv, with_env};
 use cartfuse::fusion::backend::Backend;
 use cartfuse::fusion::device::Device;
 use cartfuse::fusion::dispatch_backend;
 use cartfuse::harness::profile::{ProfileSettings, profile_env};
+use cartfuse::harness::turns::{InTurns, TurnsSettings, time_in_turns};
 
-use super::args::BenchArgs;
+use super::args::{AutoresetArg, BenchArgs};
 use super::progress;
 
 /// Profiles the plan and prints the result (text or one JSON object).
@@ -20,6 +22,9 @@ pub fn run(device: Device, args: BenchArgs) -> anyhow::Result<()> {
         );
     }
     let envs = usize::try_from(args.envs).context("--envs does not fit this machine")?;
+    if let Some(against) = args.against {
+        return run_in_turns(device, &args, against, envs);
+    }
     let k = u64::from(args.plan.steps_per_call());
     let settings = ProfileSettings {
         repeats: args.repeats as usize,
@@ -33,10 +38,7 @@ pub fn run(device: Device, args: BenchArgs) -> anyhow::Result<()> {
         let profile = with_env!(
             args.env.id.as_str(),
             |E| {
-                let episode = EpisodeOptions {
-                    autoreset: args.autoreset.into(),
-                    max_episode_steps: E::MAX_EPISODE_STEPS,
-                };
+                let episode = registered_episode::<E>(args.autoreset);
                 let env = E::default();
                 profile_env(backend, env, episode, args.plan, envs, &settings, progress)
                     .map_err(anyhow::Error::from)
@@ -72,6 +74,80 @@ pub fn run(device: Device, args: BenchArgs) -> anyhow::Result<()> {
         }
         anyhow::Ok(())
     })
+}
+
+/// Episodes of `E` as registered (its time limit), with the chosen autoreset mode.
+fn registered_episode<E: GraphEnv>(autoreset: AutoresetArg) -> EpisodeOptions {
+    EpisodeOptions {
+        autoreset: autoreset.into(),
+        max_episode_steps: E::MAX_EPISODE_STEPS,
+    }
+}
+
+/// `--against`: both plans timed in turns, one line each and the median round's ratio.
+fn run_in_turns(
+    device: Device,
+    args: &BenchArgs,
+    against: StepPlan,
+    envs: usize,
+) -> anyhow::Result<()> {
+    let settings = TurnsSettings {
+        rounds: args.repeats as usize,
+        ..TurnsSettings::full()
+    };
+    let turns: InTurns = dispatch_backend!(device, |backend: B| {
+        let bar = progress::bar(settings.rounds as u64, "rounds in turns");
+        let progress = |done: usize, _| bar.set_position(done as u64);
+        let turns = with_env!(
+            args.env.id.as_str(),
+            |E| {
+                time_in_turns(
+                    &backend,
+                    E::default(),
+                    registered_episode::<E>(args.autoreset),
+                    (args.plan, against),
+                    envs,
+                    &settings,
+                    progress,
+                )
+                .map_err(anyhow::Error::from)
+            },
+            Err(anyhow::anyhow!(unknown_env(&args.env.id)))
+        )?;
+        bar.finish_and_clear();
+        anyhow::Ok(turns)
+    })?;
+    let (slowest, fastest) = turns.ratio_range();
+    if args.json {
+        let mut value = serde_json::to_value(&turns)?;
+        value["median_ratio"] = turns.median_ratio().into();
+        value["slowest_round_ratio"] = slowest.into();
+        value["fastest_round_ratio"] = fastest.into();
+        println!("{value}");
+        return Ok(());
+    }
+    println!(
+        "{} against {} of {} on {} ({}), {} envs, {} rounds in turns",
+        turns.plan, turns.reference, args.env.id, device, turns.device, envs, settings.rounds
+    );
+    for (plan, median) in [
+        (&turns.plan, turns.plan_median_s()),
+        (&turns.reference, turns.reference_median_s()),
+    ] {
+        println!(
+            "{plan:>14}: {:.3} us per step, {:.4e} env-steps/s (median round)",
+            median * 1e6,
+            envs as f64 / median
+        );
+    }
+    println!(
+        "{:>14}: {:.3}x (time of {} / time of {}; rounds {slowest:.3}x to {fastest:.3}x)",
+        "speed ratio",
+        turns.median_ratio(),
+        turns.reference,
+        turns.plan
+    );
+    Ok(())
 }
 
 /// Kernel executions recorded in CubeCL's log `path`, waiting (up to 10 s) until the
