@@ -141,8 +141,7 @@ fn run_in_turns(
         );
     }
     println!(
-        "{:>14}: {:.3}x (time of {} / time of {}; rounds {slowest:.3}x to {fastest:.3}x)",
-        "speed ratio",
+        "   speed ratio: {:.3}x (time of {} / time of {}; rounds {slowest:.3}x to {fastest:.3}x)",
         turns.median_ratio(),
         turns.reference,
         turns.plan
