@@ -231,6 +231,7 @@ impl CpuExecutor {
                     pin: &pin_of,
                 },
                 options.simd,
+                options.lazy_selects,
             )?),
             CpuEngine::Interpreted => None,
         };

@@ -35,7 +35,11 @@ pub struct CpuOptions {
     pub chunk: usize,
     /// Launches over fewer lanes run on one thread.
     pub parallel_min_lanes: usize,
-    /// Evaluate exclusive select branches only where taken.
+    /// Evaluate exclusive select branches only where taken: the interpreter skips them
+    /// per select, compiled kernels run guard blocks that draw random numbers over the
+    /// lanes that take them (see `native::emit`'s `split`). Off, both evaluate every lane
+    /// (the compiled kernel blends the block under a mask). Default: on, unless
+    /// `CARTFUSE_CPU_LAZY_SELECTS=off` (to measure what laziness buys).
     pub lazy_selects: bool,
     /// The largest buffer the runtime reports, standing in for a device's binding limit
     /// ([`Backend::with_max_buffer_bytes`]); `None`: the address space.
@@ -52,9 +56,24 @@ impl Default for CpuOptions {
             threads: 0,
             chunk: DEFAULT_CHUNK,
             parallel_min_lanes: DEFAULT_PARALLEL_MIN_LANES,
-            lazy_selects: true,
+            lazy_selects: lazy_selects_default(),
             max_buffer_bytes: None,
         }
+    }
+}
+
+/// `CARTFUSE_CPU_LAZY_SELECTS` (`on` or `off`) when set, else on.
+fn lazy_selects_default() -> bool {
+    match std::env::var("CARTFUSE_CPU_LAZY_SELECTS") {
+        Ok(v) => match v.trim().to_ascii_lowercase().as_str() {
+            "off" | "0" | "false" => false,
+            "on" | "1" | "true" => true,
+            other => {
+                tracing::warn!("ignoring CARTFUSE_CPU_LAZY_SELECTS={other} (expected on or off)");
+                true
+            }
+        },
+        Err(_) => true,
     }
 }
 

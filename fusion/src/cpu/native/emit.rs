@@ -4,12 +4,16 @@
 //! list the interpreter and the GPU kernels run. Every register becomes a C local (`fN`
 //! for the `f32` file, `uN` for `u32`), every instruction one statement, and the lane loop
 //! carries `#pragma omp simd`: lanes are independent, so the compiler vectorises the whole
-//! step at the SIMD level's width with every intermediate in registers. Guard blocks (a
-//! reset's draws) become `if`s, which the vectoriser turns into masked code.
+//! step at the SIMD level's width with every intermediate in registers. Guard blocks that
+//! draw random numbers (a reset's) run in a loop of their own over the lanes that take
+//! them ([`split`]); other guard blocks become `if`s, which the vectoriser turns into
+//! masked code.
 //!
 //! `fused-xK` programs run over blocks of [`BLOCK`] lanes: the carried state of a block
 //! lives in stack arrays between steps (one L1-resident load and store per value per step),
 //! and each step is one vectorised loop over the block.
+
+mod split;
 
 use std::fmt::Write;
 
@@ -25,6 +29,10 @@ pub const BLOCK: usize = 256;
 /// The signature every compiled launch has: executor buffer bases, pinned constants and
 /// params (bits), lane count, and the lane range `[begin, end)` to run.
 pub type KernelFn = unsafe extern "C" fn(*const *mut u32, *const u32, i64, i64, i64);
+
+/// Lane ranges shorter than this run a split body ([`split`]) as one masked loop: at one
+/// lane the extra loops cost more than the draws they save.
+pub const SPLIT_MIN_LANES: usize = 32;
 
 /// Launches with more instructions than this run on the interpreter. The fused rollout
 /// step with a 4-64-64 policy (18,690 instructions, 9k of them weights) took gcc 12 7.8
@@ -53,11 +61,14 @@ pub struct Binder<'a> {
 }
 
 /// The C function `name` running `launch` for `steps` steps per call.
+/// `split_guards`: guard blocks that draw run over the lanes that take them ([`split`]),
+/// else every block is blended under a mask.
 pub fn emit_launch(
     launch: &LoweredLaunch,
     steps: u32,
     name: &str,
     binder: &Binder<'_>,
+    split_guards: bool,
 ) -> Result<String, Unsupported> {
     if launch.rows_of.is_some() || launch.program.parts.iter().any(|p| p.rows_of.is_some()) {
         return Err(Unsupported::Rows);
@@ -102,6 +113,7 @@ pub fn emit_launch(
         Part {
             part,
             binder,
+            split_guards,
             draws: Default::default(),
         }
         .emit(&mut c, steps)?;
@@ -114,6 +126,8 @@ pub fn emit_launch(
 struct Part<'a> {
     part: &'a KernelProgram,
     binder: &'a Binder<'a>,
+    /// Whether guard blocks that draw get loops of their own.
+    split_guards: bool,
     /// Threefry evaluations so far (names their two words).
     draws: std::cell::Cell<u32>,
 }
@@ -126,6 +140,20 @@ fn invariant(instr: &Instr) -> bool {
         instr,
         Instr::ParamF { .. } | Instr::ParamU { .. } | Instr::ConstF { .. } | Instr::ConstU { .. }
     )
+}
+
+/// Each carry's next value written to its state array (the end of a step's lane loop).
+fn store_state(carries: &[(Reg, Reg, bool)]) -> String {
+    let mut c = String::new();
+    for (to, from, float) in carries {
+        let _ = writeln!(
+            c,
+            "st_{}[i - b0] = {};",
+            reg(*to, *float),
+            reg(*from, *float)
+        );
+    }
+    c
 }
 
 fn ty(float: bool) -> &'static str {
@@ -151,23 +179,34 @@ impl Part<'_> {
                 self.instr(c, instr, true)?;
             }
         }
-        if steps <= 1 {
-            c.push_str("#pragma omp simd\nfor (int64_t i = begin; i < end; i++) {\nconst int64_t s = 0; (void)s;\n");
-            self.list(c, &p.body)?;
-            c.push_str("}\n");
-            return Ok(());
-        }
+        let split = self
+            .split_guards
+            .then(|| split::split(&p.body, &p.guards))
+            .flatten();
         let carries: Vec<(Reg, Reg, bool)> = p
             .carries_f
             .iter()
             .map(|(to, from)| (*to, *from, true))
             .chain(p.carries_u.iter().map(|(to, from)| (*to, *from, false)))
             .collect();
-        let _ = writeln!(
-            c,
+        let blocks = format!(
             "for (int64_t b0 = begin; b0 < end; b0 += {BLOCK}) {{\n\
-             const int64_t b1 = end - b0 < {BLOCK} ? end : b0 + {BLOCK};"
+             const int64_t b1 = end - b0 < {BLOCK} ? end : b0 + {BLOCK};\n"
         );
+        if steps <= 1 {
+            const ONE_STEP: &str = "const int64_t s = 0; (void)s;\n";
+            let Some(units) = split else {
+                return self.masked_step(c, ("begin", "end"), ONE_STEP, &[]);
+            };
+            let _ = writeln!(c, "if (end - begin < {SPLIT_MIN_LANES}) {{");
+            self.masked_step(c, ("begin", "end"), ONE_STEP, &[])?;
+            c.push_str("} else {\n");
+            c.push_str(&blocks);
+            self.split_step(c, &units, ONE_STEP, &[], &[], "")?;
+            c.push_str("}\n}\n");
+            return Ok(());
+        }
+        c.push_str(&blocks);
         for (to, _, float) in &carries {
             let _ = writeln!(c, "{} st_{}[{BLOCK}];", ty(*float), reg(*to, *float));
         }
@@ -177,27 +216,22 @@ impl Part<'_> {
             let r = reg(*to, *float);
             let _ = writeln!(c, "st_{r}[i - b0] = {r};");
         }
-        let _ = writeln!(
-            c,
-            "}}\nfor (int64_t s = 0; s < {steps}; s++) {{\n#pragma omp simd\n\
-             for (int64_t i = b0; i < b1; i++) {{"
-        );
-        for (to, _, float) in &carries {
-            let r = reg(*to, *float);
-            let _ = writeln!(c, "const {} {r} = st_{r}[i - b0];", ty(*float));
-        }
-        self.list(c, &p.body)?;
-        for (to, from, float) in &carries {
-            let _ = writeln!(
-                c,
-                "st_{}[i - b0] = {};",
-                reg(*to, *float),
-                reg(*from, *float)
-            );
+        let _ = writeln!(c, "}}\nfor (int64_t s = 0; s < {steps}; s++) {{");
+        match split {
+            None => self.masked_step(c, ("b0", "b1"), "", &carries)?,
+            Some(units) => {
+                let _ = writeln!(c, "if (b1 - b0 < {SPLIT_MIN_LANES}) {{");
+                self.masked_step(c, ("b0", "b1"), "", &carries)?;
+                c.push_str("} else {\n");
+                let carried: Vec<(Reg, bool)> = carries.iter().map(|c| (c.0, c.2)).collect();
+                let live_out: Vec<Reg> = carries.iter().map(|c| c.1).collect();
+                self.split_step(c, &units, "", &carried, &live_out, &store_state(&carries))?;
+                c.push_str("}\n");
+            }
         }
         let _ = writeln!(
             c,
-            "}}\n}}\n#pragma omp simd\nfor (int64_t i = b0; i < b1; i++) {{\n\
+            "}}\n#pragma omp simd\nfor (int64_t i = b0; i < b1; i++) {{\n\
              const int64_t s = {}; (void)s;",
             steps - 1
         );
@@ -207,6 +241,32 @@ impl Part<'_> {
         }
         self.list(c, &p.epilogue)?;
         c.push_str("}\n}\n");
+        Ok(())
+    }
+
+    /// One step over the lanes `[range.0, range.1)` as one vectorised loop, guard blocks
+    /// under masks: `header` opens the loop, `carries` are read from and written back to
+    /// their `st_` arrays.
+    fn masked_step(
+        &self,
+        c: &mut String,
+        range: (&str, &str),
+        header: &str,
+        carries: &[(Reg, Reg, bool)],
+    ) -> Result<(), Unsupported> {
+        let (lo, hi) = range;
+        let _ = writeln!(
+            c,
+            "#pragma omp simd\nfor (int64_t i = {lo}; i < {hi}; i++) {{"
+        );
+        c.push_str(header);
+        for (to, _, float) in carries {
+            let r = reg(*to, *float);
+            let _ = writeln!(c, "const {} {r} = st_{r}[i - b0];", ty(*float));
+        }
+        self.list(c, &self.part.body)?;
+        c.push_str(&store_state(carries));
+        c.push_str("}\n");
         Ok(())
     }
 

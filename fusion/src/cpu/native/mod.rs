@@ -118,13 +118,14 @@ pub fn compile_launches(
     steps: u32,
     binder: &Binder<'_>,
     level: SimdLevel,
+    split_guards: bool,
 ) -> Result<NativeKernels, NativeError> {
     let start = Instant::now();
     let mut source = prelude::prelude();
     let mut names = Vec::with_capacity(launches.len());
     for (i, launch) in launches.iter().enumerate() {
         let name = format!("cf_launch_{i}");
-        match emit::emit_launch(launch, steps, &name, binder) {
+        match emit::emit_launch(launch, steps, &name, binder, split_guards) {
             Ok(code) => {
                 source.push_str(&code);
                 names.push(Some(name));

@@ -33,6 +33,26 @@ CF_INLINE float cf_i32_to_f32(uint32_t a) { return (float)(int32_t)a; }
 CF_INLINE uint32_t cf_f32_to_u32(float a) {
     return a > 0.0f ? (a >= 4294967296.0f ? 0xffffffffu : (uint32_t)a) : 0u;
 }
+/* The indices of the set flags (bytes 0 or 1) among flags[0, len), in order; returns
+   their count. Eight flags are tested at a time, each set one found by its trailing zeros. */
+CF_INLINE int64_t cf_compact(const uint8_t *flags, int64_t len, int32_t *taken) {
+    int64_t count = 0, w = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (; w + 8 <= len; w += 8) {
+        uint64_t m;
+        __builtin_memcpy(&m, flags + w, 8);
+        while (m) {
+            taken[count++] = (int32_t)(w + (__builtin_ctzll(m) >> 3));
+            m &= m - 1u;
+        }
+    }
+#endif
+    for (; w < len; w++) {
+        taken[count] = (int32_t)w;
+        count += flags[w];
+    }
+    return count;
+}
 CF_INLINE float cf_round(float x) { return (x + CF_ROUND_MAGIC) - CF_ROUND_MAGIC; }
 /* `math::floor` is exact (IEEE floor, signed zeros kept), so the C library's floor gives
    its bits; written as `math::floor` is, the selects kept gcc from vectorising the loop. */

@@ -218,14 +218,19 @@ fn levels_threads_and_laziness_give_identical_bits() {
                             format!("{name} {strategy} {level} threads={threads} lazy={lazy}");
                         assert_bits(&what, &run(options), &reference);
                     }
-                    let compiled = CpuOptions {
-                        simd: level,
-                        threads,
-                        engine: CpuEngine::Compiled,
-                        ..base.clone()
-                    };
-                    let what = format!("{name} {strategy} {level} threads={threads} compiled");
-                    assert_bits(&what, &run(compiled), &reference);
+                    for lazy in [false, true] {
+                        let compiled = CpuOptions {
+                            simd: level,
+                            threads,
+                            lazy_selects: lazy,
+                            engine: CpuEngine::Compiled,
+                            ..base.clone()
+                        };
+                        let what = format!(
+                            "{name} {strategy} {level} threads={threads} lazy={lazy} compiled"
+                        );
+                        assert_bits(&what, &run(compiled), &reference);
+                    }
                 }
             }
         }
@@ -265,6 +270,42 @@ fn bad_names_lengths_and_types_are_errors() {
         .unwrap();
     exec.run().unwrap();
     assert_eq!(exec.output("obs").unwrap().len(), 40);
+}
+
+#[test]
+fn the_compiled_fused_step_draws_only_in_the_lanes_that_reset() {
+    use crate::cpu::native::emit::{Binder, SPLIT_MIN_LANES, emit_launch};
+    let binder = Binder {
+        buffer: &|_| 0,
+        pin: &|_| 0,
+    };
+    for mode in [Mode::NextStep, Mode::SameStep] {
+        let graph = cartpole::graph(mode, false);
+        for strategy in [Strategy::Fused, Strategy::FusedSteps(3)] {
+            let plan = Plan::build(&graph, strategy, &PlanOptions::default()).unwrap();
+            let lowered = crate::codegen::lower::lower_plan(&graph, &plan);
+            let steps = plan.steps_per_launch;
+            let what = format!("{mode:?} {strategy}");
+            let masked = emit_launch(&lowered[0], steps, "f", &binder, false).unwrap();
+            assert!(!masked.contains("cf_compact("), "{what}");
+            let c = emit_launch(&lowered[0], steps, "f", &binder, true).unwrap();
+            // Ranges under SPLIT_MIN_LANES run the masked loop; the others compact first.
+            let short = format!("< {SPLIT_MIN_LANES}) {{");
+            let split = &c[c.find(&short).expect(&what)..];
+            let split = &split[split.find("} else {").expect(&what)..];
+            let compact = split.find("cf_compact(").expect(&what);
+            let draw = split.find("cf_threefry(").expect(&what);
+            assert!(
+                compact < draw,
+                "{what}: a draw before the lanes are compacted"
+            );
+            assert_eq!(
+                split.matches("cf_threefry(").count(),
+                masked.matches("cf_threefry(").count(),
+                "{what}"
+            );
+        }
+    }
 }
 
 #[test]
