@@ -126,10 +126,30 @@ impl FromStr for StepPlan {
     fn from_str(name: &str) -> Result<Self, PlanError> {
         match name {
             "hand-written" => Ok(StepPlan::HandWritten),
-            other => other
-                .parse()
-                .map(StepPlan::Graph)
-                .map_err(|_| PlanError::UnknownStrategy(format!("{other}` (or `hand-written`"))),
+            other => other.parse().map(StepPlan::Graph).map_err(|e| match e {
+                PlanError::UnknownStrategy(name) => PlanError::UnknownPlan {
+                    name,
+                    also: "`hand-written`".into(),
+                },
+                e => e,
+            }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_plan_is_named_once_beside_every_plan() {
+        let error = "fastest".parse::<StepPlan>().unwrap_err().to_string();
+        assert!(
+            error.starts_with("unknown plan `fastest`: expected `hand-written` or eager, "),
+            "{error}"
+        );
+        assert_eq!(error.matches('`').count(), 4, "{error}");
+        assert!(matches!("hand-written".parse(), Ok(StepPlan::HandWritten)));
+        assert!(matches!("fused".parse(), Ok(StepPlan::Graph(_))));
     }
 }

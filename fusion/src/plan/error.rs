@@ -9,6 +9,14 @@ pub enum PlanError {
     /// An unknown strategy name.
     #[error("unknown plan `{0}`: expected {expected}", expected = Strategy::expected())]
     UnknownStrategy(String),
+    /// An unknown plan name where a runtime offers plans of its own beside the strategies.
+    #[error("unknown plan `{name}`: expected {also} or {expected}", expected = Strategy::expected())]
+    UnknownPlan {
+        /// The name given.
+        name: String,
+        /// The runtime's own plans, as the message lists them.
+        also: String,
+    },
     /// A stepped strategy needs a graph the whole of which fits in one kernel.
     #[error("{strategy} needs the whole graph in one kernel, but it needs {kernels} ({reason})")]
     NotSingleKernel {
