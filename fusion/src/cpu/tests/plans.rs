@@ -207,29 +207,19 @@ fn levels_threads_and_laziness_give_identical_bits() {
             for level in levels() {
                 for threads in [1, 2] {
                     for lazy in [false, true] {
-                        let options = CpuOptions {
-                            simd: level,
-                            threads,
-                            lazy_selects: lazy,
-                            engine: CpuEngine::Interpreted,
-                            ..base.clone()
-                        };
-                        let what =
-                            format!("{name} {strategy} {level} threads={threads} lazy={lazy}");
-                        assert_bits(&what, &run(options), &reference);
-                    }
-                    for lazy in [false, true] {
-                        let compiled = CpuOptions {
-                            simd: level,
-                            threads,
-                            lazy_selects: lazy,
-                            engine: CpuEngine::Compiled,
-                            ..base.clone()
-                        };
-                        let what = format!(
-                            "{name} {strategy} {level} threads={threads} lazy={lazy} compiled"
-                        );
-                        assert_bits(&what, &run(compiled), &reference);
+                        for engine in [CpuEngine::Interpreted, CpuEngine::Compiled] {
+                            let options = CpuOptions {
+                                simd: level,
+                                threads,
+                                lazy_selects: lazy,
+                                engine,
+                                ..base.clone()
+                            };
+                            let what = format!(
+                                "{name} {strategy} {level} threads={threads} lazy={lazy} {engine}"
+                            );
+                            assert_bits(&what, &run(options), &reference);
+                        }
                     }
                 }
             }
