@@ -21,13 +21,20 @@ pub(crate) fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
+/// `run`'s stdout parsed as JSON, after asserting that it succeeded (`what` names the case
+/// in the failure message).
+pub(crate) fn json_report<T: serde::de::DeserializeOwned>(run: &Output, what: &str) -> T {
+    assert!(run.status.success(), "{what}: {}", stderr(run));
+    serde_json::from_str(stdout(run).trim())
+        .unwrap_or_else(|e| panic!("{what}: {e} in {}", stdout(run)))
+}
+
 #[test]
 fn rollout_reports_one_launch_per_step_and_random_policy_episode_lengths() {
     let output = cartfuse(&[
         "rollout", "--envs", "512", "--steps", "200", "--seed", "1", "--json",
     ]);
-    assert!(output.status.success(), "{}", stderr(&output));
-    let report: serde_json::Value = serde_json::from_str(stdout(&output).trim()).unwrap();
+    let report: serde_json::Value = json_report(&output, "rollout --json");
     assert_eq!(report["launches_per_step"], 1.0);
     assert_eq!(report["num_envs"], 512);
     assert!(report["env_steps_per_s"].as_f64().unwrap() > 0.0);
@@ -134,7 +141,7 @@ fn without_a_gpu_the_default_device_is_the_cpu_and_says_why() {
         "{}",
         stderr(&run)
     );
-    let report: serde_json::Value = serde_json::from_str(stdout(&run).trim()).unwrap();
+    let report: serde_json::Value = json_report(&run, "bench without a GPU");
     assert_eq!(report["num_envs"], 64);
 }
 
@@ -156,8 +163,7 @@ fn bench_takes_any_registered_environment() {
         "2",
         "--json",
     ]);
-    assert!(run.status.success(), "{}", stderr(&run));
-    let report: serde_json::Value = serde_json::from_str(stdout(&run).trim()).unwrap();
+    let report: serde_json::Value = json_report(&run, "bench --env MountainCar-v0");
     assert_eq!(report["launches_per_step"], 1.0);
     let run = cartfuse(&[
         "--device", "cpu", "bench", "--env", "Pong-v5", "--plan", "fused",
@@ -183,8 +189,7 @@ fn bench_on_the_cpu_counts_one_pass_per_fused_step() {
             "2",
             "--json",
         ]);
-        assert!(run.status.success(), "{plan}: {}", stderr(&run));
-        let report: serde_json::Value = serde_json::from_str(stdout(&run).trim()).unwrap();
+        let report: serde_json::Value = json_report(&run, plan);
         let launches = report["launches_per_step"].as_f64().unwrap();
         if plan == "eager" {
             assert!(launches > 20.0, "{launches}");
@@ -222,8 +227,7 @@ fn bench_against_times_two_plans_in_turns() {
         "3",
         "--json",
     ]);
-    assert!(run.status.success(), "{}", stderr(&run));
-    let report: serde_json::Value = serde_json::from_str(stdout(&run).trim()).unwrap();
+    let report: serde_json::Value = json_report(&run, "bench --against");
     assert_eq!(report["plan"], "fused");
     assert_eq!(report["reference"], "hand-written");
     assert_eq!(report["num_envs"], 256);
@@ -288,7 +292,7 @@ fn the_cpu_without_a_c_compiler_interprets_or_says_what_to_do() {
         "{}",
         stderr(&fallback)
     );
-    let report: serde_json::Value = serde_json::from_str(stdout(&fallback).trim()).unwrap();
+    let report: serde_json::Value = json_report(&fallback, "bench without a C compiler");
     assert_eq!(report["launches_per_step"], 1.0);
     let forced = bench(Some("compiled"));
     assert!(!forced.status.success());
@@ -355,8 +359,7 @@ fn ledger_launches_equal_the_cubecl_runtime_record() {
             .current_dir(&dir)
             .output()
             .unwrap();
-        assert!(run.status.success(), "{plan}: {}", stderr(&run));
-        let report: serde_json::Value = serde_json::from_str(stdout(&run).trim()).unwrap();
+        let report: serde_json::Value = json_report(&run, plan);
         let ledger = report["launches_total"].as_u64().unwrap();
         // Counted by the benchmarked process itself once cubecl's asynchronous logger caught
         // up, then re-counted here.
@@ -478,8 +481,7 @@ fn rollout_and_plan_take_every_environment() {
         let run = cartfuse(&[
             "--device", "cpu", "rollout", "--env", id, "--envs", "64", "--steps", "600", "--json",
         ]);
-        assert!(run.status.success(), "{id}: {}", stderr(&run));
-        let report: serde_json::Value = serde_json::from_str(stdout(&run).trim()).unwrap();
+        let report: serde_json::Value = json_report(&run, id);
         assert_eq!(report["num_envs"], 64, "{id}");
         // Every environment ends episodes within 600 steps: by its limit at the latest
         // (500 for CartPole and Acrobot, 200 for MountainCar and Pendulum), except
@@ -532,8 +534,7 @@ fn replay_runs_any_environment_from_gymnasiums_states() {
         "--input",
         path.to_str().unwrap(),
     ]);
-    assert!(run.status.success(), "{}", stderr(&run));
-    let replayed: ReplayOutput = serde_json::from_str(stdout(&run).trim()).unwrap();
+    let replayed: ReplayOutput = json_report(&run, "replay Pendulum-v1");
     let got = &replayed.episodes[0];
     assert_eq!(got.observations.len(), 20);
     for (t, row) in got.observations.iter().enumerate() {

@@ -2,7 +2,7 @@
 
 use std::process::Output;
 
-use super::cli::{cartfuse, stderr, stdout};
+use super::cli::{cartfuse, json_report, stderr, stdout};
 
 /// A short run on the CPU (2 updates of 4 envs x 64 steps, seed 3) with `extra` arguments.
 fn short_train(extra: &[&str]) -> Output {
@@ -32,8 +32,7 @@ fn train_reports_its_run_saves_weights_and_resumes_from_them() {
     let weights = weights.to_str().unwrap();
     let args = |extra: &[&str]| short_train(&[&["--json"], extra].concat());
     let first = args(&["--save", weights]);
-    assert!(first.status.success(), "{}", stderr(&first));
-    let report: serde_json::Value = serde_json::from_str(stdout(&first).trim()).unwrap();
+    let report: serde_json::Value = json_report(&first, "train --save");
     assert_eq!(report["env_steps"], 512);
     assert_eq!(report["history"].as_array().unwrap().len(), 2);
     assert!(report["solved"].is_null());
@@ -41,8 +40,7 @@ fn train_reports_its_run_saves_weights_and_resumes_from_them() {
     assert!(dir.join("ppo.mpk").exists());
 
     let resumed = args(&["--load", weights]);
-    assert!(resumed.status.success(), "{}", stderr(&resumed));
-    let again: serde_json::Value = serde_json::from_str(stdout(&resumed).trim()).unwrap();
+    let again: serde_json::Value = json_report(&resumed, "train --load");
     // The same seed from the saved weights, not from the fresh ones: another run.
     assert_ne!(again["history"], report["history"]);
 
@@ -70,8 +68,7 @@ fn train_takes_the_ppo_settings_from_its_flags() {
         "--ent-coef",
         "0.02",
     ]);
-    assert!(run.status.success(), "{}", stderr(&run));
-    let report: serde_json::Value = serde_json::from_str(stdout(&run).trim()).unwrap();
+    let report: serde_json::Value = json_report(&run, "train with PPO settings");
     let config = &report["config"];
     assert_eq!(config["update_epochs"], 3);
     assert_eq!(config["num_minibatches"], 2);
