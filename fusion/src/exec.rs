@@ -5,6 +5,13 @@
 //! a step reads one and writes the other, then they swap, except under `xla-default`, which
 //! copies the new state back as XLA's while loop does). Every launch goes through the
 //! [`LaunchLedger`].
+//!
+//! A carry that one launch reads before it writes it is updated in place instead (see
+//! [`crate::codegen::in_place`]): the kernel binds the state's buffer as both its input and
+//! its next value. That needs bindings that may alias: wgpu binds every storage buffer
+//! read-write (cubecl's slices of one page already share a buffer), while CUDA declares the
+//! buffers a kernel only reads `const __restrict__`, so on CUDA every carry stays
+//! double-buffered.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -14,6 +21,7 @@ use cubecl::server::Handle;
 
 use crate::buffers::{ReadError, download, upload};
 use crate::codegen::compact::compact;
+use crate::codegen::in_place::{PartOrder, carries_in_place};
 use crate::codegen::kernel::{copy_array, fused_array};
 use crate::codegen::loop_budget::{launch_iterations, steps_within};
 use crate::codegen::lower::{LoweredLaunch, ParamLayout, lower_plan};
@@ -98,6 +106,8 @@ pub struct PlanExecutor<R: Runtime> {
     params_f_handle: Handle,
     params_u_handle: Handle,
     vectorize: bool,
+    /// Carried inputs updated in place: their next value is their own buffer, never swapped.
+    in_place: Vec<NodeId>,
 }
 
 fn width(graph: &Graph, node: NodeId) -> usize {
@@ -141,6 +151,7 @@ impl<R: Runtime> PlanExecutor<R> {
                 launch
             })
             .collect();
+        let in_place = Self::carries_in_place(&client, &graph, &plan, &lowered);
         let params = ParamLayout::of(&graph);
         let param_name = |id: &NodeId| match &graph.node(*id).op {
             crate::graph::Op::Param { name } => name.clone(),
@@ -163,6 +174,7 @@ impl<R: Runtime> PlanExecutor<R> {
             param_u: vec![0; params.u32_params.len()],
             param_slots,
             vectorize: true,
+            in_place,
             ledger: Arc::new(LaunchLedger::new()),
             buffers: HashMap::new(),
             client,
@@ -173,6 +185,46 @@ impl<R: Runtime> PlanExecutor<R> {
         };
         executor.allocate_outputs(false);
         Ok(executor)
+    }
+
+    /// The carried inputs `plan` may update in place on this runtime (see the module docs).
+    fn carries_in_place(
+        client: &ComputeClient<R>,
+        graph: &Graph,
+        plan: &Plan,
+        lowered: &[LoweredLaunch],
+    ) -> Vec<NodeId> {
+        let copies = (plan.launches.iter()).any(|l| matches!(l, PlannedLaunch::CopyState { .. }));
+        let aliasing = R::name(client).starts_with("wgpu");
+        if copies || !aliasing || !crate::switches::enabled(crate::switches::IN_PLACE) {
+            return Vec::new();
+        }
+        // A rows kernel's thread reads a whole row of lanes: keep those double-buffered.
+        let by_lane = |p: usize| lowered[p].rows_of.is_none();
+        let steps = plan.steps_per_launch;
+        carries_in_place(graph, lowered, steps, PartOrder::Concurrent, by_lane)
+            .into_iter()
+            .map(|(input, _)| input.node())
+            .collect()
+    }
+
+    /// Carried inputs updated in place (one buffer for the state and its next value), in
+    /// input order.
+    pub fn in_place_inputs(&self) -> Vec<&str> {
+        (self.graph.inputs().into_iter())
+            .filter(|(id, _)| self.in_place.contains(id))
+            .map(|(_, name)| name)
+            .collect()
+    }
+
+    /// Keeps every carry double-buffered from now on (to measure or test what updating the
+    /// state in place changes).
+    pub fn double_buffer(&mut self) {
+        for input in std::mem::take(&mut self.in_place) {
+            let slot = Slot::Next(input);
+            let next = self.client.empty(self.slot_len(slot) * 4);
+            self.buffers.insert(slot, next);
+        }
     }
 
     /// Records launches in `ledger` from now on.
@@ -265,7 +317,11 @@ impl<R: Runtime> PlanExecutor<R> {
             .iter()
             .flat_map(|k| k.writes.iter().map(|(slot, _)| *slot))
             .collect();
-        slots.extend(self.graph.carries().iter().map(|c| Slot::Next(c.input)));
+        slots.extend(
+            (self.graph.carries().iter())
+                .filter(|c| !self.in_place.contains(&c.input))
+                .map(|c| Slot::Next(c.input)),
+        );
         for slot in slots {
             let len = self.slot_len(slot);
             let handle = match (self.graph.node(slot.node()).dtype, poison) {
@@ -440,6 +496,11 @@ impl<R: Runtime> PlanExecutor<R> {
                 return Err(BindError::MissingInput(name.into()).into());
             }
         }
+        // The state's own buffer is its next value (rebound each run: the input may be).
+        for &input in &self.in_place {
+            let state = self.buffers[&Slot::Input(input)].clone();
+            self.buffers.insert(Slot::Next(input), state);
+        }
         let mut lowered = 0;
         for launch in self.plan.launches.clone() {
             match launch {
@@ -456,7 +517,9 @@ impl<R: Runtime> PlanExecutor<R> {
             .iter()
             .any(|l| matches!(l, PlannedLaunch::CopyState { .. }));
         if !copied {
-            for carry in self.graph.carries() {
+            let swapped =
+                (self.graph.carries().iter()).filter(|c| !self.in_place.contains(&c.input));
+            for carry in swapped {
                 let input = self
                     .buffers
                     .remove(&Slot::Input(carry.input))

@@ -10,6 +10,7 @@
 //! - [`backend`]: the [`Backend`](backend::Backend) trait every runtime implements, so envs
 //!   and tests are written once.
 //! - [`runtime_dir`]: a valid `XDG_RUNTIME_DIR` before any Vulkan call (CLI and bindings).
+//! - [`switches`]: environment switches that turn an optimisation off, to measure it.
 //! - [`cpu`]: the native CPU runtime ([`CpuExecutor`](cpu::CpuExecutor)), SIMD at run time.
 //!
 //! Nothing in this crate knows about CartPole.
@@ -27,5 +28,6 @@ pub mod nn;
 pub mod plan;
 pub mod rng;
 pub mod runtime_dir;
+pub mod switches;
 
 pub use cubecl;

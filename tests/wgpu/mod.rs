@@ -18,3 +18,6 @@ mod vector;
 
 /// Plans over the device's loop-iteration limit.
 mod loop_limit;
+
+/// Carried state updated in place against double buffering.
+mod in_place;

@@ -7,12 +7,14 @@
 //! - [`loop_budget`]: run-time loop iterations per thread, against lavapipe's limit.
 //! - [`kernel`]: the one interpreter kernel, generic over the vector width.
 //! - [`instr`]: one instruction of it in CubeCL.
+//! - [`in_place`]: which carried states a launch may update in place.
 //! - [`lazy`]: select branches run only where taken; Threefry words computed once.
 //! - [`ops`]: its math, one `#[cube]` function per typed op family.
 //! - `steps`: the prologue, loop body and epilogue of multi-step programs.
 //! - [`vector`]: which programs may run with more than one lane per thread.
 
 pub mod compact;
+pub mod in_place;
 pub mod instr;
 pub mod kernel;
 pub mod lazy;

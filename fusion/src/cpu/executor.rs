@@ -21,9 +21,10 @@ use smallvec::SmallVec;
 use super::buffer::{CpuBuffer, PAD};
 use super::holders::Holders;
 use super::launch::{Bases, Scratch, run_native, run_program};
-use super::native::{Binder, CpuEngine, NativeKernels, carries_in_place, compile_launches};
+use super::native::{Binder, CpuEngine, NativeKernels, compile_launches};
 use super::program::{ChunkProgram, Loc, Op as ChunkOp, compile, dst_and_operands};
 use super::threads::CpuOptions;
+use crate::codegen::in_place::{PartOrder, carries_in_place};
 use crate::codegen::lower::lower_plan;
 use crate::exec::ExecError;
 use crate::graph::{Constant, DType, Graph, NodeId, Op, Shape};
@@ -79,7 +80,7 @@ pub struct CpuExecutor {
     stride: usize,
     swaps: Vec<(usize, usize)>,
     /// Carried (input, next) buffers one compiled launch updates in place: the same buffer,
-    /// never swapped (see [`super::native::reads_before_writes`]).
+    /// never swapped (see [`crate::codegen::in_place`]).
     in_place: Vec<(usize, usize)>,
     /// Buffer indices a run writes (outputs, intermediates, carried next values).
     written: Vec<usize>,
@@ -259,11 +260,18 @@ impl CpuExecutor {
             .iter()
             .any(|l| matches!(l, PlannedLaunch::CopyState { .. }));
         let in_place = match &native {
-            Some(native) if !copies => {
-                carries_in_place(&graph, &lowered, native, plan.steps_per_launch)
-                    .into_iter()
-                    .map(|(input, next)| (slots[&input], slots[&next]))
-                    .collect()
+            Some(native) if !copies && crate::switches::enabled(crate::switches::IN_PLACE) => {
+                let compiled = |p: usize| native.kernels[p].is_some();
+                carries_in_place(
+                    &graph,
+                    &lowered,
+                    plan.steps_per_launch,
+                    PartOrder::Sequential,
+                    compiled,
+                )
+                .into_iter()
+                .map(|(input, next)| (slots[&input], slots[&next]))
+                .collect()
             }
             _ => Vec::new(),
         };

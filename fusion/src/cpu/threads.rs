@@ -56,24 +56,9 @@ impl Default for CpuOptions {
             threads: 0,
             chunk: DEFAULT_CHUNK,
             parallel_min_lanes: DEFAULT_PARALLEL_MIN_LANES,
-            lazy_selects: lazy_selects_default(),
+            lazy_selects: crate::switches::enabled(crate::switches::CPU_LAZY_SELECTS),
             max_buffer_bytes: None,
         }
-    }
-}
-
-/// `CARTFUSE_CPU_LAZY_SELECTS` (`on` or `off`) when set, else on.
-fn lazy_selects_default() -> bool {
-    match std::env::var("CARTFUSE_CPU_LAZY_SELECTS") {
-        Ok(v) => match v.trim().to_ascii_lowercase().as_str() {
-            "off" | "0" | "false" => false,
-            "on" | "1" | "true" => true,
-            other => {
-                tracing::warn!("ignoring CARTFUSE_CPU_LAZY_SELECTS={other} (expected on or off)");
-                true
-            }
-        },
-        Err(_) => true,
     }
 }
 

@@ -20,7 +20,6 @@
 
 pub mod compiler;
 pub mod emit;
-mod in_place;
 mod prelude;
 
 use std::sync::Arc;
@@ -30,7 +29,6 @@ use crate::codegen::lower::LoweredLaunch;
 use crate::cpu::SimdLevel;
 pub use compiler::NativeError;
 pub use emit::{Binder, KernelFn};
-pub use in_place::{carries_in_place, reads_before_writes};
 
 /// How the CPU runtime executes a launch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
