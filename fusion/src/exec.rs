@@ -85,6 +85,20 @@ pub enum ExecError {
         /// The most steps per launch that fit, for a multi-step kernel.
         most_steps: Option<u32>,
     },
+    /// A launch would bind more storage buffers than the device allows (a plan built with
+    /// options other than [`PlanOptions::for_device`](crate::plan::PlanOptions::for_device)).
+    #[error(
+        "launch `{launch}` binds {bindings} storage buffers, over this device's limit of \
+         {limit}; build the plan with PlanOptions::for_device"
+    )]
+    TooManyBindings {
+        /// Ledger name of the launch.
+        launch: String,
+        /// Buffers it binds, params included.
+        bindings: usize,
+        /// The device's limit (cubecl's, less its own metadata buffer).
+        limit: usize,
+    },
     /// The CPU's compiled engine could not build a launch.
     #[error(transparent)]
     Native(#[from] crate::cpu::native::NativeError),
@@ -151,6 +165,23 @@ impl<R: Runtime> PlanExecutor<R> {
                 launch
             })
             .collect();
+        // Past the limit, wgpu fails the pipeline on its device thread, not here.
+        let limit = client.properties().hardware.max_bindings as usize;
+        for launch in &lowered {
+            let b = &launch.bindings;
+            let bindings = b.in_f.len()
+                + b.in_u.len()
+                + b.out_f.len()
+                + b.out_u.len()
+                + crate::plan::PlanOptions::RESERVED_BINDINGS;
+            if bindings > limit {
+                return Err(ExecError::TooManyBindings {
+                    launch: launch.name.clone(),
+                    bindings,
+                    limit,
+                });
+            }
+        }
         let in_place = Self::carries_in_place(&client, &graph, &plan, &lowered);
         let params = ParamLayout::of(&graph);
         let param_name = |id: &NodeId| match &graph.node(*id).op {

@@ -1,6 +1,6 @@
-//! The loop-iteration limit a CubeCL executor checks before it runs a plan (lavapipe's
-//! 65,535 a shader; `fusion::codegen::loop_budget`), with the limit given explicitly so that
-//! the test means the same on every adapter.
+//! The device limits a CubeCL executor checks before it runs a plan: loop iterations
+//! (lavapipe's 65,535 a shader; `fusion::codegen::loop_budget`), given explicitly so that the
+//! test means the same on every adapter, and storage buffers a launch binds.
 
 use cartfuse::AutoresetMode;
 use cartfuse::env::CartPole;
@@ -54,4 +54,41 @@ fn a_plan_over_the_loop_limit_is_refused_naming_the_steps_that_fit() {
         message.contains("use fused-x7 or fewer steps per launch"),
         "{message}"
     );
+}
+
+/// A plan built for more buffers than the device binds is refused when the executor is
+/// built, instead of failing the pipeline on wgpu's device thread.
+#[test]
+fn a_plan_over_the_binding_limit_is_refused() {
+    use cartfuse::fusion::graph::{DType, GraphBuilder};
+    use cartfuse::fusion::plan::PlanOptions;
+    let client = super::backend().client().clone();
+    let limit = client.properties().hardware.max_bindings as usize;
+    let g = GraphBuilder::new();
+    let pairs = limit / 2 + 1;
+    for i in 0..pairs {
+        let x = g.input(&format!("x{i}"), DType::F32);
+        g.output(&format!("y{i}"), x * 2.0 + 1.0);
+    }
+    let graph = g.build().unwrap();
+    let loose = PlanOptions {
+        max_bindings: 4 * limit,
+        ..PlanOptions::default()
+    };
+    let plan = Plan::build(&graph, Strategy::Fused, &loose).unwrap();
+    let error = PlanExecutor::new(client.clone(), graph.clone(), plan, 8)
+        .err()
+        .expect("over the limit");
+    assert!(
+        matches!(
+            &error,
+            ExecError::TooManyBindings { bindings, limit: l, .. }
+                if *bindings == 2 * pairs + 2 && *l == limit
+        ),
+        "{error}"
+    );
+    // Planned for the device, the same graph splits into launches that fit.
+    let plan = Plan::build(&graph, Strategy::Fused, &PlanOptions::for_device(&client)).unwrap();
+    assert!(plan.launches.len() > 1);
+    assert!(PlanExecutor::new(client, graph, plan, 8).is_ok());
 }

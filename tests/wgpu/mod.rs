@@ -16,7 +16,7 @@ runtime_suites!();
 /// Vectorised launches against scalar ones.
 mod vector;
 
-/// Plans over the device's loop-iteration limit.
+/// Plans over the device's loop-iteration and binding limits.
 mod loop_limit;
 
 /// Carried state updated in place against double buffering.

@@ -142,6 +142,12 @@ fn invariant(instr: &Instr) -> bool {
     )
 }
 
+/// Carried register `to` read from its state array (the start of a step's lane loop).
+fn load_state(to: Reg, float: bool) -> String {
+    let r = reg(to, float);
+    format!("const {} {r} = st_{r}[i - b0];\n", ty(float))
+}
+
 /// Each carry's next value written to its state array (the end of a step's lane loop).
 fn store_state(carries: &[(Reg, Reg, bool)]) -> String {
     let mut c = String::new();
@@ -236,8 +242,7 @@ impl Part<'_> {
             steps - 1
         );
         for (to, _, float) in &carries {
-            let r = reg(*to, *float);
-            let _ = writeln!(c, "const {} {r} = st_{r}[i - b0];", ty(*float));
+            c.push_str(&load_state(*to, *float));
         }
         self.list(c, &p.epilogue)?;
         c.push_str("}\n}\n");
@@ -261,8 +266,7 @@ impl Part<'_> {
         );
         c.push_str(header);
         for (to, _, float) in carries {
-            let r = reg(*to, *float);
-            let _ = writeln!(c, "const {} {r} = st_{r}[i - b0];", ty(*float));
+            c.push_str(&load_state(*to, *float));
         }
         self.list(c, &self.part.body)?;
         c.push_str(&store_state(carries));

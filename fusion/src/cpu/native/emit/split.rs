@@ -281,9 +281,7 @@ impl Part<'_> {
                 Source::Spilled => {
                     let _ = writeln!(c, "const {} {name} = sp_{name}[i - b0];", ty(*float));
                 }
-                Source::Carried => {
-                    let _ = writeln!(c, "const {} {name} = st_{name}[i - b0];", ty(*float));
-                }
+                Source::Carried => c.push_str(&super::load_state(*r, *float)),
                 Source::Repeated(instr) => self.instr(c, instr, true)?,
             }
         }
