@@ -1,0 +1,75 @@
+//! [`ExecError`]: why a plan cannot run on a runtime (shared by the device and CPU
+//! executors).
+
+use crate::buffers::ReadError;
+use crate::interpret::BindError;
+
+/// Why a plan cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    /// Inputs or params do not fit the graph.
+    #[error(transparent)]
+    Bind(#[from] BindError),
+    /// A name that is not an input, param or output of the graph.
+    #[error("the graph has no {kind} called `{name}`")]
+    UnknownName {
+        /// Input, param or output.
+        kind: &'static str,
+        /// The name.
+        name: String,
+    },
+    /// A buffer would exceed the device's largest storage binding.
+    #[error(
+        "a buffer of {bytes} bytes exceeds the device's largest storage buffer ({max} bytes); use fewer lanes"
+    )]
+    TooLarge {
+        /// Requested bytes.
+        bytes: u64,
+        /// Device limit.
+        max: u64,
+    },
+    /// A device read failed.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// The CPU cannot run the requested SIMD level (native CPU runtime).
+    #[error("this CPU does not support the {0} SIMD level")]
+    SimdUnsupported(crate::cpu::SimdLevel),
+    /// A plan and graph combination the runtime cannot run.
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    /// A kernel would run more loop iterations than the device executes correctly
+    /// (lavapipe ends every loop of a shader after 65,535 iterations in all).
+    #[error(
+        "kernel `{kernel}` would run {iterations} loop iterations a thread, over this device's \
+         limit of {limit} (lavapipe: Mesa's LP_MAX_TGSI_LOOP_ITERATIONS; past it every loop \
+         exits early and the results are silently wrong){}",
+        most_steps.map_or(String::new(), |k| format!("; use fused-x{k} or fewer steps per launch"))
+    )]
+    TooManyLoopIterations {
+        /// Ledger name of the kernel.
+        kernel: String,
+        /// Its loop iterations per thread (an upper bound).
+        iterations: u64,
+        /// The device's limit.
+        limit: u64,
+        /// The most steps per launch that fit, for a multi-step kernel.
+        most_steps: Option<u32>,
+    },
+    /// A launch would bind more storage buffers than the device allows (a plan built with
+    /// options other than [`PlanOptions::for_device`](crate::plan::PlanOptions::for_device)).
+    #[error(
+        "launch `{launch}` binds {bindings} storage buffers, over this device's limit of \
+         {limit}; build the plan with PlanOptions::for_device"
+    )]
+    TooManyBindings {
+        /// Ledger name of the launch.
+        launch: String,
+        /// Buffers it binds, params included.
+        bindings: usize,
+        /// The device's limit (cubecl's, less its own metadata buffer).
+        limit: usize,
+    },
+    /// The CPU's compiled engine could not build a launch.
+    #[error(transparent)]
+    Native(#[from] crate::cpu::native::NativeError),
+}
