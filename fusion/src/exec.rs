@@ -7,11 +7,13 @@
 //! [`LaunchLedger`].
 //!
 //! A carry that one launch reads before it writes it is updated in place instead (see
-//! [`crate::codegen::in_place`]): the kernel binds the state's buffer as both its input and
-//! its next value. That needs bindings that may alias: wgpu binds every storage buffer
-//! read-write (cubecl's slices of one page already share a buffer), while CUDA declares the
-//! buffers a kernel only reads `const __restrict__`, so on CUDA every carry stays
-//! double-buffered.
+//! [`crate::codegen::in_place`]): the kernel writes the next state over the state's own
+//! buffer, bound once as the carry's output and read from there
+//! ([`crate::codegen::state_reads`]). A carry read otherwise (packed columns) would be
+//! bound twice, as input and output: wgpu allows bindings that alias (it binds every
+//! storage buffer read-write, and cubecl's slices of one page already share a buffer),
+//! while CUDA declares the buffers a kernel only reads `const __restrict__`, so there such
+//! a carry stays double-buffered.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -30,6 +32,7 @@ use crate::codegen::kernel::{copy_array, fused_array};
 use crate::codegen::loop_budget::{launch_iterations, steps_within};
 use crate::codegen::lower::{LoweredLaunch, ParamLayout, lower_plan};
 use crate::codegen::program::LaunchProgram;
+use crate::codegen::state_reads::{binds_once, read_state_from_outputs};
 use crate::codegen::vector::VECTOR_WIDTH;
 use crate::graph::{DType, Graph, NodeId, Shape};
 use crate::interpret::{BindError, HostArray, Scalar};
@@ -45,6 +48,9 @@ pub struct PlanExecutor<R: Runtime> {
     graph: Graph,
     plan: Plan,
     lowered: Vec<LoweredLaunch>,
+    /// The launches as bound: `lowered`, with carries updated in place read from the
+    /// binding of their next value (see [`crate::codegen::state_reads`]).
+    bound: Vec<LoweredLaunch>,
     n: usize,
     buffers: HashMap<Slot, Handle>,
     /// Each param's type and index in its params buffer, by name.
@@ -63,6 +69,16 @@ fn width(graph: &Graph, node: NodeId) -> usize {
         Shape::Lanes => 1,
         Shape::Packed(k) => k as usize,
     }
+}
+
+/// Storage buffers `launch` binds, params and cubecl's own included.
+fn binding_count(launch: &LoweredLaunch) -> usize {
+    let b = &launch.bindings;
+    b.in_f.len()
+        + b.in_u.len()
+        + b.out_f.len()
+        + b.out_u.len()
+        + crate::plan::PlanOptions::RESERVED_BINDINGS
 }
 
 impl<R: Runtime> PlanExecutor<R> {
@@ -99,15 +115,14 @@ impl<R: Runtime> PlanExecutor<R> {
                 launch
             })
             .collect();
+        let in_place = Self::carries_in_place(&client, &graph, &plan, &lowered);
+        let bound: Vec<LoweredLaunch> = (lowered.iter())
+            .map(|launch| read_state_from_outputs(launch, &in_place))
+            .collect();
         // Past the limit, wgpu fails the pipeline on its device thread, not here.
         let limit = client.properties().hardware.max_bindings as usize;
-        for launch in &lowered {
-            let b = &launch.bindings;
-            let bindings = b.in_f.len()
-                + b.in_u.len()
-                + b.out_f.len()
-                + b.out_u.len()
-                + crate::plan::PlanOptions::RESERVED_BINDINGS;
+        for launch in &bound {
+            let bindings = binding_count(launch);
             if bindings > limit {
                 return Err(ExecError::TooManyBindings {
                     launch: launch.name.clone(),
@@ -116,7 +131,6 @@ impl<R: Runtime> PlanExecutor<R> {
                 });
             }
         }
-        let in_place = Self::carries_in_place(&client, &graph, &plan, &lowered);
         let params = ParamLayout::of(&graph);
         let param_name = |id: &NodeId| match &graph.node(*id).op {
             crate::graph::Op::Param { name } => name.clone(),
@@ -138,7 +152,7 @@ impl<R: Runtime> PlanExecutor<R> {
             param_f: vec![0.0; params.f32_params.len()],
             param_u: vec![0; params.u32_params.len()],
             param_slots,
-            vectorize: true,
+            vectorize: crate::switches::enabled(crate::switches::VECTORIZE),
             in_place,
             ledger: Arc::new(LaunchLedger::new()),
             buffers: HashMap::new(),
@@ -146,6 +160,7 @@ impl<R: Runtime> PlanExecutor<R> {
             graph,
             plan,
             lowered,
+            bound,
             n,
         };
         executor.allocate_outputs(false);
@@ -160,16 +175,17 @@ impl<R: Runtime> PlanExecutor<R> {
         lowered: &[LoweredLaunch],
     ) -> Vec<NodeId> {
         let copies = (plan.launches.iter()).any(|l| matches!(l, PlannedLaunch::CopyState { .. }));
-        let aliasing = R::name(client).starts_with("wgpu");
-        if copies || !aliasing || !crate::switches::enabled(crate::switches::IN_PLACE) {
+        if copies || !crate::switches::enabled(crate::switches::IN_PLACE) {
             return Vec::new();
         }
+        let aliasing = R::name(client).starts_with("wgpu");
         // A rows kernel's thread reads a whole row of lanes: keep those double-buffered.
         let by_lane = |p: usize| lowered[p].rows_of.is_none();
         let steps = plan.steps_per_launch;
         carries_in_place(graph, lowered, steps, PartOrder::Concurrent, by_lane)
             .into_iter()
             .map(|(input, _)| input.node())
+            .filter(|&input| aliasing || lowered.iter().all(|l| binds_once(l, input)))
             .collect()
     }
 
@@ -182,9 +198,16 @@ impl<R: Runtime> PlanExecutor<R> {
             .collect()
     }
 
+    /// Storage buffers each kernel launch binds, params and cubecl's own included (a
+    /// carry updated in place is bound once).
+    pub fn storage_bindings(&self) -> Vec<usize> {
+        self.bound.iter().map(binding_count).collect()
+    }
+
     /// Keeps every carry double-buffered from now on (to measure or test what updating the
     /// state in place changes).
     pub fn double_buffer(&mut self) {
+        self.bound = self.lowered.clone();
         for input in std::mem::take(&mut self.in_place) {
             let slot = Slot::Next(input);
             let next = self.client.empty(self.slot_len(slot) * 4);
@@ -501,7 +524,7 @@ impl<R: Runtime> PlanExecutor<R> {
     }
 
     fn launch_kernels(&self, index: usize) {
-        let launch = &self.lowered[index];
+        let launch = &self.bound[index];
         let width = self.vector_width(index);
         let threads = match launch.rows_of {
             Some(cols) => self.n / cols as usize,

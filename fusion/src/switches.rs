@@ -6,6 +6,8 @@
 //! - `CARTFUSE_CPU_LAZY_SELECTS`: reset branches run only in lanes that take them (CPU).
 //! - `CARTFUSE_IN_PLACE`: carried state updated in place where a launch allows it (CPU's
 //!   compiled engine and devices; see [`crate::codegen::in_place`]).
+//! - `CARTFUSE_VECTORIZE`: device kernels that allow it handle four lanes per thread
+//!   (see [`crate::codegen::vector`]).
 
 /// Whether the switch `name` is on (see the [module docs](self)).
 pub fn enabled(name: &str) -> bool {
@@ -27,3 +29,6 @@ pub const CPU_LAZY_SELECTS: &str = "CARTFUSE_CPU_LAZY_SELECTS";
 
 /// The switch for carried state updated in place.
 pub const IN_PLACE: &str = "CARTFUSE_IN_PLACE";
+
+/// The switch for four lanes per device thread.
+pub const VECTORIZE: &str = "CARTFUSE_VECTORIZE";

@@ -91,12 +91,17 @@ fn a_state_updated_in_place_has_the_bits_of_double_buffering() {
                 Some(false) => assert!(names.is_empty(), "{strategy}: {names:?}"),
                 None => assert!(names.iter().all(|name| carried.contains(name))),
             }
+            let in_place_count = names.len();
             // The state starts in a buffer of the caller's, as a reset hands it over.
             let outside = in_place.input_handle("x").unwrap().clone();
             in_place.bind_input("x", outside.clone()).unwrap();
             let mut double = executor(&graph, strategy, n);
             double.double_buffer();
             assert!(double.in_place_inputs().is_empty());
+            // Each carry in place is bound once, as its next value.
+            let bound: usize = in_place.storage_bindings().iter().sum();
+            let doubled: usize = double.storage_bindings().iter().sum();
+            assert_eq!(bound + in_place_count, doubled, "{strategy}");
             let want = results(&mut double, &graph, 4);
             let got = results(&mut in_place, &graph, 4);
             assert_eq!(got, want, "{strategy} n={n}");

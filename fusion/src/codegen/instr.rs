@@ -86,6 +86,14 @@ pub(super) fn exec<N: Size>(
             let value = in_u.index(buffer as usize)[lane + step_offset(n, per_step, step)];
             regs_u.insert(dst, value);
         }
+        Instr::LoadStateF { dst, buffer } => {
+            let value = out_f.index(buffer as usize)[lane];
+            regs_f.insert(dst, value);
+        }
+        Instr::LoadStateU { dst, buffer } => {
+            let value = out_u.index(buffer as usize)[lane];
+            regs_u.insert(dst, value);
+        }
         Instr::LoadPackedF {
             dst,
             buffer,

@@ -8,6 +8,7 @@
 //! - [`kernel`]: the one interpreter kernel, generic over the vector width.
 //! - [`instr`]: one instruction of it in CubeCL.
 //! - [`in_place`]: which carried states a launch may update in place.
+//! - [`state_reads`]: a carry updated in place read from its next value's binding.
 //! - [`lazy`]: select branches run only where taken; Threefry words computed once.
 //! - [`ops`]: its math, one `#[cube]` function per typed op family.
 //! - `steps`: the prologue, loop body and epilogue of multi-step programs.
@@ -23,5 +24,6 @@ pub mod lower;
 pub mod ops;
 pub mod program;
 pub mod reroll;
+pub mod state_reads;
 mod steps;
 pub mod vector;

@@ -50,6 +50,21 @@ pub enum Instr {
         /// Per-step input.
         per_step: bool,
     },
+    /// `f[dst] = out_f[buffer][lane]`: a carried input updated in place, read from the
+    /// output binding that also receives its next value (see [`super::state_reads`]).
+    LoadStateF {
+        /// Destination register.
+        dst: Reg,
+        /// Index into the kernel's `f32` output buffers.
+        buffer: u32,
+    },
+    /// `u[dst] = out_u[buffer][lane]` (see [`Instr::LoadStateF`]).
+    LoadStateU {
+        /// Destination register.
+        dst: Reg,
+        /// Index into the kernel's `u32` output buffers.
+        buffer: u32,
+    },
     /// `f[dst] = params_f[index]`.
     ParamF {
         /// Destination register.
@@ -338,6 +353,7 @@ impl Instr {
         match *self {
             Instr::LoadF { dst, .. }
             | Instr::LoadPackedF { dst, .. }
+            | Instr::LoadStateF { dst, .. }
             | Instr::ParamF { dst, .. }
             | Instr::ConstF { dst, .. }
             | Instr::UnaryF { dst, .. }
@@ -349,6 +365,7 @@ impl Instr {
             | Instr::Unstash { dst, .. }
             | Instr::U32ToF32 { dst, .. } => Some((dst, true)),
             Instr::LoadU { dst, .. }
+            | Instr::LoadStateU { dst, .. }
             | Instr::ParamU { dst, .. }
             | Instr::ConstU { dst, .. }
             | Instr::Lane { dst }
@@ -385,6 +402,8 @@ impl Instr {
             Instr::LoadF { .. }
             | Instr::LoadU { .. }
             | Instr::LoadPackedF { .. }
+            | Instr::LoadStateF { .. }
+            | Instr::LoadStateU { .. }
             | Instr::ParamF { .. }
             | Instr::ParamU { .. }
             | Instr::ConstF { .. }

@@ -378,6 +378,9 @@ impl Translator {
                     step,
                 });
             }
+            Instr::LoadStateF { .. } | Instr::LoadStateU { .. } => {
+                unreachable!("only device executors read state from its output binding")
+            }
             Instr::ParamF { dst, .. }
             | Instr::ParamU { dst, .. }
             | Instr::ConstF { dst, .. }

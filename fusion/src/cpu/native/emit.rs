@@ -336,6 +336,8 @@ impl Part<'_> {
                 per_step,
                 ..
             } => format!("in_f{buffer}[{} * {k} + {column}]", index(per_step)),
+            Instr::LoadStateF { buffer, .. } => format!("out_f{buffer}[i]"),
+            Instr::LoadStateU { buffer, .. } => format!("out_u{buffer}[i]"),
             Instr::ParamF { dst, .. } => {
                 format!("cf_float(pins[{}])", (self.binder.pin)(NodeId(dst)))
             }
