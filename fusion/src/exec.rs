@@ -71,7 +71,8 @@ fn width(graph: &Graph, node: NodeId) -> usize {
     }
 }
 
-/// Storage buffers `launch` binds, params and cubecl's own included.
+/// Storage buffers `launch` binds, the params buffers included (cubecl's `max_bindings`
+/// already leaves room for its metadata buffer).
 fn binding_count(launch: &LoweredLaunch) -> usize {
     let b = &launch.bindings;
     b.in_f.len()
@@ -174,8 +175,7 @@ impl<R: Runtime> PlanExecutor<R> {
         plan: &Plan,
         lowered: &[LoweredLaunch],
     ) -> Vec<NodeId> {
-        let copies = (plan.launches.iter()).any(|l| matches!(l, PlannedLaunch::CopyState { .. }));
-        if copies || !crate::switches::enabled(crate::switches::IN_PLACE) {
+        if plan.copies_state() || !crate::switches::enabled(crate::switches::IN_PLACE) {
             return Vec::new();
         }
         let aliasing = R::name(client).starts_with("wgpu");
@@ -198,8 +198,8 @@ impl<R: Runtime> PlanExecutor<R> {
             .collect()
     }
 
-    /// Storage buffers each kernel launch binds, params and cubecl's own included (a
-    /// carry updated in place is bound once).
+    /// Storage buffers each kernel launch binds, the two params buffers included and
+    /// cubecl's metadata buffer not (a carry updated in place is bound once).
     pub fn storage_bindings(&self) -> Vec<usize> {
         self.bound.iter().map(binding_count).collect()
     }
@@ -499,12 +499,7 @@ impl<R: Runtime> PlanExecutor<R> {
                 PlannedLaunch::CopyState { input } => self.launch_copy(input),
             }
         }
-        let copied = self
-            .plan
-            .launches
-            .iter()
-            .any(|l| matches!(l, PlannedLaunch::CopyState { .. }));
-        if !copied {
+        if !self.plan.copies_state() {
             let swapped =
                 (self.graph.carries().iter()).filter(|c| !self.in_place.contains(&c.input));
             for carry in swapped {

@@ -255,10 +255,7 @@ impl CpuExecutor {
                 },
             })
             .collect();
-        let copies = plan
-            .launches
-            .iter()
-            .any(|l| matches!(l, PlannedLaunch::CopyState { .. }));
+        let copies = plan.copies_state();
         let in_place = match &native {
             Some(native) if !copies && crate::switches::enabled(crate::switches::IN_PLACE) => {
                 let compiled = |p: usize| native.kernels[p].is_some();

@@ -26,6 +26,12 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// Whether the plan copies new state back into the state's buffers (`xla-default`'s
+    /// loop-tuple copies) instead of swapping the two buffers of each carry.
+    pub fn copies_state(&self) -> bool {
+        (self.launches.iter()).any(|l| matches!(l, PlannedLaunch::CopyState { .. }))
+    }
+
     /// A plan whose kernels are given: each named group of nodes becomes one kernel, in
     /// dependency order. Every placed node must be in at least one group (nodes in several
     /// groups are recomputed by each).
