@@ -38,35 +38,21 @@ pub fn fused_array<N: Size>(
     cubes_per_part: usize,
     #[comptime] launch: LaunchProgram,
 ) {
-    if comptime!(launch.parts.len() == 1) {
-        // One part owns every cube: no division to find the part (an integer division per
-        // thread is a scalarised loop on a CPU-backed device such as lavapipe).
-        let program = comptime!(launch.parts[0].clone());
-        if ABSOLUTE_POS < threads {
-            run_program::<N>(
-                in_f,
-                in_u,
-                out_f,
-                out_u,
-                params_f,
-                params_u,
-                ABSOLUTE_POS,
-                threads,
-                program,
-            );
-        }
-    } else {
-        let part = CUBE_POS / cubes_per_part;
-        #[unroll]
-        for p in 0..launch.parts.len() {
-            let program = comptime!(launch.parts[p].clone());
-            if part == p {
-                let local = ABSOLUTE_POS - p * cubes_per_part * CUBE_DIM as usize;
-                if local < threads {
-                    run_program::<N>(
-                        in_f, in_u, out_f, out_u, params_f, params_u, local, threads, program,
-                    );
-                }
+    // One part owns every cube: no division to find the part (an integer division per
+    // thread is a scalarised loop on a CPU-backed device such as lavapipe).
+    let mut part = 0usize;
+    if comptime!(launch.parts.len() > 1) {
+        part = CUBE_POS / cubes_per_part;
+    }
+    #[unroll]
+    for p in 0..launch.parts.len() {
+        let program = comptime!(launch.parts[p].clone());
+        if part == p {
+            let local = ABSOLUTE_POS - p * cubes_per_part * CUBE_DIM as usize;
+            if local < threads {
+                run_program::<N>(
+                    in_f, in_u, out_f, out_u, params_f, params_u, local, threads, program,
+                );
             }
         }
     }
