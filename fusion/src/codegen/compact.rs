@@ -25,7 +25,8 @@ const MIN_TERMS: usize = 4;
 /// `program` with every eligible affine chain as a loop, and the param loads only those
 /// chains read removed.
 pub fn compact(program: &KernelProgram) -> KernelProgram {
-    let param_of: HashMap<Reg, u32> = all_instrs(program)
+    let param_of: HashMap<Reg, u32> = program
+        .instrs()
         .filter_map(|instr| match *instr {
             Instr::ParamF { dst, index } => Some((dst, index)),
             _ => None,
@@ -45,7 +46,8 @@ pub fn compact(program: &KernelProgram) -> KernelProgram {
 
 /// Stash slots `program` uses (the local array its kernel declares).
 pub fn stash_len(program: &KernelProgram) -> u32 {
-    all_instrs(program)
+    program
+        .instrs()
         .flat_map(|instr| {
             let (read, write) = stash_slots(instr);
             read.into_iter().chain(write)
@@ -58,7 +60,8 @@ pub fn stash_len(program: &KernelProgram) -> u32 {
 /// Every register `program` reads: instruction operands (guard blocks included), reduction
 /// phases' values, carried `f32` values and guard outputs, once per read.
 pub(super) fn reads(program: &KernelProgram) -> impl Iterator<Item = Reg> + '_ {
-    all_instrs(program)
+    program
+        .instrs()
         .flat_map(Instr::operands)
         .chain(program.phases.iter().map(|p| p.value))
         .chain(program.carries_f.iter().map(|c| c.1))
@@ -68,17 +71,6 @@ pub(super) fn reads(program: &KernelProgram) -> impl Iterator<Item = Reg> + '_ {
                 .iter()
                 .flat_map(|g| g.outputs_f.iter().copied()),
         )
-}
-
-fn all_instrs(program: &KernelProgram) -> impl Iterator<Item = &Instr> {
-    program
-        .phases
-        .iter()
-        .flat_map(|p| &p.body)
-        .chain(&program.prologue)
-        .chain(&program.body)
-        .chain(&program.epilogue)
-        .chain(program.guards.iter().flat_map(|g| &g.body))
 }
 
 /// One list, chains found where consecutive `MulAdd`s each continue the last.

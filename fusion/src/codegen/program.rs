@@ -492,6 +492,30 @@ pub struct KernelProgram {
     pub carries_u: Vec<(Reg, Reg)>,
 }
 
+impl KernelProgram {
+    /// Every instruction: the phases, prologue, body, epilogue, then the guard blocks.
+    pub fn instrs(&self) -> impl Iterator<Item = &Instr> {
+        let phases = self.phases.iter().flat_map(|p| &p.body);
+        let guards = self.guards.iter().flat_map(|g| &g.body);
+        phases
+            .chain(&self.prologue)
+            .chain(&self.body)
+            .chain(&self.epilogue)
+            .chain(guards)
+    }
+
+    /// [`Self::instrs`], to rewrite in place.
+    pub fn instrs_mut(&mut self) -> impl Iterator<Item = &mut Instr> {
+        let phases = self.phases.iter_mut().flat_map(|p| p.body.iter_mut());
+        let guards = self.guards.iter_mut().flat_map(|g| g.body.iter_mut());
+        phases
+            .chain(self.prologue.iter_mut())
+            .chain(self.body.iter_mut())
+            .chain(self.epilogue.iter_mut())
+            .chain(guards)
+    }
+}
+
 #[cfg(test)]
 impl KernelProgram {
     /// A one-step elementwise program of `body` alone (tests of the passes over it).

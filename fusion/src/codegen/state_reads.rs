@@ -27,7 +27,7 @@ fn rebindable(launch: &LoweredLaunch, input: NodeId) -> Option<(bool, u32, u32)>
             let from = ins.iter().position(|s| *s == Slot::Input(input))? as u32;
             let to = outs.iter().position(|s| *s == Slot::Next(input))? as u32;
             let plain = (launch.program.parts.iter())
-                .all(|part| all_instrs(part).all(|i| !reads_otherwise(i, float, from)));
+                .all(|part| part.instrs().all(|i| !reads_otherwise(i, float, from)));
             plain.then_some((float, from, to))
         })
 }
@@ -53,7 +53,7 @@ pub fn read_state_from_outputs(launch: &LoweredLaunch, in_place: &[NodeId]) -> L
         };
         let mut parts: Vec<KernelProgram> = launch.program.parts.to_vec();
         for part in &mut parts {
-            for instr in instrs(part) {
+            for instr in part.instrs_mut() {
                 *instr = rebind(*instr, float, from, to);
             }
         }
@@ -63,28 +63,6 @@ pub fn read_state_from_outputs(launch: &LoweredLaunch, in_place: &[NodeId]) -> L
         ins.remove(from as usize);
     }
     launch
-}
-
-/// Every instruction of `part`: its phases, prologue, body, epilogue and guard blocks.
-fn all_instrs(part: &KernelProgram) -> impl Iterator<Item = &Instr> {
-    let phases = part.phases.iter().flat_map(|p| &p.body);
-    let guards = part.guards.iter().flat_map(|g| &g.body);
-    phases
-        .chain(&part.prologue)
-        .chain(&part.body)
-        .chain(&part.epilogue)
-        .chain(guards)
-}
-
-/// [`all_instrs`], to rewrite.
-fn instrs(part: &mut KernelProgram) -> impl Iterator<Item = &mut Instr> {
-    let phases = part.phases.iter_mut().flat_map(|p| p.body.iter_mut());
-    let guards = part.guards.iter_mut().flat_map(|g| g.body.iter_mut());
-    phases
-        .chain(part.prologue.iter_mut())
-        .chain(part.body.iter_mut())
-        .chain(part.epilogue.iter_mut())
-        .chain(guards)
 }
 
 /// Whether `instr` reads input buffer `from` (of the `float` file) other than as a plain
