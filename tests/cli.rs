@@ -390,7 +390,10 @@ fn plan_command_explains_every_boundary() {
         "{text}"
     );
     assert!(text.contains("(pack4) is a concatenate read by"), "{text}");
-    assert!(text.contains("XLA copies loop-carried state"), "{text}");
+    assert!(
+        text.contains("XLA's copy removal keeps this loop copy"),
+        "{text}"
+    );
     let kernels = text.matches("  kernel ").count();
     assert_eq!(
         text.matches("boundary: ").count(),

@@ -2,8 +2,8 @@
 //!
 //! [`PlanExecutor`] owns every buffer a plan needs besides its inputs: materialized
 //! intermediates, outputs, and a second buffer per carried input (state is double-buffered:
-//! a step reads one and writes the other, then they swap, except under `xla-default`, which
-//! copies the new state back as XLA's while loop does). Every launch goes through the
+//! a step reads one and writes the other, then they swap, except for the carries
+//! `xla-default` copies back as XLA's while loop does). Every launch goes through the
 //! [`LaunchLedger`].
 //!
 //! A carry that one launch reads before it writes it is updated in place instead (see
@@ -175,9 +175,10 @@ impl<R: Runtime> PlanExecutor<R> {
         plan: &Plan,
         lowered: &[LoweredLaunch],
     ) -> Vec<NodeId> {
-        if plan.copies_state() || !crate::switches::enabled(crate::switches::IN_PLACE) {
+        if !crate::switches::enabled(crate::switches::IN_PLACE) {
             return Vec::new();
         }
+        let copied = plan.copied_carries();
         let aliasing = R::name(client).starts_with("wgpu");
         // A rows kernel's thread reads a whole row of lanes: keep those double-buffered.
         let by_lane = |p: usize| lowered[p].rows_of.is_none();
@@ -185,6 +186,7 @@ impl<R: Runtime> PlanExecutor<R> {
         carries_in_place(graph, lowered, steps, PartOrder::Concurrent, by_lane)
             .into_iter()
             .map(|(input, _)| input.node())
+            .filter(|input| !copied.contains(input))
             .filter(|&input| aliasing || lowered.iter().all(|l| binds_once(l, input)))
             .collect()
     }
@@ -499,21 +501,20 @@ impl<R: Runtime> PlanExecutor<R> {
                 PlannedLaunch::CopyState { input } => self.launch_copy(input),
             }
         }
-        if !self.plan.copies_state() {
-            let swapped =
-                (self.graph.carries().iter()).filter(|c| !self.in_place.contains(&c.input));
-            for carry in swapped {
-                let input = self
-                    .buffers
-                    .remove(&Slot::Input(carry.input))
-                    .expect("bound");
-                let next = self
-                    .buffers
-                    .remove(&Slot::Next(carry.input))
-                    .expect("allocated");
-                self.buffers.insert(Slot::Input(carry.input), next);
-                self.buffers.insert(Slot::Next(carry.input), input);
-            }
+        let copied = self.plan.copied_carries();
+        let swapped = (self.graph.carries().iter())
+            .filter(|c| !self.in_place.contains(&c.input) && !copied.contains(&c.input));
+        for carry in swapped {
+            let input = self
+                .buffers
+                .remove(&Slot::Input(carry.input))
+                .expect("bound");
+            let next = self
+                .buffers
+                .remove(&Slot::Next(carry.input))
+                .expect("allocated");
+            self.buffers.insert(Slot::Input(carry.input), next);
+            self.buffers.insert(Slot::Next(carry.input), input);
         }
         Ok(())
     }

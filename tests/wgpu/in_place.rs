@@ -74,11 +74,16 @@ fn a_state_updated_in_place_has_the_bits_of_double_buffering() {
         carried.contains(&"x") && carried.contains(&"elapsed"),
         "{carried:?}"
     );
-    for (strategy, all_in_place) in [
-        (Strategy::Fused, Some(true)),
-        (Strategy::FusedSteps(3), Some(true)),
-        (Strategy::Eager, Some(false)),
-        (Strategy::XlaDefault, Some(false)),
+    // xla-default copies no carry of this graph; `resets` is read by the counter fusion
+    // before the step's fusion writes it, so it is double-buffered.
+    let xla: Vec<&str> = (carried.iter().copied())
+        .filter(|name| *name != "resets")
+        .collect();
+    for (strategy, expected) in [
+        (Strategy::Fused, Some(carried.clone())),
+        (Strategy::FusedSteps(3), Some(carried.clone())),
+        (Strategy::Eager, Some(Vec::new())),
+        (Strategy::XlaDefault, Some(xla)),
         (Strategy::Vertical, None),
         (Strategy::Horizontal, None),
     ] {
@@ -86,9 +91,8 @@ fn a_state_updated_in_place_has_the_bits_of_double_buffering() {
         for n in [1000, 301] {
             let mut in_place = executor(&graph, strategy, n);
             let names = in_place.in_place_inputs();
-            match all_in_place {
-                Some(true) => assert_eq!(names, carried, "{strategy}"),
-                Some(false) => assert!(names.is_empty(), "{strategy}: {names:?}"),
+            match &expected {
+                Some(expected) => assert_eq!(&names, expected, "{strategy}"),
                 None => assert!(names.iter().all(|name| carried.contains(name))),
             }
             let in_place_count = names.len();

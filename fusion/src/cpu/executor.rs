@@ -2,7 +2,8 @@
 //!
 //! It mirrors [`crate::exec::PlanExecutor`]: the same buffers per plan slot (inputs,
 //! materialized intermediates, outputs, a second buffer per carried input, swapped after
-//! each run or copied back under `xla-default`), the same launches in the same order, each
+//! each run, or copied back for the carries `xla-default` copies), the same launches in
+//! the same order, each
 //! recorded in the [`LaunchLedger`] by the shared [`kernels_record`]/[`copy_state_record`]
 //! functions, so launch and byte counts equal the device's for the same plan.
 //!
@@ -255,9 +256,11 @@ impl CpuExecutor {
                 },
             })
             .collect();
-        let copies = plan.copies_state();
+        let copied: Vec<(usize, usize)> = (plan.copied_carries().into_iter())
+            .map(|input| (slots[&Slot::Input(input)], slots[&Slot::Next(input)]))
+            .collect();
         let in_place = match &native {
-            Some(native) if !copies && crate::switches::enabled(crate::switches::IN_PLACE) => {
+            Some(native) if crate::switches::enabled(crate::switches::IN_PLACE) => {
                 let compiled = |p: usize| native.kernels[p].is_some();
                 carries_in_place(
                     &graph,
@@ -268,6 +271,7 @@ impl CpuExecutor {
                 )
                 .into_iter()
                 .map(|(input, next)| (slots[&input], slots[&next]))
+                .filter(|pair| !copied.contains(pair))
                 .collect()
             }
             _ => Vec::new(),
@@ -276,16 +280,10 @@ impl CpuExecutor {
         for &(input, next) in &in_place {
             buffers[next] = buffers[input].clone();
         }
-        let swaps = if copies {
-            Vec::new()
-        } else {
-            graph
-                .carries()
-                .iter()
-                .map(|c| (slots[&Slot::Input(c.input)], slots[&Slot::Next(c.input)]))
-                .filter(|pair| !in_place.contains(pair))
-                .collect()
-        };
+        let swaps = (graph.carries().iter())
+            .map(|c| (slots[&Slot::Input(c.input)], slots[&Slot::Next(c.input)]))
+            .filter(|pair| !in_place.contains(pair) && !copied.contains(pair))
+            .collect();
         let written = slot_list
             .iter()
             .enumerate()

@@ -61,7 +61,7 @@ impl Plan {
                 }
                 PlannedLaunch::CopyState { input } => {
                     text.push_str(&format!(
-                        "\nlaunch {index}: copy {} into its input buffer ({} bytes per lane): XLA copies loop-carried state between while-loop iterations\n",
+                        "\nlaunch {index}: copy {} into its input buffer ({} bytes per lane): XLA's copy removal keeps this loop copy: the old value is still live where the new one is written (carries not copied share the loop buffer)\n",
                         crate::interpret::carry_name(graph, *input),
                         2 * slot_width_bytes(graph, *input)
                     ));

@@ -26,10 +26,16 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Whether the plan copies new state back into the state's buffers (`xla-default`'s
-    /// loop-tuple copies) instead of swapping the two buffers of each carry.
-    pub fn copies_state(&self) -> bool {
-        (self.launches.iter()).any(|l| matches!(l, PlannedLaunch::CopyState { .. }))
+    /// The carried inputs whose next value a launch copies back into the state's own
+    /// buffer (`xla-default`'s loop copies); the other carries are swapped or updated in
+    /// place.
+    pub fn copied_carries(&self) -> Vec<NodeId> {
+        (self.launches.iter())
+            .filter_map(|launch| match launch {
+                PlannedLaunch::CopyState { input } => Some(*input),
+                PlannedLaunch::Kernels(_) => None,
+            })
+            .collect()
     }
 
     /// A plan whose kernels are given: each named group of nodes becomes one kernel, in

@@ -13,7 +13,7 @@ use crate::graph::Graph;
 
 impl Plan {
     /// Plans `graph` under `strategy`: partition by the spec's rules (falling back when a
-    /// kernel would bind too many buffers), group kernels into launches, add state copies,
+    /// kernel would bind too many buffers), group kernels into launches, add the state copies XLA keeps,
     /// and check the stepping requirement.
     pub fn build(
         graph: &Graph,
@@ -56,12 +56,8 @@ impl Plan {
         }
         let mut launches = launches::group(graph, &kernels, spec.grouping);
         if spec.carried == CarriedState::CopiedBack {
-            launches.extend(
-                graph
-                    .carries()
-                    .iter()
-                    .map(|c| PlannedLaunch::CopyState { input: c.input }),
-            );
+            let copied = xla::copies::copied_carries(graph, &kernels, &launches);
+            launches.extend((copied.into_iter()).map(|input| PlannedLaunch::CopyState { input }));
         }
         let steps_per_launch = match spec.steps {
             Steps::One => 1,

@@ -56,8 +56,10 @@ pub enum Grouping {
 pub enum CarriedState {
     /// Double-buffered: the executor swaps the state buffers after each run (no launch).
     Swapped,
-    /// Copied back into the input's own buffer by one launch per carried input (XLA's
-    /// while-loop copy).
+    /// XLA's while loop: a carry whose old value is still live when its next value is
+    /// written is copied back into the input's own buffer by a launch of its own; the
+    /// others are written over their old value or double-buffered, as XLA's copy removal
+    /// lets them share the loop buffer ([`xla::copies`](super::xla::copies)).
     CopiedBack,
 }
 

@@ -311,11 +311,18 @@ fn the_compiled_fused_step_updates_its_state_in_place_with_the_interpreters_bits
         .collect();
     let n = 300;
     let params = cartpole::params();
+    // xla-default copies no carry of this graph (each is read before, or elementwise in,
+    // the fusion writing it); `resets` is read by the counter fusion before the step's
+    // fusion writes it, so it is double-buffered, and the others are updated in place.
+    let xla: Vec<String> = (carried.iter())
+        .filter(|name| *name != "resets")
+        .cloned()
+        .collect();
     for (strategy, in_place) in [
-        (Strategy::Fused, true),
-        (Strategy::FusedSteps(3), true),
-        (Strategy::Eager, false),
-        (Strategy::XlaDefault, false),
+        (Strategy::Fused, carried.clone()),
+        (Strategy::FusedSteps(3), carried.clone()),
+        (Strategy::Eager, Vec::new()),
+        (Strategy::XlaDefault, xla),
     ] {
         let plan = Plan::build(&graph, strategy, &PlanOptions::default()).unwrap();
         let inputs = cartpole::inputs(&graph, n, plan.steps_per_launch as usize, 5);
@@ -350,11 +357,7 @@ fn the_compiled_fused_step_updates_its_state_in_place_with_the_interpreters_bits
         );
         let (compiled, names, kept) = run(CpuEngine::Compiled);
         assert_bits(&format!("{strategy} in place"), &compiled, &interpreted);
-        if in_place {
-            assert_eq!(names, carried, "{strategy}");
-            assert!(kept, "{strategy}: the bound state buffer holds the state");
-        } else {
-            assert!(names.is_empty(), "{strategy}: {names:?}");
-        }
+        assert_eq!(names, in_place, "{strategy}");
+        assert_eq!(kept, in_place.iter().any(|name| name == "x"), "{strategy}");
     }
 }
