@@ -38,7 +38,7 @@ pub fn ladder() -> Vec<AblationRow> {
     vec![
         AblationRow {
             label: "xla-default",
-            change: "XLA's pipeline on the baseline program: random numbers from an opaque custom call, state packed by a concatenate with several users, state copied between steps",
+            change: "XLA's pipeline on the baseline program: random numbers from an opaque custom call, state packed by a concatenate with several users, the loop copies XLA keeps (state still live when its next value is written)",
             plan: StepPlan::Graph(Strategy::XlaDefault),
             study: "baseline (1.0x)",
             study_launches: Some(6),
