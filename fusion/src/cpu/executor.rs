@@ -20,8 +20,10 @@ use std::sync::Arc;
 use smallvec::SmallVec;
 
 use super::buffer::{CpuBuffer, PAD};
+use super::cache::last_level_cache_bytes;
 use super::holders::Holders;
 use super::launch::{Bases, Scratch, run_native, run_program};
+use super::native::emit;
 use super::native::{Binder, CpuEngine, NativeKernels, compile_launches};
 use super::program::{ChunkProgram, Loc, Op as ChunkOp, compile, dst_and_operands};
 use super::threads::CpuOptions;
@@ -234,6 +236,7 @@ impl CpuExecutor {
                 },
                 options.simd,
                 options.lazy_selects,
+                emit::masked_from(last_level_cache_bytes(), plan.bytes_per_lane_step(&graph)),
             )?),
             CpuEngine::Interpreted => None,
         };

@@ -29,6 +29,7 @@
 mod affine;
 mod alloc;
 mod buffer;
+pub mod cache;
 mod executor;
 mod holders;
 mod kernel;

@@ -34,6 +34,21 @@ pub type KernelFn = unsafe extern "C" fn(*const *mut u32, *const u32, i64, i64, 
 /// lane the extra loops cost more than the draws they save.
 pub const SPLIT_MIN_LANES: usize = 32;
 
+/// Lanes from which a one-step launch moving `bytes_per_lane` per lane runs its guard
+/// blocks masked: where one call's traffic exceeds the last-level cache
+/// (`cache_bytes`), the step streams from memory, and the split form's loops that touch
+/// one array (the guard's condition) or none (compaction, the draws) leave the memory
+/// idle between the blocks' main loops. `CARTFUSE_CPU_LAZY_SELECTS` on and off, in turns
+/// against the hand-written step on the 2-core AVX2 VM (32 MiB L3; CartPole's step moves
+/// 88 bytes a lane): at n = 1M split 0.88 and 0.91x, masked 1.07 and 1.09x; at 262144
+/// (23 MB a call) split 0.995x, masked 0.94x; at 65536 split 1.08x, masked 0.91x.
+/// Multi-step launches keep their state in L1 between steps and stay split (`fused-x10`
+/// at 1M: split 1.14x, masked 1.08x).
+pub fn masked_from(cache_bytes: Option<u64>, bytes_per_lane: f64) -> Option<u64> {
+    let cache = cache_bytes? as f64;
+    (bytes_per_lane > 0.0).then(|| (cache / bytes_per_lane).ceil() as u64)
+}
+
 /// Launches with more instructions than this run on the interpreter. The fused rollout
 /// step with a 4-64-64 policy (18,690 instructions, 9k of them weights) took gcc 12 7.8
 /// minutes at `-O3` on the 2-core development VM, and ran at 1.9e6 env-steps/s at n = 4096,
@@ -62,13 +77,15 @@ pub struct Binder<'a> {
 
 /// The C function `name` running `launch` for `steps` steps per call.
 /// `split_guards`: guard blocks that draw run over the lanes that take them ([`split`]),
-/// else every block is blended under a mask.
+/// else every block is blended under a mask. `masked_from`: a one-step launch over this
+/// many lanes or more (`n`) runs its guard blocks masked anyway (see [`masked_from`]).
 pub fn emit_launch(
     launch: &LoweredLaunch,
     steps: u32,
     name: &str,
     binder: &Binder<'_>,
     split_guards: bool,
+    masked_from: Option<u64>,
 ) -> Result<String, Unsupported> {
     if launch.rows_of.is_some() || launch.program.parts.iter().any(|p| p.rows_of.is_some()) {
         return Err(Unsupported::Rows);
@@ -114,6 +131,7 @@ pub fn emit_launch(
             part,
             binder,
             split_guards,
+            masked_from,
             draws: Default::default(),
         }
         .emit(&mut c, steps)?;
@@ -128,6 +146,8 @@ struct Part<'a> {
     binder: &'a Binder<'a>,
     /// Whether guard blocks that draw get loops of their own.
     split_guards: bool,
+    /// Lanes from which a one-step launch runs them masked anyway.
+    masked_from: Option<u64>,
     /// Threefry evaluations so far (names their two words).
     draws: std::cell::Cell<u32>,
 }
@@ -204,7 +224,8 @@ impl Part<'_> {
             let Some(units) = split else {
                 return self.masked_step(c, ("begin", "end"), ONE_STEP, &[]);
             };
-            let _ = writeln!(c, "if (end - begin < {SPLIT_MIN_LANES}) {{");
+            let streaming = (self.masked_from).map_or(String::new(), |m| format!(" || n >= {m}"));
+            let _ = writeln!(c, "if (end - begin < {SPLIT_MIN_LANES}{streaming}) {{");
             self.masked_step(c, ("begin", "end"), ONE_STEP, &[])?;
             c.push_str("} else {\n");
             c.push_str(&blocks);
@@ -504,5 +525,18 @@ fn compare(op: CompareOp) -> &'static str {
         CompareOp::Ge => ">=",
         CompareOp::Eq => "==",
         CompareOp::Ne => "!=",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::masked_from;
+
+    #[test]
+    fn steps_past_the_last_level_cache_run_masked() {
+        // CartPole's step moves 88 bytes a lane: past 32 MiB from 381,301 lanes.
+        assert_eq!(masked_from(Some(32 << 20), 88.0), Some(381_301));
+        assert_eq!(masked_from(None, 88.0), None);
+        assert_eq!(masked_from(Some(32 << 20), 0.0), None);
     }
 }

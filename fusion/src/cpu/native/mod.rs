@@ -117,13 +117,14 @@ pub fn compile_launches(
     binder: &Binder<'_>,
     level: SimdLevel,
     split_guards: bool,
+    masked_from: Option<u64>,
 ) -> Result<NativeKernels, NativeError> {
     let start = Instant::now();
     let mut source = prelude::prelude();
     let mut names = Vec::with_capacity(launches.len());
     for (i, launch) in launches.iter().enumerate() {
         let name = format!("cf_launch_{i}");
-        match emit::emit_launch(launch, steps, &name, binder, split_guards) {
+        match emit::emit_launch(launch, steps, &name, binder, split_guards, masked_from) {
             Ok(code) => {
                 source.push_str(&code);
                 names.push(Some(name));

@@ -276,9 +276,9 @@ fn the_compiled_fused_step_draws_only_in_the_lanes_that_reset() {
             let lowered = crate::codegen::lower::lower_plan(&graph, &plan);
             let steps = plan.steps_per_launch;
             let what = format!("{mode:?} {strategy}");
-            let masked = emit_launch(&lowered[0], steps, "f", &binder, false).unwrap();
+            let masked = emit_launch(&lowered[0], steps, "f", &binder, false, None).unwrap();
             assert!(!masked.contains("cf_compact("), "{what}");
-            let c = emit_launch(&lowered[0], steps, "f", &binder, true).unwrap();
+            let c = emit_launch(&lowered[0], steps, "f", &binder, true, None).unwrap();
             // Ranges under SPLIT_MIN_LANES run the masked loop; the others compact first.
             let short = format!("< {SPLIT_MIN_LANES}) {{");
             let split = &c[c.find(&short).expect(&what)..];
