@@ -3,9 +3,9 @@
 //! It mirrors [`crate::exec::PlanExecutor`]: the same buffers per plan slot (inputs,
 //! materialized intermediates, outputs, a second buffer per carried input, swapped after
 //! each run, or copied back for the carries `xla-default` copies), the same launches in
-//! the same order, each
-//! recorded in the [`LaunchLedger`] by the shared [`kernels_record`]/[`copy_state_record`]
-//! functions, so launch and byte counts equal the device's for the same plan.
+//! the same order, each recorded in the [`LaunchLedger`] by the shared
+//! [`kernels_record`]/[`copy_state_record`] functions, so launch and byte counts equal the
+//! device's for the same plan.
 //!
 //! Buffers are [`CpuBuffer`]s, shared by handle: [`bind_input`](CpuExecutor::bind_input)
 //! makes another runner's buffer this one's input without a copy. Every buffer, slot and

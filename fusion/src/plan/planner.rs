@@ -13,8 +13,8 @@ use crate::graph::Graph;
 
 impl Plan {
     /// Plans `graph` under `strategy`: partition by the spec's rules (falling back when a
-    /// kernel would bind too many buffers), group kernels into launches, add the state copies XLA keeps,
-    /// and check the stepping requirement.
+    /// kernel would bind too many buffers), group kernels into launches, add the state
+    /// copies XLA keeps, and check the stepping requirement.
     pub fn build(
         graph: &Graph,
         strategy: Strategy,
