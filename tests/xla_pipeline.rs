@@ -96,12 +96,8 @@ fn check_rules(graph: &Graph, plan: &Plan, options: &PlanOptions) {
     // A carry left to share the loop buffer (no copy) is never read after the launch that
     // writes its next value; one that is copied back is copied after every kernel.
     let copied = plan.copied_carries();
-    let members = |launch: &PlannedLaunch| match launch {
-        PlannedLaunch::Kernels(members) => members.clone(),
-        PlannedLaunch::CopyState { .. } => Vec::new(),
-    };
     let touches = |launch: &PlannedLaunch, slot: Slot, write: bool| {
-        members(launch).iter().any(|k| {
+        launch.kernels().iter().any(|k| {
             let kernel = &plan.kernels[*k];
             match write {
                 true => kernel.writes.iter().any(|(s, _)| *s == slot),

@@ -68,10 +68,7 @@ impl Plan {
                     continue;
                 }
             }
-            for k in match launch {
-                PlannedLaunch::Kernels(parts) => parts.clone(),
-                PlannedLaunch::CopyState { .. } => vec![],
-            } {
+            for &k in launch.kernels() {
                 let kernel = &self.kernels[k];
                 let (read, written) = kernel.bytes_per_lane(graph, self.steps_per_launch);
                 let ops: Vec<String> = kernel

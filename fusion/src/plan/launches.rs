@@ -17,6 +17,17 @@ pub enum PlannedLaunch {
     },
 }
 
+impl PlannedLaunch {
+    /// The kernels this launch runs, by index into [`Plan::kernels`](super::Plan::kernels)
+    /// (none for a state copy).
+    pub fn kernels(&self) -> &[usize] {
+        match self {
+            PlannedLaunch::Kernels(kernels) => kernels,
+            PlannedLaunch::CopyState { .. } => &[],
+        }
+    }
+}
+
 /// The launches of `kernels` under `grouping`.
 pub fn group(graph: &Graph, kernels: &[PlannedKernel], grouping: Grouping) -> Vec<PlannedLaunch> {
     match grouping {

@@ -16,7 +16,7 @@
 //!   `kIsSame` case of `HloOrdering::UsesBeforeValueDefinition`). A slice of packed state
 //!   (an [`Op::Unpack`]), a concatenate ([`Op::Pack`]), a dense layer or a row reduction is
 //!   not elementwise; nor is a horizontally fused launch (XLA makes it an input fusion of
-//!   concatenated outputs) or a kernel over rows;
+//!   concatenated outputs) or a kernel over rows.
 //!
 //! Not modelled: `CopyFusion` and the horizontal fusion of the remaining copies
 //! (`horizontal-loop-fusion-for-copy` in `GpuCompiler::PrepareHloModuleForIrEmitting`),
@@ -51,21 +51,17 @@ fn needs_copy(
     launches: &[PlannedLaunch],
     carry: &Carry,
 ) -> bool {
-    let members = |launch: &PlannedLaunch| match launch {
-        PlannedLaunch::Kernels(members) => members.clone(),
-        PlannedLaunch::CopyState { .. } => Vec::new(),
-    };
     let input = Slot::Input(carry.input);
     let next = Slot::Next(carry.input);
     let writer = launches.iter().position(|launch| {
-        (members(launch).iter()).any(|k| kernels[*k].writes.iter().any(|(s, _)| *s == next))
+        (launch.kernels().iter()).any(|k| kernels[*k].writes.iter().any(|(s, _)| *s == next))
     });
     let Some(writer) = writer else {
         // The next value is not computed by a fusion (an input passed through): copied.
         return true;
     };
     launches.iter().enumerate().any(|(at, launch)| {
-        let readers: Vec<usize> = (members(launch).into_iter())
+        let readers: Vec<usize> = (launch.kernels().iter().copied())
             .filter(|k| kernels[*k].reads.contains(&input))
             .collect();
         match at.cmp(&writer) {
@@ -73,7 +69,7 @@ fn needs_copy(
             std::cmp::Ordering::Greater => !readers.is_empty(),
             std::cmp::Ordering::Equal => match readers[..] {
                 [] => false,
-                [k] if members(launch).len() == 1 => {
+                [k] if launch.kernels().len() == 1 => {
                     !shares_operand_buffer(graph, &kernels[k], carry.input)
                 }
                 _ => true,

@@ -170,12 +170,8 @@ mod tests {
         ];
         let graph = g.build().unwrap();
         let launches = launches(&graph, &kernels);
-        let order: Vec<usize> = launches
-            .iter()
-            .flat_map(|l| match l {
-                PlannedLaunch::Kernels(members) => members.clone(),
-                PlannedLaunch::CopyState { .. } => Vec::new(),
-            })
+        let order: Vec<usize> = (launches.iter())
+            .flat_map(|l| l.kernels().iter().copied())
             .collect();
         assert_eq!(order.len(), 4);
         let at = |k: usize| order.iter().position(|o| *o == k).unwrap();
