@@ -409,6 +409,39 @@ fn plan_command_explains_every_boundary() {
     );
 }
 
+/// `plan --random` and `--concat-rule` print the study's rungs with the kernel counts the
+/// XLA pipeline test asserts: 3 kernels with the draws read as inputs, 2 with the rule
+/// patched, each beside the one loop copy XLA keeps.
+#[test]
+fn plan_command_prints_the_study_rungs() {
+    let rung = |extra: &[&str]| {
+        let mut args = vec!["plan", "--strategy", "xla-default"];
+        args.extend_from_slice(extra);
+        let run = cartfuse(&args);
+        assert!(run.status.success(), "{}", stderr(&run));
+        let text = stdout(&run);
+        (
+            text.matches("  kernel ").count(),
+            text.matches(": copy ").count(),
+            text,
+        )
+    };
+    let (kernels, copies, text) = rung(&["--random", "drawn-ahead"]);
+    assert_eq!((kernels, copies), (3, 1), "{text}");
+    assert!(
+        text.contains("random DrawnAhead, concat rule Xla"),
+        "{text}"
+    );
+    assert!(!text.contains("custom call"), "{text}");
+    let (kernels, copies, text) = rung(&["--random", "drawn-ahead", "--concat-rule", "patched"]);
+    assert_eq!((kernels, copies), (2, 1), "{text}");
+    let (kernels, copies, text) = rung(&["--random", "drawn-ahead", "--layout", "soa"]);
+    assert_eq!((kernels, copies), (2, 0), "{text}");
+    let run = cartfuse(&["plan", "--strategy", "fused", "--random", "later"]);
+    assert!(!run.status.success());
+    assert!(stderr(&run).contains("--random"), "{}", stderr(&run));
+}
+
 /// The main job in quick mode writes every artefact, and every number in it is measured
 /// (or a cell says why it could not be).
 #[test]

@@ -78,6 +78,26 @@ pub enum LayoutArg {
     Packed,
 }
 
+/// `--random` of `plan`: where the step's random numbers come from (the study's rungs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RandomArg {
+    /// An opaque op of its own, XLA's threefry custom call (`xla-default`'s baseline).
+    Opaque,
+    /// Fused like any other op.
+    Fused,
+    /// Drawn ahead by a launch of their own and read as inputs ("random precomputed").
+    DrawnAhead,
+}
+
+/// `--concat-rule` of `plan`: XLA's rule against fusing a concatenate with several users.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ConcatRuleArg {
+    /// The rule as XLA has it (the study's baseline).
+    Xla,
+    /// The study's patched compiler: the concatenate may fuse into each of its users.
+    Patched,
+}
+
 /// The burn backends whose launches `burn-probe` counts (names as in
 /// `BurnBackend::probe_arg`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -221,6 +241,14 @@ pub struct PlanArgs {
     /// State layout (default: packed for xla-default, soa otherwise).
     #[arg(long, value_enum)]
     pub layout: Option<LayoutArg>,
+    /// Where the step's random numbers come from; `opaque` matters to `xla-default` only,
+    /// which keeps the threefry op out of every fusion (the study's rungs: `opaque`, then
+    /// `drawn-ahead`).
+    #[arg(long, value_enum, default_value_t = RandomArg::Opaque)]
+    pub random: RandomArg,
+    /// XLA's concatenate rule (`xla-default` only; `patched` is the study's third rung).
+    #[arg(long, value_enum, default_value_t = ConcatRuleArg::Xla)]
+    pub concat_rule: ConcatRuleArg,
     /// Print the graph in Graphviz DOT instead.
     #[arg(long)]
     pub dot: bool,

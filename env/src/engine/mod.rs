@@ -13,7 +13,7 @@ use cartfuse_fusion::launch::LaunchLedger;
 
 use crate::error::EnvError;
 
-pub use draw_ahead::{MAX_STEPS_AHEAD, steps_ahead};
+pub use draw_ahead::{MAX_STEPS_AHEAD, step_reading_draws, steps_ahead};
 pub use planned::{PlannedEngine, RESET_KERNEL_PREFIX};
 pub use step_plan::{RandomSource, StepPlan, layout_for};
 
