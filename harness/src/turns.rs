@@ -18,28 +18,45 @@ use crate::profile::TimedEnv;
 /// How long and how often to alternate.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TurnsSettings {
-    /// Rounds; each times one repeat of both plans.
+    /// Rounds at least; each times one repeat of both plans.
     pub rounds: usize,
     /// Each repeat runs at least this long.
     pub min_seconds_per_repeat: f64,
+    /// Past `rounds`, more rounds run until the rounds have taken this many seconds...
+    pub min_seconds: f64,
+    /// ...or this many rounds have run.
+    pub max_rounds: usize,
 }
 
 impl TurnsSettings {
-    /// The full report's: 15 rounds of 0.2 s repeats. Single rounds on lavapipe spread by
-    /// 20-40%, and with 7 rounds the median moved by up to 8% between two full runs (0.92x
-    /// and 0.86x for the same two kernels at n = 1024); 15 rounds add about a minute.
+    /// The full report's: at least 15 rounds of 0.2 s repeats, and more, up to 61, until a
+    /// size has taken 10 s. Single rounds on lavapipe spread by 20-40%, and with 7 rounds
+    /// the median moved by up to 8% between two full runs (0.92x and 0.86x for the same
+    /// two kernels at n = 1024). With 15 the rounds at n = 64 still spread from 0.62x to
+    /// 1.23x and the median came out at 0.897x, where the two runs before had 0.95x and
+    /// 0.97x; where a step is short (small n) more rounds cost little, and the time budget
+    /// gives them about 25 (about two minutes more over the report's 14 sizes).
     pub fn full() -> Self {
         Self {
             rounds: 15,
             min_seconds_per_repeat: 0.2,
+            min_seconds: 10.0,
+            max_rounds: 61,
         }
     }
 
     /// `--quick`: 3 rounds of 0.05 s repeats.
     pub fn quick() -> Self {
+        Self::exactly(3, 0.05)
+    }
+
+    /// `rounds` rounds of repeats of at least `min_seconds_per_repeat`, no more.
+    pub fn exactly(rounds: usize, min_seconds_per_repeat: f64) -> Self {
         Self {
-            rounds: 3,
-            min_seconds_per_repeat: 0.05,
+            rounds,
+            min_seconds_per_repeat,
+            min_seconds: 0.0,
+            max_rounds: rounds,
         }
     }
 }
@@ -141,13 +158,19 @@ pub fn time_in_turns<E: GraphEnv, B: EnvBackend>(
         .each_ref()
         .map(|t| t.calls_for(settings.min_seconds_per_repeat));
     let mut step_s = [Vec::new(), Vec::new()];
-    for round in 0..settings.rounds {
+    let start = std::time::Instant::now();
+    let max_rounds = settings.max_rounds.max(settings.rounds);
+    let mut round = 0;
+    while round < settings.rounds
+        || (round < max_rounds && start.elapsed().as_secs_f64() < settings.min_seconds)
+    {
         let order = if round % 2 == 0 { [0, 1] } else { [1, 0] };
         for side in order {
             let seconds = timed[side].time_calls(calls[side])?;
             step_s[side].push(seconds / (calls[side] as f64 * timed[side].steps_per_call() as f64));
         }
-        progress(round + 1, settings.rounds);
+        round += 1;
+        progress(round, settings.rounds.max(round));
     }
     let [plan_step_s, reference_step_s] = step_s;
     Ok(InTurns {
@@ -236,10 +259,7 @@ mod tests {
             autoreset: AutoresetMode::NextStep,
             ..CartPoleConfig::default()
         };
-        let settings = TurnsSettings {
-            rounds: 3,
-            min_seconds_per_repeat: 0.001,
-        };
+        let settings = TurnsSettings::exactly(3, 0.001);
         let t = time_in_turns(
             &Cpu::default(),
             config.params,
@@ -259,6 +279,23 @@ mod tests {
         );
         assert_eq!((t.plan_step_s.len(), t.reference_step_s.len()), (3, 3));
         assert!(t.ratios().iter().all(|r| r.is_finite() && *r > 0.0));
+        // A time budget no round can meet runs up to the round limit.
+        let budget = TurnsSettings {
+            min_seconds: 1e9,
+            max_rounds: 5,
+            ..settings
+        };
+        let t = time_in_turns(
+            &Cpu::default(),
+            config.params,
+            config.episode(),
+            (StepPlan::Graph(Strategy::Fused), StepPlan::HandWritten),
+            8,
+            &budget,
+            |_, _| {},
+        )
+        .unwrap();
+        assert_eq!((t.plan_step_s.len(), t.reference_step_s.len()), (5, 5));
         let none = TurnsSettings {
             rounds: 0,
             ..settings

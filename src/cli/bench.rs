@@ -91,10 +91,10 @@ fn run_in_turns(
     against: StepPlan,
     envs: usize,
 ) -> anyhow::Result<()> {
-    let settings = TurnsSettings {
-        rounds: args.repeats as usize,
-        ..TurnsSettings::full()
-    };
+    let settings = TurnsSettings::exactly(
+        args.repeats as usize,
+        TurnsSettings::full().min_seconds_per_repeat,
+    );
     let turns: InTurns = dispatch_backend!(device, |backend: B| {
         let bar = progress::bar(settings.rounds as u64, "rounds in turns");
         let progress = |done: usize, _| bar.set_position(done as u64);
