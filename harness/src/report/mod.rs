@@ -102,7 +102,7 @@ pub fn markdown(report: &Report, tables: &tables::Tables, plots: &[(String, Stri
             "### {}\n\nThe study's target for a generated kernel: within 10% of the \
              hand-written one at every n. A ratio of two ablation cells timed minutes apart \
              carries the machine's drift, so here both plans are built and warmed, then timed \
-             one repeat each, back to back, for {} rounds at each n (the `rounds` column); \
+             one repeat each, back to back, for {} at each n (the `rounds` column); \
              the verdict is the median round's ratio (time of hand-written / time of fused: \
              above 1, fused is faster), on the device and on the native CPU.\n\n{}\n",
             tables.in_turns.title,
@@ -110,9 +110,11 @@ pub fn markdown(report: &Report, tables: &tables::Tables, plots: &[(String, Stri
                 let rounds = report.in_turns.iter().map(|t| t.plan_step_s.len());
                 let (fewest, most) = (rounds.clone().min().unwrap_or(0), rounds.max().unwrap_or(0));
                 if fewest == most {
-                    format!("{fewest}")
+                    format!("{fewest} rounds")
                 } else {
-                    format!("{fewest} to {most} (more where a step is short, within a time budget)")
+                    format!(
+                        "{fewest} to {most} rounds (more where a step is short, within a time budget)"
+                    )
                 }
             },
             tables.in_turns.markdown()
