@@ -260,20 +260,19 @@ mod tests {
             autoreset: AutoresetMode::NextStep,
             ..CartPoleConfig::default()
         };
+        let time = |plan: Strategy, num_envs: usize, settings: &TurnsSettings| {
+            time_in_turns(
+                &Cpu::default(),
+                config.params,
+                config.episode(),
+                (StepPlan::Graph(plan), StepPlan::HandWritten),
+                num_envs,
+                settings,
+                |_, _| {},
+            )
+        };
         let settings = TurnsSettings::exactly(3, 0.001);
-        let t = time_in_turns(
-            &Cpu::default(),
-            config.params,
-            config.episode(),
-            (
-                StepPlan::Graph(Strategy::FusedSteps(4)),
-                StepPlan::HandWritten,
-            ),
-            128,
-            &settings,
-            |_, _| {},
-        )
-        .unwrap();
+        let t = time(Strategy::FusedSteps(4), 128, &settings).unwrap();
         assert_eq!(
             (t.plan.as_str(), t.reference.as_str()),
             ("fused-x4", "hand-written")
@@ -286,32 +285,14 @@ mod tests {
             max_rounds: 5,
             ..settings
         };
-        let t = time_in_turns(
-            &Cpu::default(),
-            config.params,
-            config.episode(),
-            (StepPlan::Graph(Strategy::Fused), StepPlan::HandWritten),
-            8,
-            &budget,
-            |_, _| {},
-        )
-        .unwrap();
+        let t = time(Strategy::Fused, 8, &budget).unwrap();
         assert_eq!((t.plan_step_s.len(), t.reference_step_s.len()), (5, 5));
         let none = TurnsSettings {
             rounds: 0,
             ..settings
         };
-        let refused = time_in_turns(
-            &Cpu::default(),
-            config.params,
-            config.episode(),
-            (StepPlan::Graph(Strategy::Fused), StepPlan::HandWritten),
-            8,
-            &none,
-            |_, _| {},
-        );
         assert!(matches!(
-            refused,
+            time(Strategy::Fused, 8, &none),
             Err(EnvError::InvalidParam { name: "rounds", .. })
         ));
     }

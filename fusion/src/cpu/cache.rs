@@ -3,9 +3,16 @@
 //! levels listed. `None` where sysfs does not say (other systems, some containers).
 
 use std::path::Path;
+use std::sync::OnceLock;
 
-/// Bytes of the largest cache `cpu0` reports, if any.
+/// Bytes of the largest cache `cpu0` reports, if any (read once per process: every CPU
+/// executor asks).
 pub fn last_level_cache_bytes() -> Option<u64> {
+    static BYTES: OnceLock<Option<u64>> = OnceLock::new();
+    *BYTES.get_or_init(read_last_level_cache_bytes)
+}
+
+fn read_last_level_cache_bytes() -> Option<u64> {
     let dir = Path::new("/sys/devices/system/cpu/cpu0/cache");
     (std::fs::read_dir(dir).ok()?)
         .filter_map(|entry| std::fs::read_to_string(entry.ok()?.path().join("size")).ok())

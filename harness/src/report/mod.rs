@@ -106,17 +106,7 @@ pub fn markdown(report: &Report, tables: &tables::Tables, plots: &[(String, Stri
              the verdict is the median round's ratio (time of hand-written / time of fused: \
              above 1, fused is faster), on the device and on the native CPU.\n\n{}\n",
             tables.in_turns.title,
-            {
-                let rounds = report.in_turns.iter().map(|t| t.plan_step_s.len());
-                let (fewest, most) = (rounds.clone().min().unwrap_or(0), rounds.max().unwrap_or(0));
-                if fewest == most {
-                    format!("{fewest} rounds")
-                } else {
-                    format!(
-                        "{fewest} to {most} rounds (more where a step is short, within a time budget)"
-                    )
-                }
-            },
+            rounds_text(&report.in_turns),
             tables.in_turns.markdown()
         );
         md += &bullets(&turns::commentary(report));
@@ -243,4 +233,15 @@ fn bullets(sentences: &[String]) -> String {
     let mut md: String = sentences.iter().map(|s| format!("- {s}\n")).collect();
     md.push('\n');
     md
+}
+
+/// How many rounds the sizes timed in turns ran: one count, or the range.
+fn rounds_text(turns: &[crate::turns::InTurns]) -> String {
+    let rounds = turns.iter().map(|t| t.plan_step_s.len());
+    let (fewest, most) = (rounds.clone().min().unwrap_or(0), rounds.max().unwrap_or(0));
+    if fewest == most {
+        format!("{fewest} rounds")
+    } else {
+        format!("{fewest} to {most} rounds (more where a step is short, within a time budget)")
+    }
 }

@@ -224,8 +224,8 @@ impl Part<'_> {
             let Some(units) = split else {
                 return self.masked_step(c, ("begin", "end"), ONE_STEP, &[]);
             };
-            let streaming = (self.masked_from).map_or(String::new(), |m| format!(" || n >= {m}"));
-            let _ = writeln!(c, "if (end - begin < {SPLIT_MIN_LANES}{streaming}) {{");
+            let past_cache = (self.masked_from).map_or(String::new(), |m| format!(" || n >= {m}"));
+            let _ = writeln!(c, "if (end - begin < {SPLIT_MIN_LANES}{past_cache}) {{");
             self.masked_step(c, ("begin", "end"), ONE_STEP, &[])?;
             c.push_str("} else {\n");
             c.push_str(&blocks);
