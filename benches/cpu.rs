@@ -14,7 +14,7 @@ mod common;
 
 use std::time::Duration;
 
-use cartfuse::fusion::backend::Cpu;
+use cartfuse::fusion::cpu::Cpu;
 use cartfuse::fusion::plan::Strategy;
 use cartfuse::{CartPoleConfig, StepPlan};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};

@@ -7,9 +7,9 @@
 
 use std::time::{Duration, Instant};
 
+use cartfuse::fusion::cube::PlanExecutor;
+use cartfuse::fusion::cube::device::wgpu_client;
 use cartfuse::fusion::cubecl;
-use cartfuse::fusion::device::wgpu_client;
-use cartfuse::fusion::exec::PlanExecutor;
 use cartfuse::fusion::plan::{Plan, PlanOptions, Strategy};
 use cartfuse::harness::workloads::{Elementwise, TransformerTail, elementwise_inputs};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -46,8 +46,12 @@ fn workloads(c: &mut Criterion) {
         let graph = kind.graph();
         for strategy in [Strategy::Eager, Strategy::Fused] {
             let client = wgpu_client().expect("a compute device").client;
-            let plan =
-                Plan::build(&graph, strategy, &PlanOptions::for_device(&client)).expect("plan");
+            let plan = Plan::build(
+                &graph,
+                strategy,
+                &cartfuse::fusion::cube::backend::plan_options(&client),
+            )
+            .expect("plan");
             let mut exec = PlanExecutor::new(client, graph.clone(), plan, lanes).expect("executor");
             for (name, values) in elementwise_inputs(lanes) {
                 exec.set_input(&name, &values).expect("input");

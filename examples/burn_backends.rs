@@ -7,7 +7,7 @@
 //! cargo run --release --features cuda --example burn_backends -- --cuda 65536  # adds burn's CUDA backend
 //! ```
 
-use cartfuse::fusion::device::wgpu_client;
+use cartfuse::fusion::cube::device::wgpu_client;
 use cartfuse::fusion::plan::Strategy;
 use cartfuse::harness::burn_bench::{BurnBackend, bench_backend};
 use cartfuse::harness::profile::{ProfileSettings, profile_cartpole};

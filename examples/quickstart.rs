@@ -4,7 +4,7 @@
 //! cargo run --release --example quickstart
 //! ```
 
-use cartfuse::fusion::device::wgpu_client;
+use cartfuse::fusion::cube::device::wgpu_client;
 use cartfuse::{CartPoleConfig, CartPoleVecEnv};
 use rand::Rng;
 

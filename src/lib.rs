@@ -12,7 +12,7 @@
 //!
 //! ```no_run
 //! use cartfuse::{CartPoleConfig, CartPoleVecEnv};
-//! use cartfuse::fusion::device::wgpu_client;
+//! use cartfuse::fusion::cube::device::wgpu_client;
 //!
 //! let opened = wgpu_client()?;
 //! let mut env = CartPoleVecEnv::with_client(opened.client, 1024, CartPoleConfig::default())?;

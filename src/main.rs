@@ -8,7 +8,7 @@ use clap::Parser;
 fn main() -> std::process::ExitCode {
     let cli = cli::args::Cli::parse();
     init_tracing(cli.verbose);
-    cartfuse::fusion::runtime_dir::ensure();
+    cartfuse::fusion::cube::runtime_dir::ensure();
     match cli::run(cli) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {

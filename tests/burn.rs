@@ -4,8 +4,8 @@
 use burn::backend::{NdArray, Wgpu};
 use burn::tensor::Tensor;
 use burn::tensor::backend::Backend;
-use cartfuse::env::burn_step::{BurnCartPoleState, burn_cartpole_step};
 use cartfuse::env::reference::{ReferenceVecEnv, reset_state, step_physics};
+use cartfuse::harness::burn_step::{BurnCartPoleState, burn_cartpole_step};
 use cartfuse::{CartPoleConfig, CartPoleState};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -130,7 +130,7 @@ fn burn_step_matches_the_reference_on_ndarray() {
 #[test]
 fn burn_step_matches_the_reference_on_wgpu_with_fusion() {
     // Fails with the install hint when the machine has no Vulkan device.
-    if let Err(error) = cartfuse::fusion::device::wgpu_client() {
+    if let Err(error) = cartfuse::fusion::cube::device::wgpu_client() {
         panic!("this test needs a compute device and found none: {error}");
     }
     physics_parity::<Wgpu>(&Default::default());

@@ -4,8 +4,8 @@
 
 use burn::backend::Autodiff;
 use burn::backend::wgpu::{WgpuDevice, WgpuRuntime};
-use cartfuse::fusion::backend::Cube;
-use cartfuse::fusion::device::wgpu_client;
+use cartfuse::fusion::cube::Cube;
+use cartfuse::fusion::cube::device::wgpu_client;
 use cartfuse_env::{AutoresetMode, CartPole, EpisodeOptions, StepPlan, VecEnv};
 use cartfuse_fusion::rng;
 use cartfuse_train::collect::{Collector, HostCollector};

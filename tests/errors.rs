@@ -1,7 +1,7 @@
 //! Every bad input returns its error; nothing panics.
 
 use cartfuse::env::vec_env::max_envs;
-use cartfuse::fusion::backend::Backend;
+use cartfuse::fusion::exec::Backend;
 use cartfuse::{
     CartPoleConfig, CartPoleParams, CartPoleState, DeviceActions, EnvError,
     StepPlan,

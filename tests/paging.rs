@@ -3,8 +3,8 @@
 //! gives the same bits as one launch.
 
 use cartfuse::env::{CartPole, VecEnv};
-use cartfuse::fusion::backend::Backend;
-use cartfuse::fusion::launch::COPY_RANGE_KERNEL;
+use cartfuse::fusion::exec::Backend;
+use cartfuse::fusion::exec::COPY_RANGE_KERNEL;
 use cartfuse::fusion::plan::Strategy;
 use cartfuse::{AutoresetMode, CartPoleConfig, EnvError, StepPlan};
 use rand::rngs::StdRng;

@@ -2,9 +2,9 @@
 
 use std::collections::HashMap;
 
-use cartfuse::fusion::backend::PlanRunner;
 use cartfuse::fusion::graph::{DType, Graph, GraphBuilder, ReduceOp};
-use cartfuse::fusion::interpret::{HostArray, Scalar, Values, interpret};
+use cartfuse::fusion::graph::{HostArray, Scalar};
+use cartfuse::fusion::interpret::{Values, interpret};
 use cartfuse::fusion::plan::{Plan, PlanOptions, Strategy};
 
 use super::util;

@@ -7,9 +7,9 @@
 
 use std::collections::HashMap;
 
-use cartfuse::fusion::backend::PlanRunner;
 use cartfuse::fusion::graph::Graph;
-use cartfuse::fusion::interpret::{HostArray, Scalar, interpret};
+use cartfuse::fusion::graph::{HostArray, Scalar};
+use cartfuse::fusion::interpret::interpret;
 use cartfuse::fusion::plan::{Plan, Strategy};
 use proptest::prelude::*;
 

@@ -10,7 +10,7 @@ use cartfuse::env::rollout::{PolicyRollout, PolicySpec, PolicyWeights, Trajector
 use cartfuse::env::mountain_car::MountainCar;
 use cartfuse::env::pendulum::Pendulum;
 use cartfuse::env::{CartPole, EpisodeOptions, VecEnv};
-use cartfuse::fusion::launch::LaunchLedger;
+use cartfuse::fusion::exec::LaunchLedger;
 use cartfuse::fusion::plan::Strategy;
 use cartfuse::train::ActorCritic;
 use cartfuse::train::policy::{action_uniform, categorical, log_softmax_row};
@@ -59,7 +59,7 @@ fn the_fused_policy_acts_as_burn_does_on_the_same_weights_and_draws() {
     let (n, steps, seed, key, first_step) = (23, 24, 5, [11, 12], 40);
     let device = Default::default();
     // 37 wide: a 37-input layer's dot products loop over two chunks of 16 terms and unroll
-    // the last 4 (`fusion::codegen::loop_budget::DOT_CHUNK`); 8 wide: the remainder alone.
+    // the last 4 (`fusion::lir::loop_budget::DOT_CHUNK`); 8 wide: the remainder alone.
     for (hidden, strategy) in [(8, Strategy::Fused), (8, Strategy::FusedSteps(4)), (37, Strategy::FusedSteps(4))] {
         let model = ActorCritic::<NdArray>::new(4, 2, hidden, 3, &device);
         let (spec, weights) = model.rollout_weights().unwrap();
@@ -146,7 +146,7 @@ fn every_plan_rolls_out_the_same_trajectory_in_t_over_k_calls() {
 /// PPO's own network (4 -> 64 -> 64, as `cartfuse train` builds it) under `fused-x8` and
 /// `fused-x16`: the same trajectory as one step per launch, the last step of each call
 /// included. Lavapipe once ended these kernels' loops early at the 8th step (its 65,535 loop
-/// iterations a shader; `fusion::codegen::loop_budget`) and wrote wrong critic values.
+/// iterations a shader; `fusion::lir::loop_budget`) and wrote wrong critic values.
 #[test]
 fn the_ppo_network_rolls_out_the_same_trajectory_under_fused_x8_and_x16() {
     let (n, steps) = (23, 16);

@@ -95,12 +95,10 @@ fn fused_steps_need_k_actions_per_env() {
 /// writing its outputs into buffers swapped in.
 #[test]
 fn ranges_copy_and_outputs_swap_on_this_runtime() {
-    use std::sync::Arc;
-
-    use cartfuse::fusion::backend::{Backend, PlanRunner};
+    use cartfuse::fusion::exec::{Backend, Executor};
     use cartfuse::fusion::graph::{DType, GraphBuilder};
-    use cartfuse::fusion::interpret::HostArray;
-    use cartfuse::fusion::launch::{COPY_RANGE_KERNEL, LaunchLedger};
+    use cartfuse::fusion::graph::HostArray;
+    use cartfuse::fusion::exec::{COPY_RANGE_KERNEL, LaunchLedger};
     use cartfuse::fusion::plan::Plan;
 
     let backend = util::backend();
@@ -123,25 +121,23 @@ fn ranges_copy_and_outputs_swap_on_this_runtime() {
     g.output("y", x * 2.0);
     let graph = g.build().unwrap();
     let plan = Plan::build(&graph, Strategy::Fused, &util::plan_options()).unwrap();
-    let mut runner = backend
-        .runner(graph, plan, 4, Arc::new(LaunchLedger::new()))
-        .unwrap();
-    PlanRunner::set_input(&mut runner, "x", &HostArray::F32(vec![1.0, 2.0, 3.0, 4.0])).unwrap();
-    PlanRunner::run(&mut runner).unwrap();
+    let mut runner = Executor::new(backend.clone(), graph, plan, 4).unwrap();
+    runner.set_input("x", &HostArray::F32(vec![1.0, 2.0, 3.0, 4.0])).unwrap();
+    runner.run().unwrap();
     let mut page = backend.upload_f32(&[0.0; 4]);
-    PlanRunner::swap_output(&mut runner, "y", &mut page).unwrap();
+    runner.swap_output("y", &mut page).unwrap();
     assert_eq!(backend.read_f32(&page).unwrap(), [2.0, 4.0, 6.0, 8.0]);
-    PlanRunner::set_input(&mut runner, "x", &HostArray::F32(vec![5.0, 6.0, 7.0, 8.0])).unwrap();
-    PlanRunner::run(&mut runner).unwrap();
+    runner.set_input("x", &HostArray::F32(vec![5.0, 6.0, 7.0, 8.0])).unwrap();
+    runner.run().unwrap();
     // The first run's values stay in the swapped-out buffer.
     assert_eq!(backend.read_f32(&page).unwrap(), [2.0, 4.0, 6.0, 8.0]);
     assert_eq!(
         backend
-            .read_f32(PlanRunner::output(&runner, "y").unwrap())
+            .read_f32(runner.output("y").unwrap())
             .unwrap(),
         [10.0, 12.0, 14.0, 16.0]
     );
     let mut short = backend.upload_f32(&[0.0; 3]);
-    assert!(PlanRunner::swap_output(&mut runner, "y", &mut short).is_err());
-    assert!(PlanRunner::swap_output(&mut runner, "nope", &mut page).is_err());
+    assert!(runner.swap_output("y", &mut short).is_err());
+    assert!(runner.swap_output("nope", &mut page).is_err());
 }

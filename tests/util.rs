@@ -3,12 +3,9 @@
 //! This file is compiled once per runtime (see `tests.rs`): `super::backend()` is that
 //! runtime's backend, so every suite that builds its envs and runners here runs on each.
 
-use std::sync::Arc;
-
 use cartfuse::env::{CartPole, EpisodeOptions, GraphEnv, StepOutput, VecEnv};
-use cartfuse::fusion::backend::Backend;
+use cartfuse::fusion::exec::{Backend, Executor};
 use cartfuse::fusion::graph::Graph;
-use cartfuse::fusion::launch::LaunchLedger;
 use cartfuse::fusion::plan::{Plan, PlanOptions, Strategy};
 use cartfuse::{CartPoleConfig, CartPoleState, StepPlan};
 
@@ -44,10 +41,8 @@ pub fn plan_options() -> PlanOptions {
 }
 
 /// `plan` of `graph` ready to run over `n` lanes on the backend under test.
-pub fn runner(graph: Graph, plan: Plan, n: usize) -> <TestBackend as Backend>::Runner {
-    backend()
-        .runner(graph, plan, n, Arc::new(LaunchLedger::new()))
-        .expect("runner")
+pub fn runner(graph: Graph, plan: Plan, n: usize) -> Executor<TestBackend> {
+    Executor::new(backend(), graph, plan, n).expect("runner")
 }
 
 /// Every plan this runtime offers CartPole (a runtime without a hand-written kernel

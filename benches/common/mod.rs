@@ -4,9 +4,9 @@
 use std::time::{Duration, Instant};
 
 use cartfuse::env::{CartPole, EnvBackend, VecEnv};
-use cartfuse::fusion::backend::{Backend, Cube};
+use cartfuse::fusion::cube::device::wgpu_client;
 use cartfuse::fusion::cubecl::wgpu::WgpuRuntime;
-use cartfuse::fusion::device::wgpu_client;
+use cartfuse::fusion::{cube::Cube, exec::Backend};
 use cartfuse::{CartPoleConfig, DeviceActions, StepPlan};
 
 /// The default wgpu adapter.

@@ -10,12 +10,12 @@
 use cartfuse_env::registry::{ENV_IDS, unknown_env};
 use cartfuse_env::spaces::{ActionSpace, BoxSpace};
 use cartfuse_env::{EnvBackend, EnvError, EpisodeOptions, GraphEnv, StepOutput, StepPlan, VecEnv};
-use cartfuse_fusion::backend::Cpu;
-#[cfg(any(feature = "wgpu", feature = "cuda"))]
-use cartfuse_fusion::backend::Cube;
+use cartfuse_fusion::cpu::Cpu;
 use cartfuse_fusion::cpu::CpuOptions;
 #[cfg(any(feature = "wgpu", feature = "cuda"))]
-use cartfuse_fusion::device as devices;
+use cartfuse_fusion::cube::Cube;
+#[cfg(any(feature = "wgpu", feature = "cuda"))]
+use cartfuse_fusion::cube::device as devices;
 use cartfuse_fusion::device::DeviceError;
 
 use crate::device::Device;

@@ -289,7 +289,8 @@ fn env_info(env_id: &str) -> PyResult<PyEnvInfo> {
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     // Before any Vulkan probe: without it Mesa's loader prints an XDG_RUNTIME_DIR error on
     // every device probe in root shells, CI and Ray workers.
-    cartfuse_fusion::runtime_dir::ensure();
+    #[cfg(feature = "wgpu")]
+    cartfuse_fusion::cube::runtime_dir::ensure();
     module.add_class::<NativeVecEnv>()?;
     module.add_class::<PyEnvInfo>()?;
     module.add_function(wrap_pyfunction!(env_ids, module)?)?;

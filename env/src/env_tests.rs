@@ -1,7 +1,7 @@
 //! Checks every environment module runs on itself (unit tests on the native CPU runtime):
 //! one step of every plan from given states against the environment's f64 reference.
 
-use cartfuse_fusion::backend::Cpu;
+use cartfuse_fusion::cpu::Cpu;
 
 use crate::engine::StepPlan;
 use crate::environment::{EpisodeOptions, GraphEnv};

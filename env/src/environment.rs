@@ -7,9 +7,9 @@
 //! episode logic and the two autoreset modes ([`crate::graph`]), the vector env
 //! ([`crate::vec_env`]), every plan and runtime, the CLI and the report.
 
-use cartfuse_fusion::backend::Backend;
+use cartfuse_fusion::exec::Backend;
+use cartfuse_fusion::graph::Scalar;
 use cartfuse_fusion::graph::{DType, GraphBuilder, Var};
-use cartfuse_fusion::interpret::Scalar;
 
 use crate::error::EnvError;
 use crate::spaces::{ActionSpace, BoxSpace};

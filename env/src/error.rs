@@ -1,8 +1,8 @@
 //! Errors of environments and vector envs.
 
-use cartfuse_fusion::buffers::ReadError;
 use cartfuse_fusion::device::DeviceError;
 use cartfuse_fusion::exec::ExecError;
+use cartfuse_fusion::exec::ReadError;
 use cartfuse_fusion::plan::PlanError;
 
 /// Everything that can go wrong creating or stepping a vector env.

@@ -21,8 +21,8 @@
 //! and, in `SameStep` mode, `final_obs`. The reset graph reads `resets` and `reset_mask`
 //! beside the state and writes the state, `resets`, `elapsed`, `needs_reset` and `obs`.
 
+use cartfuse_fusion::graph::Scalar;
 use cartfuse_fusion::graph::{DType, Graph, GraphBuilder, Var};
-use cartfuse_fusion::interpret::Scalar;
 use cartfuse_fusion::rng;
 
 use crate::environment::{ActionElement, EpisodeOptions, GraphEnv, Transition};

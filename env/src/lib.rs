@@ -34,10 +34,9 @@ pub mod vec_env;
 #[cfg(test)]
 mod env_tests;
 
-pub use cartpole::{
-    CartPole, CartPoleConfig, CartPoleParams, CartPoleState, CartPoleVecEnv, burn_step, kernel,
-    reference,
-};
+#[cfg(feature = "cube")]
+pub use cartpole::CartPoleVecEnv;
+pub use cartpole::{CartPole, CartPoleConfig, CartPoleParams, CartPoleState, reference};
 pub use engine::StepPlan;
 pub use environment::{EpisodeOptions, GraphEnv, Transition};
 pub use error::EnvError;

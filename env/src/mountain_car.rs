@@ -6,8 +6,8 @@
 //! step as graph ops, spaces, the reset distribution and the f64 reference. It runs under
 //! every fusion plan on every runtime through [`GraphEnv`]; it has no hand-written kernel.
 
+use cartfuse_fusion::graph::Scalar;
 use cartfuse_fusion::graph::{DType, GraphBuilder, Var};
-use cartfuse_fusion::interpret::Scalar;
 
 use crate::environment::{GraphEnv, Transition};
 use crate::error::EnvError;

@@ -7,8 +7,8 @@
 //! gymnasium stores the state as `float32` after every step; cartfuse's state is `f32`
 //! throughout, and the f64 reference keeps `f64`.
 
+use cartfuse_fusion::graph::Scalar;
 use cartfuse_fusion::graph::{DType, GraphBuilder, Var};
-use cartfuse_fusion::interpret::Scalar;
 
 use crate::environment::{GraphEnv, Transition};
 use crate::error::EnvError;

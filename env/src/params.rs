@@ -46,9 +46,9 @@ pub fn check_positive(name: &'static str, value: f64) -> Result<(), crate::error
 /// Named params as the graphs read them (`f32`).
 pub fn f32_graph_params(
     params: &[(&'static str, f64)],
-) -> Vec<(&'static str, cartfuse_fusion::interpret::Scalar)> {
+) -> Vec<(&'static str, cartfuse_fusion::graph::Scalar)> {
     params
         .iter()
-        .map(|&(name, value)| (name, cartfuse_fusion::interpret::Scalar::F32(value as f32)))
+        .map(|&(name, value)| (name, cartfuse_fusion::graph::Scalar::F32(value as f32)))
         .collect()
 }

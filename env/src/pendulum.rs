@@ -6,8 +6,8 @@
 
 use std::f64::consts::PI;
 
+use cartfuse_fusion::graph::Scalar;
 use cartfuse_fusion::graph::{DType, GraphBuilder, Var};
-use cartfuse_fusion::interpret::Scalar;
 
 use crate::environment::{GraphEnv, Transition};
 use crate::error::EnvError;

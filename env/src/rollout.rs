@@ -15,10 +15,10 @@
 
 use std::sync::Arc;
 
-use cartfuse_fusion::backend::Backend;
+use cartfuse_fusion::exec::Backend;
+use cartfuse_fusion::exec::LaunchLedger;
 use cartfuse_fusion::graph::{DType, Graph, GraphBuilder, Var};
-use cartfuse_fusion::interpret::{HostArray, Scalar};
-use cartfuse_fusion::launch::LaunchLedger;
+use cartfuse_fusion::graph::{HostArray, Scalar};
 use cartfuse_fusion::nn::{self, MlpShape};
 use cartfuse_fusion::plan::Strategy;
 
@@ -352,12 +352,12 @@ impl<B: Backend> PolicyRollout<B> {
 
 #[cfg(test)]
 mod tests {
-    use cartfuse_fusion::codegen::compact::compact;
-    use cartfuse_fusion::codegen::loop_budget::{
+    use cartfuse_fusion::lir::compact::compact;
+    use cartfuse_fusion::lir::loop_budget::{
         LAVAPIPE_LOOP_ITERATIONS, launch_iterations, steps_within,
     };
-    use cartfuse_fusion::codegen::lower::lower_plan;
-    use cartfuse_fusion::codegen::program::{Instr, LaunchProgram};
+    use cartfuse_fusion::lir::lower::lower_plan;
+    use cartfuse_fusion::lir::program::{Instr, LaunchProgram};
     use cartfuse_fusion::plan::{Plan, PlanOptions};
 
     use super::*;

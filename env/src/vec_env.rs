@@ -8,9 +8,9 @@
 
 use std::sync::Arc;
 
-use cartfuse_fusion::backend::Backend;
-use cartfuse_fusion::buffers::ReadError;
-use cartfuse_fusion::launch::LaunchLedger;
+use cartfuse_fusion::exec::Backend;
+use cartfuse_fusion::exec::LaunchLedger;
+use cartfuse_fusion::exec::ReadError;
 
 use crate::engine::{StepBuffer, StepEngine, StepPlan};
 use crate::environment::{EpisodeOptions, GraphEnv};

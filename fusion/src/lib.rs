@@ -1,33 +1,35 @@
-//! Brief overview: cartfuse-fusion is the CubeCL layer of cartfuse. The principal type is
-//! [`LaunchLedger`](launch::LaunchLedger), the single point every kernel launch goes through,
-//! which counts launches, elements and bytes moved.
+//! cartfuse-fusion: elementwise op graphs, the plans that fuse them, and the runtimes that
+//! run those plans, with every launch counted. Nothing in this crate knows an environment.
 //!
-//! - [`launch`]: launch accounting and elementwise launch shapes (spread over the
-//!   65535-cube limit of a dispatch dimension).
-//! - [`rng`]: the counter-based Threefry-2x32 generator, bit-identical on host and device.
-//! - [`device`]: opening a wgpu or CUDA device with a clear error when there is none.
-//! - [`buffers`]: typed host <-> device copies.
-//! - [`backend`]: the [`Backend`](backend::Backend) trait every runtime implements, so envs
-//!   and tests are written once.
-//! - [`runtime_dir`]: a valid `XDG_RUNTIME_DIR` before any Vulkan call (CLI and bindings).
-//! - [`switches`]: environment switches that turn an optimisation off, to measure it.
-//! - [`cpu`]: the native CPU runtime ([`CpuExecutor`](cpu::CpuExecutor)), SIMD at run time.
+//! The layers, each importing only the ones above it:
 //!
-//! Nothing in this crate knows about CartPole.
+//! - [`graph`]: the IR, a validated graph of typed elementwise ops over `n` lanes, and the
+//!   host values bound to it.
+//! - [`plan`]: fusion strategies (eager, vertical, horizontal, fused, `fused-xK`) and XLA's
+//!   GPU fusion pipeline, partitioning a graph into launches.
+//! - [`lir`]: the lowered launch IR and every backend-neutral decision on it.
+//! - [`exec`]: the [`Backend`](exec::Backend) trait, the launch ledger, errors.
+//! - `cube` (features `wgpu`, `cuda`): the CubeCL backend.
+//! - [`cpu`]: the native CPU backend, interpreted ([`cpu::interp`]) or compiled to C
+//!   ([`cpu::native`]).
+//! - [`interpret`]: the independent `f32`/`f64` oracle every backend is tested against.
+//!
+//! Beside them: [`rng`] (the counter-based Threefry generator, bit-identical on host and
+//! kernels), [`nn`] (a policy as graph ops), [`device`] (the device choice) and
+//! [`switches`] (environment switches that turn an optimisation off, to measure it).
 
-pub mod backend;
-pub mod buffers;
-pub mod codegen;
 pub mod cpu;
+#[cfg(feature = "cube")]
+pub mod cube;
 pub mod device;
 pub mod exec;
 pub mod graph;
 pub mod interpret;
-pub mod launch;
+pub mod lir;
 pub mod nn;
 pub mod plan;
 pub mod rng;
-pub mod runtime_dir;
 pub mod switches;
 
+#[cfg(feature = "cube")]
 pub use cubecl;

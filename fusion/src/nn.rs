@@ -206,7 +206,8 @@ mod tests {
     use super::*;
     use std::collections::HashMap;
 
-    use crate::interpret::{HostArray, Scalar, Values, interpret};
+    use crate::graph::{HostArray, Scalar};
+    use crate::interpret::{Values, interpret};
 
     #[test]
     fn shapes_name_every_weight_once_in_flat_order() {

@@ -5,9 +5,9 @@
 //!
 //! - `CARTFUSE_CPU_LAZY_SELECTS`: reset branches run only in lanes that take them (CPU).
 //! - `CARTFUSE_IN_PLACE`: carried state updated in place where a launch allows it (CPU's
-//!   compiled engine and devices; see [`crate::codegen::in_place`]).
+//!   compiled engine and devices; see [`crate::lir::in_place`]).
 //! - `CARTFUSE_VECTORIZE`: device kernels that allow it handle four lanes per thread
-//!   (see [`crate::codegen::vector`]).
+//!   (see [`crate::lir::vector`]).
 
 /// Whether the switch `name` is on (see the [module docs](self)).
 pub fn enabled(name: &str) -> bool {

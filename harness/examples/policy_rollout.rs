@@ -3,7 +3,7 @@
 //!
 //! `cargo run --release -p cartfuse-harness --example policy_rollout -- 4096 fused-x10`
 
-use cartfuse_fusion::backend::Cpu;
+use cartfuse_fusion::cpu::Cpu;
 use cartfuse_fusion::cpu::CpuOptions;
 use cartfuse_fusion::plan::Strategy;
 use cartfuse_harness::policy_study::{HOST_SOURCE, PolicySettings, measure_policy};

@@ -10,12 +10,12 @@
 
 use std::time::Instant;
 
+use crate::burn_step::{BurnCartPoleState, burn_cartpole_step};
 use burn::tensor::Tensor;
 use burn::tensor::backend::Backend;
 use burn_fusion::inspect::{FusionInspector, FusionReport};
 use burn_fusion::stream::StreamId;
 use cartfuse_env::CartPoleConfig;
-use cartfuse_env::burn_step::{BurnCartPoleState, burn_cartpole_step};
 use cartfuse_env::reference::reset_state;
 
 use crate::profile::ProfileSettings;

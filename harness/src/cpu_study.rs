@@ -6,9 +6,9 @@
 //! beat this run's CPU.
 
 use cartfuse_env::{AutoresetMode, CartPoleConfig, EnvBackend, EnvError, StepPlan};
-use cartfuse_fusion::backend::{Backend, Cpu};
 use cartfuse_fusion::cpu::roofline::measure_roofline;
 use cartfuse_fusion::plan::Strategy;
+use cartfuse_fusion::{cpu::Cpu, exec::Backend};
 
 use crate::profile::{ProfileSettings, StepProfile, profile_env};
 use crate::reproduce::{AblationCell, ReproduceError, Skipped};

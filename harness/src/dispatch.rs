@@ -4,8 +4,8 @@
 
 use std::time::Instant;
 
-use cartfuse_fusion::buffers::upload;
-use cartfuse_fusion::launch::{KernelLaunch, LaunchLedger};
+use cartfuse_fusion::cube::buffers::upload;
+use cartfuse_fusion::exec::{KernelLaunch, LaunchLedger};
 use cubecl::prelude::*;
 
 use cartfuse_fusion::cubecl;

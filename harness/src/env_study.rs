@@ -5,7 +5,7 @@
 
 use cartfuse_env::registry::{ENV_IDS, unknown_env};
 use cartfuse_env::{AutoresetMode, EnvBackend, EnvError, EpisodeOptions, GraphEnv, with_env};
-use cartfuse_fusion::backend::Cpu;
+use cartfuse_fusion::cpu::Cpu;
 
 use crate::cpu_study::{cpu_plans, skip_if_too_big};
 use crate::profile::{ProfileSettings, StepProfile, flops_per_env_step, profile_env};

@@ -5,6 +5,7 @@
 
 pub mod ablation;
 pub mod burn_bench;
+pub mod burn_step;
 pub mod cpu_study;
 pub mod dispatch;
 pub mod env_study;

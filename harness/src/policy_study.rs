@@ -18,7 +18,7 @@ use cartfuse_env::rollout::{PolicyRollout, PolicySpec};
 use cartfuse_env::{
     AutoresetMode, CartPole, EnvBackend, EnvError, EpisodeOptions, GraphEnv, StepPlan, VecEnv,
 };
-use cartfuse_fusion::launch::LaunchLedger;
+use cartfuse_fusion::exec::LaunchLedger;
 use cartfuse_fusion::plan::Strategy;
 use cartfuse_fusion::rng;
 use cartfuse_train::collect::{Collector, FusedCollector, HostCollector};
@@ -414,7 +414,7 @@ fn train_once<B: EnvBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cartfuse_fusion::backend::Cpu;
+    use cartfuse_fusion::cpu::Cpu;
 
     #[test]
     fn both_sources_collect_and_fused_xk_launches_once_per_k_steps() {

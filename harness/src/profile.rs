@@ -8,12 +8,12 @@ use cartfuse_env::{
     CartPoleConfig, CartPoleParams, DeviceActions, EnvBackend, EnvError, EpisodeOptions, GraphEnv,
     StepPlan, VecEnv,
 };
-use cartfuse_fusion::backend::Cube;
-use cartfuse_fusion::buffers::ReadError;
+use cartfuse_fusion::cube::Cube;
 use cartfuse_fusion::cubecl;
-use cartfuse_fusion::exec::{ExecError, PlanExecutor};
+use cartfuse_fusion::exec::ReadError;
+use cartfuse_fusion::exec::{ExecError, Executor};
 use cartfuse_fusion::graph::Graph;
-use cartfuse_fusion::interpret::{HostArray, Scalar};
+use cartfuse_fusion::graph::{HostArray, Scalar};
 use cartfuse_fusion::plan::Plan;
 use cubecl::prelude::*;
 
@@ -284,7 +284,8 @@ pub fn profile_plan<R: Runtime>(
 ) -> Result<PlanProfile, ExecError> {
     let name = plan.strategy.to_string();
     let (inputs, params) = bindings;
-    let mut exec = PlanExecutor::new(client.clone(), graph.clone(), plan, lanes)?;
+    let backend = Cube::new(client.clone(), R::name(&client));
+    let mut exec = Executor::new(backend, graph.clone(), plan, lanes)?;
     exec.set_vectorize(vectorize);
     for (name, values) in inputs {
         exec.set_input(name, values)?;
@@ -296,7 +297,7 @@ pub fn profile_plan<R: Runtime>(
         cubecl::future::block_on(client.sync()).map_err(|e| ReadError(format!("{e:?}")))
     };
     sync(&client)?;
-    let timed = |exec: &mut PlanExecutor<R>| -> Result<f64, ExecError> {
+    let timed = |exec: &mut Executor<Cube<R>>| -> Result<f64, ExecError> {
         let start = Instant::now();
         exec.run()?;
         sync(exec.client())?;

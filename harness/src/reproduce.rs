@@ -2,10 +2,11 @@
 
 use cartfuse_env::{EnvError, StepPlan};
 
-use cartfuse_fusion::backend::{Cpu, Cube};
+use cartfuse_fusion::cpu::Cpu;
+use cartfuse_fusion::cube::Cube;
 use cartfuse_fusion::exec::ExecError;
-use cartfuse_fusion::launch::LaunchLedger;
-use cartfuse_fusion::plan::{Plan, PlanError, PlanOptions, Strategy};
+use cartfuse_fusion::exec::LaunchLedger;
+use cartfuse_fusion::plan::{Plan, PlanError, Strategy};
 use cubecl::prelude::*;
 
 use cartfuse_fusion::cubecl;
@@ -296,7 +297,11 @@ pub fn reproduce<R: Runtime>(
             let inputs = elementwise_inputs(lanes);
             for strategy in [Strategy::Eager, Strategy::Fused] {
                 progress(&format!("{} {strategy}, {} MB", kind.name(), bytes >> 20));
-                let plan = Plan::build(&graph, strategy, &PlanOptions::for_device(&client))?;
+                let plan = Plan::build(
+                    &graph,
+                    strategy,
+                    &cartfuse_fusion::cube::backend::plan_options(&client),
+                )?;
                 let profile = profile_plan(
                     client.clone(),
                     &graph,

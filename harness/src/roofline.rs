@@ -3,8 +3,9 @@
 
 use std::time::Instant;
 
-use cartfuse_fusion::buffers::upload;
-use cartfuse_fusion::launch::{KernelLaunch, LaunchLedger, elementwise_launch_shape};
+use cartfuse_fusion::cube::buffers::upload;
+use cartfuse_fusion::cube::kernel::elementwise_launch_shape;
+use cartfuse_fusion::exec::{KernelLaunch, LaunchLedger};
 use cubecl::prelude::*;
 
 use cartfuse_fusion::cubecl;

@@ -223,7 +223,7 @@ pub fn fused_against_hand_written<B: EnvBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cartfuse_fusion::backend::Cpu;
+    use cartfuse_fusion::cpu::Cpu;
 
     fn turns(plan: &[f64], reference: &[f64]) -> InTurns {
         InTurns {

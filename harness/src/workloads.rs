@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use cartfuse_fusion::graph::{DType, Graph, GraphBuilder, NodeId, ReduceOp, Var};
-use cartfuse_fusion::interpret::{HostArray, Scalar};
+use cartfuse_fusion::graph::{HostArray, Scalar};
 use cartfuse_fusion::plan::Partition;
 use cartfuse_fusion::rng;
 

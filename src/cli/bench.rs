@@ -4,9 +4,9 @@ use anyhow::Context;
 use cartfuse::env::StepPlan;
 use cartfuse::env::registry::unknown_env;
 use cartfuse::env::{EpisodeOptions, GraphEnv, with_env};
-use cartfuse::fusion::backend::Backend;
 use cartfuse::fusion::device::Device;
 use cartfuse::fusion::dispatch_backend;
+use cartfuse::fusion::exec::Backend;
 use cartfuse::harness::profile::{ProfileSettings, profile_env};
 use cartfuse::harness::turns::{InTurns, TurnsSettings, time_in_turns};
 

@@ -4,9 +4,9 @@ use anyhow::Context;
 use cartfuse::StepPlan;
 use cartfuse::env::registry::unknown_env;
 use cartfuse::env::{EpisodeOptions, GraphEnv, VecEnv, with_env};
-use cartfuse::fusion::backend::Backend;
 use cartfuse::fusion::device::Device;
 use cartfuse::fusion::dispatch_backend;
+use cartfuse::fusion::exec::Backend;
 use cartfuse::rollout::{RandomAction, random_rollout};
 
 use super::args::RolloutArgs;

@@ -10,17 +10,18 @@ use burn::tensor::backend::AutodiffBackend;
 use cartfuse::StepPlan;
 use cartfuse::env::rollout::PolicyRollout;
 use cartfuse::env::{AutoresetMode, CartPole, EpisodeOptions, GraphEnv, VecEnv};
-use cartfuse::fusion::backend::Backend;
 use cartfuse::fusion::device::Device;
 use cartfuse::fusion::dispatch_backend;
+use cartfuse::fusion::exec::Backend;
 use cartfuse::train::{
     ActorCritic, PpoConfig, TrainReport, Trained, UpdateStats, checkpoint, train_from,
     train_fused_from,
 };
 #[cfg(any(feature = "wgpu", feature = "cuda"))]
 use cartfuse::{
-    fusion::backend::Cube,
-    fusion::device::{OpenedDevice, RuntimeKind},
+    fusion::cube::Cube,
+    fusion::cube::device::OpenedDevice,
+    fusion::device::RuntimeKind,
     train::device_collect::{CubeRuntime, DeviceLearner},
     train::train_device_from,
 };
@@ -44,13 +45,13 @@ pub fn run(device: Device, args: TrainArgs) -> anyhow::Result<()> {
         #[cfg(feature = "wgpu")]
         LearnerArg::Wgpu => {
             // burn panics when wgpu finds no adapter: say so first, as `--device wgpu` does.
-            let opened = cartfuse::fusion::device::wgpu_client()?;
+            let opened = cartfuse::fusion::cube::device::wgpu_client()?;
             let name = format!("burn Wgpu (fusion) + Autodiff on {}", opened.description);
             run_with::<Autodiff<burn::backend::Wgpu>>(device, args, Default::default(), &name)
         }
         #[cfg(feature = "cuda")]
         LearnerArg::Cuda => {
-            let opened = cartfuse::fusion::device::cuda_client()?;
+            let opened = cartfuse::fusion::cube::device::cuda_client()?;
             let name = format!("burn Cuda (fusion) + Autodiff on {}", opened.description);
             run_with::<Autodiff<burn::backend::Cuda>>(device, args, Default::default(), &name)
         }
@@ -74,12 +75,12 @@ fn run_device(device: Device, args: TrainArgs) -> anyhow::Result<()> {
     match (args.learner, device) {
         #[cfg(feature = "wgpu")]
         (LearnerArg::Wgpu, Device::Cube(RuntimeKind::Wgpu)) => {
-            let opened = cartfuse::fusion::device::wgpu_client()?;
+            let opened = cartfuse::fusion::cube::device::wgpu_client()?;
             run_on_device(device, &args, opened)
         }
         #[cfg(feature = "cuda")]
         (LearnerArg::Cuda, Device::Cube(RuntimeKind::Cuda)) => {
-            let opened = cartfuse::fusion::device::cuda_client()?;
+            let opened = cartfuse::fusion::cube::device::cuda_client()?;
             run_on_device(device, &args, opened)
         }
         _ => Err(mismatch()),

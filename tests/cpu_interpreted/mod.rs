@@ -4,11 +4,11 @@
 use cartfuse::fusion::cpu::{CpuEngine, CpuOptions};
 
 /// The backend these suites run on.
-pub type TestBackend = cartfuse::fusion::backend::Cpu;
+pub type TestBackend = cartfuse::fusion::cpu::Cpu;
 
 /// The host CPU, interpreting.
 pub fn backend() -> TestBackend {
-    cartfuse::fusion::backend::Cpu::new(CpuOptions {
+    cartfuse::fusion::cpu::Cpu::new(CpuOptions {
         engine: CpuEngine::Interpreted,
         ..CpuOptions::default()
     })

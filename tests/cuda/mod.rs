@@ -2,12 +2,12 @@
 //! NVIDIA driver fails these tests with the runtime's error).
 
 /// The backend these suites run on.
-pub type TestBackend = cartfuse::fusion::backend::Cube<cartfuse::fusion::cubecl::cuda::CudaRuntime>;
+pub type TestBackend = cartfuse::fusion::cube::Cube<cartfuse::fusion::cubecl::cuda::CudaRuntime>;
 
 /// Opens CUDA device 0.
 pub fn backend() -> TestBackend {
-    match cartfuse::fusion::device::cuda_client() {
-        Ok(opened) => cartfuse::fusion::backend::Cube::new(opened.client, opened.description),
+    match cartfuse::fusion::cube::device::cuda_client() {
+        Ok(opened) => cartfuse::fusion::cube::Cube::new(opened.client, opened.description),
         Err(error) => panic!("this test needs a CUDA device and found none: {error}"),
     }
 }

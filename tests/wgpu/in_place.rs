@@ -3,13 +3,14 @@
 use cartfuse::env::cartpole::{cartpole_step_graph, graph_params};
 use cartfuse::env::graph::StateLayout;
 use cartfuse::env::{AutoresetMode, CartPoleConfig};
+use cartfuse::fusion::cube::Cube;
 use cartfuse::fusion::cubecl::wgpu::WgpuRuntime;
-use cartfuse::fusion::exec::PlanExecutor;
+use cartfuse::fusion::exec;
+use cartfuse::fusion::graph::HostArray;
 use cartfuse::fusion::graph::{DType, Graph};
-use cartfuse::fusion::interpret::HostArray;
 use cartfuse::fusion::plan::{Plan, PlannedKernel, Slot, Strategy};
 
-type Executor = PlanExecutor<WgpuRuntime>;
+type Executor = exec::Executor<Cube<WgpuRuntime>>;
 
 /// Values for input `name` over `len` lanes: states near and past the termination bounds,
 /// episodes near truncation, some lanes flagged for reset, so every branch runs.
@@ -28,8 +29,7 @@ fn input_values(name: &str, dtype: DType, len: usize) -> HostArray {
 
 fn executor(graph: &Graph, strategy: Strategy, n: usize) -> Executor {
     let plan = Plan::build(graph, strategy, &super::util::plan_options()).unwrap();
-    let mut exec =
-        PlanExecutor::new(super::backend().client().clone(), graph.clone(), plan, n).unwrap();
+    let mut exec = Executor::new(super::backend(), graph.clone(), plan, n).unwrap();
     let steps = exec.plan().steps_per_launch as usize;
     for (id, name) in graph.inputs() {
         let per_step = PlannedKernel::is_per_step(graph, Slot::Input(id));
@@ -97,10 +97,10 @@ fn a_state_updated_in_place_has_the_bits_of_double_buffering() {
             }
             let in_place_count = names.len();
             // The state starts in a buffer of the caller's, as a reset hands it over.
-            let outside = in_place.input_handle("x").unwrap().clone();
-            in_place.bind_input("x", outside.clone()).unwrap();
+            let outside = in_place.input("x").unwrap().clone();
+            in_place.bind_input("x", &outside).unwrap();
             let mut double = executor(&graph, strategy, n);
-            double.double_buffer();
+            double.double_buffer().unwrap();
             assert!(double.in_place_inputs().is_empty());
             // Each carry in place is bound once, as its next value.
             let bound: usize = in_place.storage_bindings().iter().sum();
@@ -109,7 +109,7 @@ fn a_state_updated_in_place_has_the_bits_of_double_buffering() {
             let want = results(&mut double, &graph, 4);
             let got = results(&mut in_place, &graph, 4);
             assert_eq!(got, want, "{strategy} n={n}");
-            let kept = cartfuse::fusion::buffers::download::<WgpuRuntime, f32>(
+            let kept = cartfuse::fusion::cube::buffers::download::<WgpuRuntime, f32>(
                 in_place.client(),
                 &outside,
             )

@@ -1,12 +1,12 @@
 //! The device limits a CubeCL executor checks before it runs a plan: loop iterations
-//! (lavapipe's 65,535 a shader; `fusion::codegen::loop_budget`), given explicitly so that the
+//! (lavapipe's 65,535 a shader; `fusion::lir::loop_budget`), given explicitly so that the
 //! test means the same on every adapter, and storage buffers a launch binds.
 
 use cartfuse::AutoresetMode;
 use cartfuse::env::CartPole;
 use cartfuse::env::engine::layout_for;
 use cartfuse::env::rollout::{PolicySpec, rollout_graph};
-use cartfuse::fusion::exec::{ExecError, PlanExecutor};
+use cartfuse::fusion::exec::{ExecError, Executor};
 use cartfuse::fusion::plan::{Plan, Strategy};
 
 /// PPO's 4-64-64 policy runs 653 loop iterations a step (see the unit test beside
@@ -18,21 +18,13 @@ fn a_plan_over_the_loop_limit_is_refused_naming_the_steps_that_fit() {
     let strategy = Strategy::FusedSteps(8);
     let graph = rollout_graph(&env, AutoresetMode::SameStep, layout_for(strategy), &spec);
     let plan = Plan::build(&graph, strategy, &super::util::plan_options()).unwrap();
-    let executor = || {
-        PlanExecutor::new(
-            super::backend().client().clone(),
-            graph.clone(),
-            plan.clone(),
-            64,
-        )
-        .unwrap()
+    let executor = |limit| {
+        let backend = super::backend().with_loop_limit(limit);
+        Executor::new(backend, graph.clone(), plan.clone(), 64)
     };
-    assert!(executor().with_loop_limit(Some(8 * 653)).is_ok());
-    assert!(executor().with_loop_limit(None).is_ok());
-    let error = executor()
-        .with_loop_limit(Some(5_000))
-        .err()
-        .expect("over the limit");
+    assert!(executor(Some(8 * 653)).is_ok());
+    assert!(executor(None).is_ok());
+    let error = executor(Some(5_000)).err().expect("over the limit");
     assert!(
         matches!(
             error,
@@ -60,6 +52,7 @@ fn a_plan_over_the_loop_limit_is_refused_naming_the_steps_that_fit() {
 /// built, instead of failing the pipeline on wgpu's device thread.
 #[test]
 fn a_plan_over_the_binding_limit_is_refused() {
+    use cartfuse::fusion::exec::Backend;
     use cartfuse::fusion::graph::{DType, GraphBuilder};
     use cartfuse::fusion::plan::PlanOptions;
     let client = super::backend().client().clone();
@@ -76,7 +69,7 @@ fn a_plan_over_the_binding_limit_is_refused() {
         ..PlanOptions::default()
     };
     let plan = Plan::build(&graph, Strategy::Fused, &loose).unwrap();
-    let error = PlanExecutor::new(client.clone(), graph.clone(), plan, 8)
+    let error = Executor::new(super::backend(), graph.clone(), plan, 8)
         .err()
         .expect("over the limit");
     assert!(
@@ -88,7 +81,7 @@ fn a_plan_over_the_binding_limit_is_refused() {
         "{error}"
     );
     // Planned for the device, the same graph splits into launches that fit.
-    let plan = Plan::build(&graph, Strategy::Fused, &PlanOptions::for_device(&client)).unwrap();
+    let plan = Plan::build(&graph, Strategy::Fused, &super::backend().plan_options()).unwrap();
     assert!(plan.launches.len() > 1);
-    assert!(PlanExecutor::new(client, graph, plan, 8).is_ok());
+    assert!(Executor::new(super::backend(), graph, plan, 8).is_ok());
 }

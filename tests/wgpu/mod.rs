@@ -1,12 +1,12 @@
 //! The runtime suites on wgpu's default adapter (Mesa lavapipe on a machine without a GPU).
 
 /// The backend these suites run on.
-pub type TestBackend = cartfuse::fusion::backend::Cube<cartfuse::fusion::cubecl::wgpu::WgpuRuntime>;
+pub type TestBackend = cartfuse::fusion::cube::Cube<cartfuse::fusion::cubecl::wgpu::WgpuRuntime>;
 
 /// Opens the default adapter; fails the test with install instructions when there is none.
 pub fn backend() -> TestBackend {
-    match cartfuse::fusion::device::wgpu_client() {
-        Ok(opened) => cartfuse::fusion::backend::Cube::new(opened.client, opened.description),
+    match cartfuse::fusion::cube::device::wgpu_client() {
+        Ok(opened) => cartfuse::fusion::cube::Cube::new(opened.client, opened.description),
         Err(error) => panic!("this test needs a compute device and found none: {error}"),
     }
 }

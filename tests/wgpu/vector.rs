@@ -2,9 +2,10 @@
 
 use std::collections::HashMap;
 
-use cartfuse::fusion::exec::PlanExecutor;
+use cartfuse::fusion::exec::Executor;
 use cartfuse::fusion::graph::{DType, GraphBuilder};
-use cartfuse::fusion::interpret::{HostArray, Scalar, interpret};
+use cartfuse::fusion::graph::{HostArray, Scalar};
+use cartfuse::fusion::interpret::interpret;
 use cartfuse::fusion::plan::{Plan, PlanOptions, Strategy};
 
 use super::plans::assert_close;
@@ -42,16 +43,14 @@ fn vectorised_launches_match_scalar_launches_and_the_interpreter() {
     ] {
         for vectorize in [true, false] {
             let plan = Plan::build(&graph, strategy, &super::util::plan_options()).unwrap();
-            let mut exec =
-                PlanExecutor::new(super::backend().client().clone(), graph.clone(), plan, n)
-                    .unwrap();
+            let mut exec = Executor::new(super::backend(), graph.clone(), plan, n).unwrap();
             exec.set_vectorize(vectorize);
             assert_eq!(
                 exec.vector_width(0),
                 if vectorize { 4 } else { 1 },
                 "{strategy}"
             );
-            exec.allocate_outputs(true);
+            exec.poison_outputs();
             for (name, values) in &inputs {
                 exec.set_input(name, values).unwrap();
             }
@@ -71,6 +70,6 @@ fn vectorised_launches_match_scalar_launches_and_the_interpreter() {
     }
     // A size that is not a multiple of the width runs scalar.
     let plan = Plan::build(&graph, Strategy::Fused, &PlanOptions::default()).unwrap();
-    let exec = PlanExecutor::new(super::backend().client().clone(), graph, plan, 1001).unwrap();
+    let exec = Executor::new(super::backend(), graph, plan, 1001).unwrap();
     assert_eq!(exec.vector_width(0), 1);
 }

@@ -8,7 +8,7 @@
 
 use burn::backend::{Autodiff, NdArray};
 use cartfuse_env::{AutoresetMode, CartPole, EpisodeOptions, GraphEnv, StepPlan, VecEnv};
-use cartfuse_fusion::backend::Cpu;
+use cartfuse_fusion::cpu::Cpu;
 use cartfuse_train::{ActorCritic, PpoConfig, checkpoint, train};
 
 type Learner = Autodiff<NdArray>;

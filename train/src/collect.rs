@@ -13,7 +13,7 @@ use burn::tensor::backend::Backend;
 use burn::tensor::{Tensor, TensorData};
 use cartfuse_env::rollout::PolicyRollout;
 use cartfuse_env::{EnvBackend, GraphEnv, VecEnv};
-use cartfuse_fusion::backend::Backend as FusionBackend;
+use cartfuse_fusion::exec::Backend as FusionBackend;
 
 use crate::error::TrainError;
 use crate::policy::{ActorCritic, action_uniform, categorical, log_softmax_row, to_host};

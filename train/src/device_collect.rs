@@ -26,7 +26,7 @@ use burn_cubecl::cubecl::server::Handle;
 use burn_cubecl::tensor::CubeTensor;
 use cartfuse_env::vec_env::DeviceActions;
 use cartfuse_env::{GraphEnv, VecEnv};
-use cartfuse_fusion::backend::Cube;
+use cartfuse_fusion::cube::Cube;
 
 use crate::collect::Collector;
 use crate::error::TrainError;

@@ -7,8 +7,8 @@
 //! - [`clip`]: gradient clipping by the global norm.
 //! - [`collect`]: where samples come from: burn's policy + env steps, or the policy fused
 //!   into the env's step graph.
-//! - [`device_collect`]: burn's policy and the env step on one CubeCL device, the samples
-//!   read back once per update.
+//! - `device_collect` (GPU features): burn's policy and the env step on one CubeCL device,
+//!   the samples read back once per update.
 //! - [`ppo`]: [`train`], the loop (collect, then clipped-objective epochs with Adam).
 //! - [`checkpoint`]: weights saved and loaded as burn records.
 //!
@@ -19,6 +19,7 @@ pub mod checkpoint;
 pub mod clip;
 pub mod collect;
 pub mod config;
+#[cfg(feature = "cube")]
 pub mod device_collect;
 pub mod error;
 pub mod policy;
@@ -28,7 +29,6 @@ pub mod rollout;
 pub use config::PpoConfig;
 pub use error::TrainError;
 pub use policy::ActorCritic;
-pub use ppo::{
-    Solved, TrainReport, Trained, UpdateStats, train, train_device_from, train_from,
-    train_fused_from,
-};
+#[cfg(feature = "cube")]
+pub use ppo::train_device_from;
+pub use ppo::{Solved, TrainReport, Trained, UpdateStats, train, train_from, train_fused_from};

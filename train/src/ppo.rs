@@ -9,17 +9,21 @@
 
 use std::time::{Duration, Instant};
 
+#[cfg(feature = "cube")]
 use burn::backend::Autodiff;
 use burn::module::AutodiffModule;
 use burn::optim::{AdamConfig, GradientsParams, Optimizer};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::backend::AutodiffBackend;
 use burn::tensor::{Int, Tensor, TensorData};
+#[cfg(feature = "cube")]
 use burn_cubecl::CubeRuntime;
 use cartfuse_env::rollout::PolicyRollout;
 use cartfuse_env::spaces::ActionSpace;
 use cartfuse_env::{AutoresetMode, EnvBackend, GraphEnv, VecEnv};
-use cartfuse_fusion::backend::{Backend as FusionBackend, Cube};
+#[cfg(feature = "cube")]
+use cartfuse_fusion::cube::Cube;
+use cartfuse_fusion::exec::Backend as FusionBackend;
 use cartfuse_fusion::rng;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -28,6 +32,7 @@ use rand::seq::SliceRandom;
 use crate::clip::clip_global_norm;
 use crate::collect::{Collector, FusedCollector, HostCollector, evaluate};
 use crate::config::PpoConfig;
+#[cfg(feature = "cube")]
 use crate::device_collect::{DeviceCollector, DeviceLearner, LearnerDevice};
 use crate::error::TrainError;
 use crate::policy::{ActorCritic, to_host};
@@ -205,6 +210,7 @@ where
     )
 }
 
+#[cfg(feature = "cube")]
 /// As [`train_from`], with burn's policy and the env step on one CubeCL device: the
 /// learner is burn's `CubeBackend` on the runtime of `env`'s [`Cube`] backend, and
 /// observations, actions, rewards and flags pass between them as device buffers

@@ -3,7 +3,7 @@
 use burn::backend::{Autodiff, NdArray};
 use burn::tensor::{Tensor, TensorData};
 use cartfuse_env::{AutoresetMode, CartPole, EpisodeOptions, GraphEnv, StepPlan, VecEnv};
-use cartfuse_fusion::backend::Cpu;
+use cartfuse_fusion::cpu::Cpu;
 use cartfuse_train::{ActorCritic, PpoConfig, TrainError, checkpoint, train};
 
 type Learner = Autodiff<NdArray>;

@@ -33,7 +33,8 @@ fn every_mode_and_layout_builds_and_plans() {
 #[test]
 fn graph_in_f64_is_the_reference_step() {
     use crate::reference::{CartPoleState, is_terminated, step_physics};
-    use cartfuse_fusion::interpret::{HostArray, interpret};
+    use cartfuse_fusion::graph::HostArray;
+    use cartfuse_fusion::interpret::interpret;
     use std::collections::HashMap;
 
     let config = CartPoleConfig {
@@ -121,8 +122,8 @@ fn graph_in_f64_is_the_reference_step() {
 /// autoreset modes, and the same under `fused-xK` (whose steps run in a loop).
 #[test]
 fn the_fused_kernel_draws_resets_lazily_and_shares_threefry_words() {
-    use cartfuse_fusion::codegen::lower::lower_plan;
-    use cartfuse_fusion::codegen::program::Instr;
+    use cartfuse_fusion::lir::lower::lower_plan;
+    use cartfuse_fusion::lir::program::Instr;
 
     for autoreset in [AutoresetMode::NextStep, AutoresetMode::SameStep] {
         let graph = cartpole_step_graph(autoreset, StateLayout::StructOfArrays);

@@ -1,27 +1,24 @@
 //! CartPole-v1, exactly as gymnasium defines it: params, the step as graph ops, the f64
-//! reference, spaces, the hand-written `#[cube]` kernels and the burn-tensor step.
+//! reference, spaces and the hand-written kernels.
 //!
 //! - [`params`]: [`CartPoleParams`] (gymnasium's defaults, validated) and [`CartPoleConfig`].
 //! - [`reference`]: the f64 host reference, the oracle of every test.
-//! - [`kernel`] and [`hand_written`]: the hand-written `#[cube]` step and reset kernels.
-//! - [`native`]: the same hand-written step written natively for the CPU runtime.
-//! - [`burn_step`]: the same step in burn tensor ops.
+//! - [`hand_written`]: the hand-written step of each runtime (the roof of every plan).
 
-pub mod burn_step;
 #[cfg(test)]
 mod graph_tests;
 pub mod hand_written;
-pub mod kernel;
-pub mod native;
 pub mod params;
 pub mod reference;
+#[cfg(feature = "cube")]
 mod vector;
 
+use cartfuse_fusion::graph::Scalar;
 use cartfuse_fusion::graph::{DType, Graph, GraphBuilder, Var};
-use cartfuse_fusion::interpret::Scalar;
 
 pub use params::{CartPoleConfig, CartPoleParams};
 pub use reference::CartPoleState;
+#[cfg(feature = "cube")]
 pub use vector::CartPoleVecEnv;
 
 use crate::environment::{EpisodeOptions, GraphEnv, Transition};

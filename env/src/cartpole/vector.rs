@@ -1,7 +1,7 @@
 //! CartPole's vector env on CubeCL runtimes, as the README's first example builds it.
 
-use cartfuse_fusion::backend::Cube;
-use cartfuse_fusion::device::open_client;
+use cartfuse_fusion::cube::Cube;
+use cartfuse_fusion::cube::device::open_client;
 use cubecl::prelude::*;
 
 use super::{CartPoleConfig, CartPoleParams};

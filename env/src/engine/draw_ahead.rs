@@ -5,11 +5,11 @@
 
 use std::sync::Arc;
 
-use cartfuse_fusion::backend::{Backend, PlanRunner};
+use cartfuse_fusion::exec::LaunchLedger;
+use cartfuse_fusion::exec::{Backend, Executor};
+use cartfuse_fusion::graph::Scalar;
 use cartfuse_fusion::graph::transform::random_as_inputs;
 use cartfuse_fusion::graph::{DType, Graph, GraphBuilder};
-use cartfuse_fusion::interpret::Scalar;
-use cartfuse_fusion::launch::LaunchLedger;
 use cartfuse_fusion::plan::{Plan, PlanOptions, Strategy};
 
 use crate::environment::GraphEnv;
@@ -25,7 +25,7 @@ pub const MAX_STEPS_AHEAD: usize = 10;
 
 /// The draw-ahead runner and where the step is in its buffers.
 pub struct DrawAhead<B: Backend> {
-    runner: B::Runner,
+    runner: Executor<B>,
     draws: usize,
     steps: usize,
     next: usize,
@@ -58,7 +58,7 @@ impl<B: Backend> DrawAhead<B> {
         let graph = draw_graph::<E>(steps);
         let plan = Plan::build(&graph, Strategy::Fused, options)?;
         Ok(Self {
-            runner: backend.runner(graph, plan, n, ledger)?,
+            runner: Executor::new(backend.clone(), graph, plan, n)?.with_ledger(ledger),
             draws,
             steps,
             next: steps,
@@ -80,7 +80,7 @@ impl<B: Backend> DrawAhead<B> {
 
     /// Binds the next step's draws into `step`, drawing the next steps first when the
     /// buffers are used up.
-    pub fn bind_next(&mut self, step: &mut B::Runner) -> Result<(), EnvError> {
+    pub fn bind_next(&mut self, step: &mut Executor<B>) -> Result<(), EnvError> {
         if self.next == self.steps {
             self.runner
                 .set_param("first_step", Scalar::U32(self.drawn_steps))?;

@@ -8,8 +8,8 @@ mod step_plan;
 
 use std::sync::Arc;
 
-use cartfuse_fusion::backend::Backend;
-use cartfuse_fusion::launch::LaunchLedger;
+use cartfuse_fusion::exec::Backend;
+use cartfuse_fusion::exec::LaunchLedger;
 
 use crate::error::EnvError;
 

@@ -13,9 +13,9 @@
 
 use std::sync::Arc;
 
-use cartfuse_fusion::backend::{Backend, PlanRunner};
+use cartfuse_fusion::exec::LaunchLedger;
+use cartfuse_fusion::exec::{Backend, Executor};
 use cartfuse_fusion::graph::{Graph, Shape};
-use cartfuse_fusion::launch::LaunchLedger;
 
 use crate::error::EnvError;
 
@@ -48,7 +48,7 @@ pub fn steps_per_launch(graph: &Graph, steps: u32, n: usize, max_bytes: u64) -> 
 
 impl<B: Backend> StepPages<B> {
     /// Buffers for `pages` pages of `runner`'s outputs and actions.
-    pub fn new(backend: &B, runner: &B::Runner, pages: usize) -> Result<Self, EnvError> {
+    pub fn new(backend: &B, runner: &Executor<B>, pages: usize) -> Result<Self, EnvError> {
         let names: Vec<String> = runner
             .graph()
             .outputs()
@@ -86,7 +86,7 @@ impl<B: Backend> StepPages<B> {
     pub fn run(
         &mut self,
         backend: &B,
-        runner: &mut B::Runner,
+        runner: &mut Executor<B>,
         actions: Option<&B::Buffer>,
         ledger: &Arc<LaunchLedger>,
     ) -> Result<(), EnvError> {

@@ -1,5 +1,5 @@
 //! The planned engine: an environment's step graph under a fusion plan, and its reset graph
-//! as one fused kernel, both run by the backend's [`PlanRunner`].
+//! as one fused kernel, both run by the backend's [`Executor`].
 //!
 //! Resets are drawn on the device by the reset graph (the same counter-based draws as the
 //! step's autoreset), so no state travels device -> host -> device. The reset runner's new
@@ -8,9 +8,9 @@
 
 use std::sync::Arc;
 
-use cartfuse_fusion::backend::{Backend, PlanRunner};
-use cartfuse_fusion::interpret::{HostArray, Scalar};
-use cartfuse_fusion::launch::LaunchLedger;
+use cartfuse_fusion::exec::LaunchLedger;
+use cartfuse_fusion::exec::{Backend, Executor};
+use cartfuse_fusion::graph::{HostArray, Scalar};
 use cartfuse_fusion::plan::{Plan, PlanOptions, Strategy};
 
 use super::draw_ahead::{DrawAhead, step_reading_draws};
@@ -29,8 +29,8 @@ const COUNTERS: [&str; 3] = ["elapsed", "resets", "needs_reset"];
 /// A graph plan and its reset kernel on backend `B`.
 pub struct PlannedEngine<B: Backend> {
     backend: B,
-    step: B::Runner,
-    reset: B::Runner,
+    step: Executor<B>,
+    reset: Executor<B>,
     layout: StateLayout,
     state_names: &'static [&'static str],
     params: Vec<(&'static str, Scalar)>,
@@ -102,7 +102,7 @@ impl<B: Backend> PlannedEngine<B> {
             other => (other, 1),
         };
         let plan = Plan::build(&graph, strategy, options)?;
-        let step = backend.runner(graph, plan, n, ledger.clone())?;
+        let step = Executor::new(backend.clone(), graph, plan, n)?.with_ledger(ledger.clone());
         let pages = match pages {
             1 => None,
             pages => Some(StepPages::new(backend, &step, pages)?),
@@ -112,7 +112,8 @@ impl<B: Backend> PlannedEngine<B> {
         for kernel in &mut reset_plan.kernels {
             kernel.name = format!("{RESET_KERNEL_PREFIX}_{}", kernel.name);
         }
-        let reset = backend.runner(reset_graph, reset_plan, n, ledger.clone())?;
+        let reset =
+            Executor::new(backend.clone(), reset_graph, reset_plan, n)?.with_ledger(ledger.clone());
         let mut engine = Self {
             backend: backend.clone(),
             all_lanes: backend.upload_u32(&vec![1; n]),

@@ -11,7 +11,7 @@ use crate::graph::StateLayout;
 /// params, never inside them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StepPlan {
-    /// The environment's hand-written kernel (CartPole: [`crate::cartpole::kernel`]).
+    /// The environment's hand-written kernel (CartPole: [`crate::cartpole::hand_written`]).
     HandWritten,
     /// The environment's graph under a fusion strategy.
     Graph(Strategy),

@@ -4,12 +4,12 @@
 
 use std::sync::Arc;
 
-use cartfuse_fusion::backend::{Backend, Cpu};
 use cartfuse_fusion::cpu::CpuBuffer;
-use cartfuse_fusion::launch::LaunchLedger;
+use cartfuse_fusion::exec::LaunchLedger;
+use cartfuse_fusion::{cpu::Cpu, exec::Backend};
 
 use super::{EnvBackend, check_actions_record, hand_written_cartpole, planned_engine};
-use crate::cartpole::native::NativeEngine;
+use crate::cartpole::hand_written::native::NativeEngine;
 use crate::engine::{StepEngine, StepPlan};
 use crate::environment::{EpisodeOptions, GraphEnv};
 use crate::error::EnvError;

@@ -4,13 +4,14 @@
 
 use std::sync::Arc;
 
-use cartfuse_fusion::backend::{Backend, Cube};
-use cartfuse_fusion::launch::{LaunchLedger, elementwise_launch_shape};
+use cartfuse_fusion::cube::kernel::elementwise_launch_shape;
+use cartfuse_fusion::exec::LaunchLedger;
+use cartfuse_fusion::{cube::Cube, exec::Backend};
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 
 use super::{EnvBackend, check_actions_record, hand_written_cartpole, planned_engine};
-use crate::cartpole::hand_written::HandWrittenEngine;
+use crate::cartpole::hand_written::cube::HandWrittenEngine;
 use crate::engine::{StepEngine, StepPlan};
 use crate::environment::{EpisodeOptions, GraphEnv};
 use crate::error::EnvError;

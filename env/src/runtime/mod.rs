@@ -5,12 +5,13 @@
 //! - [`cpu`]: the native CPU runtime.
 
 pub mod cpu;
+#[cfg(feature = "cube")]
 pub mod cube;
 
 use std::sync::Arc;
 
-use cartfuse_fusion::backend::Backend;
-use cartfuse_fusion::launch::{KernelLaunch, LaunchLedger};
+use cartfuse_fusion::exec::Backend;
+use cartfuse_fusion::exec::{KernelLaunch, LaunchLedger};
 
 use crate::cartpole::{CartPoleConfig, CartPoleParams};
 use crate::engine::{PlannedEngine, RandomSource, StepEngine, StepPlan, layout_for};

@@ -1,10 +1,10 @@
 //! One launch of a chunk program: its chunks spread over threads, each run at the chosen
 //! SIMD level.
 
-use super::kernel::{Frame, run_chunk};
+use super::interp::kernel::{Frame, run_chunk};
+use super::interp::program::ChunkProgram;
+use super::interp::simd::{Simd, WithSimd};
 use super::native::KernelFn;
-use super::program::ChunkProgram;
-use super::simd::{Simd, WithSimd};
 use super::threads::{CpuOptions, split};
 
 /// Per-thread chunk memory: pinned slots, temp slots and the location table.

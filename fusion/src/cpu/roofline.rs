@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::simd::{Simd, SimdLevel, WithSimd};
+use super::interp::simd::{Simd, SimdLevel, WithSimd};
 
 /// Measured host ceilings.
 #[derive(Debug, Clone, Copy, PartialEq)]

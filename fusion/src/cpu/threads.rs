@@ -6,8 +6,8 @@
 //! (threshold measured, see [`DEFAULT_PARALLEL_MIN_LANES`]). Each lane's result depends only on its own chunk, and
 //! chunks are row-aligned for row reductions, so any thread count gives the same bits.
 
+use super::interp::simd::SimdLevel;
 use super::native::CpuEngine;
-use super::simd::SimdLevel;
 
 /// Lanes per chunk: 1024 lanes are 4 KiB per slot, so the live slots of a fused CartPole
 /// step stay in L2 while the per-op dispatch is amortised over 64 AVX-512 vectors.
@@ -44,7 +44,7 @@ pub struct CpuOptions {
     /// The largest buffer the runtime reports, standing in for a device's binding limit
     /// ([`Backend::with_max_buffer_bytes`]); `None`: the address space.
     ///
-    /// [`Backend::with_max_buffer_bytes`]: crate::backend::Backend::with_max_buffer_bytes
+    /// [`Backend::with_max_buffer_bytes`]: crate::exec::Backend::with_max_buffer_bytes
     pub max_buffer_bytes: Option<u64>,
 }
 

@@ -1,8 +1,7 @@
 //! [`ExecError`]: why a plan cannot run on a runtime (shared by the device and CPU
 //! executors).
 
-use crate::buffers::ReadError;
-use crate::interpret::BindError;
+use crate::graph::BindError;
 
 /// Why a plan cannot run.
 #[derive(Debug, thiserror::Error)]
@@ -73,3 +72,8 @@ pub enum ExecError {
     #[error(transparent)]
     Native(#[from] crate::cpu::native::NativeError),
 }
+
+/// A device read failed.
+#[derive(Debug, thiserror::Error)]
+#[error("reading a device buffer failed: {0}")]
+pub struct ReadError(pub String);

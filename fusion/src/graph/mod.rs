@@ -10,6 +10,7 @@ mod dump;
 mod op;
 pub mod transform;
 mod validate;
+mod value;
 
 pub use builder::{GraphBuilder, Var};
 pub use op::{
@@ -17,6 +18,7 @@ pub use op::{
     Op, ReduceOp, Shape,
 };
 pub use validate::infer_type;
+pub use value::{BindError, HostArray, Scalar, check_bindings, check_rows};
 
 /// One node: its op and the type and shape of its value.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -217,6 +219,15 @@ impl Graph {
     /// Number of nodes that compute something.
     pub fn computing_ops(&self) -> usize {
         self.nodes.iter().filter(|n| n.op.computes()).count()
+    }
+
+    /// The name under which the next value of carried input `input` is returned:
+    /// `next:<input>`.
+    pub fn carry_name(&self, input: NodeId) -> String {
+        match &self.node(input).op {
+            Op::Input { name } => format!("next:{name}"),
+            _ => unreachable!("validated graph: carries start at inputs"),
+        }
     }
 
     /// Whether a kernel must produce `id`: it computes, or it is a root (a constant, param

@@ -73,6 +73,14 @@ impl Constant {
         Constant::F32(value.to_bits())
     }
 
+    /// The constant as a 32-bit word (booleans as 0/1), as buffers hold it.
+    pub fn bits(self) -> u32 {
+        match self {
+            Constant::F32(bits) | Constant::U32(bits) => bits,
+            Constant::Bool(value) => u32::from(value),
+        }
+    }
+
     /// The constant's type.
     pub fn dtype(self) -> DType {
         match self {

@@ -79,7 +79,8 @@ fn without_dead_nodes(
 mod tests {
     use super::*;
     use crate::graph::GraphBuilder;
-    use crate::interpret::{HostArray, Values, interpret};
+    use crate::graph::HostArray;
+    use crate::interpret::{Values, interpret};
 
     #[test]
     fn random_ops_become_inputs_and_their_counters_go() {

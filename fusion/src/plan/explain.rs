@@ -20,10 +20,7 @@ fn slot_label(graph: &Graph, slot: Slot) -> String {
             Some(output) => format!("output `{}` {shape}", output.name),
             None => format!("intermediate {id} ({}) {shape}", node.op.name()),
         },
-        Slot::Next(_) => format!(
-            "{} {shape}",
-            crate::interpret::carry_name(graph, slot.node())
-        ),
+        Slot::Next(_) => format!("{} {shape}", graph.carry_name(slot.node())),
     }
 }
 
@@ -62,7 +59,7 @@ impl Plan {
                 PlannedLaunch::CopyState { input } => {
                     text.push_str(&format!(
                         "\nlaunch {index}: copy {} into its input buffer ({} bytes per lane): XLA's copy removal keeps this loop copy: the old value is still live where the new one is written (carries not copied share the loop buffer)\n",
-                        crate::interpret::carry_name(graph, *input),
+                        graph.carry_name(*input),
                         2 * slot_width_bytes(graph, *input)
                     ));
                     continue;

@@ -21,10 +21,9 @@ impl PlanOptions {
     /// Buffers a generated kernel binds besides its plan slots: the two params buffers.
     pub const RESERVED_BINDINGS: usize = 2;
 
-    /// Default options with the binding limit of `client`'s device.
-    pub fn for_device<R: cubecl::Runtime>(client: &cubecl::prelude::ComputeClient<R>) -> Self {
-        // cubecl's `max_bindings` already leaves room for the runtime's own metadata buffer.
-        let device_limit = client.properties().hardware.max_bindings as usize;
+    /// Default options for a device that binds at most `device_limit` storage buffers a
+    /// launch (cubecl's `max_bindings`, which already leaves room for its metadata buffer).
+    pub fn for_device(device_limit: usize) -> Self {
         Self {
             max_bindings: device_limit.saturating_sub(Self::RESERVED_BINDINGS),
             ..Self::default()

@@ -198,7 +198,7 @@ impl<'a> Partitioner<'a> {
             );
         }
         if let Some(carry) = self.graph.carries().iter().find(|c| c.next == node) {
-            let input = crate::interpret::carry_name(self.graph, carry.input);
+            let input = self.graph.carry_name(carry.input);
             return self.new_group(
                 node,
                 format!("{node} ({name}) is loop-carried state `{input}`: written to memory"),

@@ -1,6 +1,6 @@
 //! C source for one lowered launch: a function over a range of lanes.
 //!
-//! The input is the device's lowering ([`crate::codegen::lower`]), the same instruction
+//! The input is the device's lowering ([`crate::lir::lower`]), the same instruction
 //! list the interpreter and the GPU kernels run. Every register becomes a C local (`fN`
 //! for the `f32` file, `uN` for `u32`), every instruction one statement, and the lane loop
 //! carries `#pragma omp simd`: lanes are independent, so the compiler vectorises the whole
@@ -18,9 +18,9 @@ mod split;
 use std::fmt::Write;
 
 use super::prelude::float_literal;
-use crate::codegen::lower::LoweredLaunch;
-use crate::codegen::program::{GuardBlock, Instr, KernelProgram, Reg};
 use crate::graph::{BinaryOp, CompareOp, FloatBinary, FloatUnary, LogicBinary, LogicUnary, NodeId};
+use crate::lir::lower::LoweredLaunch;
+use crate::lir::program::{GuardBlock, Instr, KernelProgram, Reg};
 use crate::plan::Slot;
 
 /// Lanes per block of a multi-step program (its state arrays: 1 KiB per carried value).

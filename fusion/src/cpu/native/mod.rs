@@ -1,6 +1,6 @@
 //! Compiled CPU kernels: each planned launch as C, built by the system C compiler.
 //!
-//! The interpreter ([`super::program`]) runs a launch as a list of SIMD loops, one per op,
+//! The interpreter ([`super::interp::program`]) runs a launch as a list of SIMD loops, one per op,
 //! each reading and writing chunk slots; `perf` put the fused CartPole step at several
 //! cycles per op and vector, against about one for straight-line code holding values in
 //! registers. This engine writes each launch as a C function whose lane loop is the whole
@@ -12,7 +12,7 @@
 //! that embed LLVM download it at build time.
 //!
 //! Results are the interpreter's bits: the same instruction list, the C [`prelude`]'s
-//! functions ported operation by operation from [`super::math`] and [`super::threefry`],
+//! functions ported operation by operation from [`super::interp::math`] and [`super::interp::threefry`],
 //! compiled without FMA contraction or fast-math. Launches the emitter does not write
 //! (row reductions) run on the interpreter within the same executor.
 //!
@@ -25,8 +25,8 @@ mod prelude;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::codegen::lower::LoweredLaunch;
 use crate::cpu::SimdLevel;
+use crate::lir::lower::LoweredLaunch;
 pub use compiler::NativeError;
 pub use emit::{Binder, KernelFn};
 

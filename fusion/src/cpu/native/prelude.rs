@@ -1,7 +1,7 @@
 //! The C prelude of every compiled kernel: the CPU's float functions and Threefry, as C.
 //!
-//! Each function is a line-for-line port of its twin in [`crate::cpu::math`] or
-//! [`crate::cpu::threefry`]: the same IEEE operations in the same order, every constant
+//! Each function is a line-for-line port of its twin in [`crate::cpu::interp::math`] or
+//! [`crate::cpu::interp::threefry`]: the same IEEE operations in the same order, every constant
 //! taken from the Rust definition (printed as its shortest round-tripping decimal, which a
 //! C compiler parses back to the same bits), compiled with contraction into FMA off; `floor`,
 //! exact in both, is the C library's. So a compiled kernel returns the interpreter's bits,
@@ -10,7 +10,7 @@
 
 use std::fmt::Write;
 
-use crate::cpu::math;
+use crate::cpu::interp::math;
 use crate::rng::{KEY_PARITY, ROTATIONS, ROUNDS, symmetric_uniform_scale};
 
 /// The C body of the prelude: helpers over `float` and `uint32_t`, all `static inline`.

@@ -1,6 +1,7 @@
 //! Accuracy of the transcendental functions against `f64`, and level-to-level bit identity.
 
-use crate::cpu::{Scalar, Simd, SimdLevel, WithSimd, math};
+use crate::cpu::interp::math;
+use crate::cpu::{Scalar, Simd, SimdLevel, WithSimd};
 
 /// Applies `f` to `xs` (and `ys` for pow) at one level.
 struct Apply<'a> {

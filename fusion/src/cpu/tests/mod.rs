@@ -10,10 +10,22 @@ mod speed;
 
 use std::collections::HashMap;
 
-use super::{CpuBuffer, CpuExecutor, CpuOptions, SimdLevel};
+use super::{Cpu, CpuBuffer, CpuOptions, SimdLevel};
+use crate::exec::{ExecError, Executor};
 use crate::graph::Graph;
-use crate::interpret::{HostArray, Scalar, interpret};
+use crate::graph::{HostArray, Scalar};
+use crate::interpret::interpret;
 use crate::plan::{Plan, PlanOptions, Strategy};
+
+/// An executor of `plan` of `graph` over `n` lanes on the CPU with `options`.
+fn cpu_executor(
+    graph: Graph,
+    plan: Plan,
+    n: usize,
+    options: CpuOptions,
+) -> Result<Executor<Cpu>, ExecError> {
+    Executor::new(Cpu::new(options)?, graph, plan, n)
+}
 
 /// Lane counts that are not multiples of the vector width or chunk size.
 const LANES: [usize; 5] = [1, 3, 17, 1000, 4099];
@@ -57,8 +69,8 @@ fn executor(
     inputs: &Inputs,
     params: &Params,
     options: CpuOptions,
-) -> CpuExecutor {
-    let mut exec = CpuExecutor::new(graph.clone(), plan, n, options).expect("executor");
+) -> Executor<Cpu> {
+    let mut exec = cpu_executor(graph.clone(), plan, n, options).expect("executor");
     for (name, value) in inputs {
         exec.set_input(name, value).expect("input");
     }
@@ -69,7 +81,7 @@ fn executor(
 }
 
 /// Outputs and next states (`next:<input>`) after one run.
-fn results(exec: &CpuExecutor) -> HashMap<String, HostArray> {
+fn results(exec: &Executor<Cpu>) -> HashMap<String, HostArray> {
     let graph = exec.graph().clone();
     let mut out: HashMap<String, HostArray> = graph
         .outputs()
@@ -77,7 +89,7 @@ fn results(exec: &CpuExecutor) -> HashMap<String, HostArray> {
         .map(|o| (o.name.clone(), exec.read_output(&o.name).unwrap()))
         .collect();
     for carry in graph.carries() {
-        let name = crate::interpret::carry_name(&graph, carry.input);
+        let name = graph.carry_name(carry.input);
         let input = name.trim_start_matches("next:").to_string();
         out.insert(name, exec.read_input(&input).unwrap());
     }

@@ -219,7 +219,8 @@ fn random_pack_unpack_and_row_reductions_match_the_interpreter() {
 
 #[test]
 fn vector_threefry_is_bit_identical_to_the_host_generator() {
-    use crate::cpu::{Simd, WithSimd, threefry};
+    use crate::cpu::interp::threefry;
+    use crate::cpu::{Simd, WithSimd};
     struct Draw(Vec<[u32; 4]>);
     impl WithSimd for Draw {
         type Output = Vec<[u32; 2]>;

@@ -18,14 +18,14 @@
 //! one loop and read in a later one is *spilled*, unless it is a load or the lane index,
 //! which the later loop simply repeats. Every instruction outside a guard is pure and the
 //! stores all stay in the last loop, so each lane still reads its inputs before it writes
-//! its outputs (what [`crate::codegen::in_place`] relies on). Lanes that skip a block hold
+//! its outputs (what [`crate::lir::in_place`] relies on). Lanes that skip a block hold
 //! zeros in its outputs, as in the masked form: results are the same bits.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
 use super::{BLOCK, Part, invariant, reg, ty};
-use crate::codegen::program::{GuardBlock, Instr, Reg};
+use crate::lir::program::{GuardBlock, Instr, Reg};
 
 /// One loop of a split body.
 pub(super) enum Unit<'a> {

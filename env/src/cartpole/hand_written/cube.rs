@@ -1,0 +1,320 @@
+//! The hand-written engine on CubeCL runtimes: the `#[cube]` step and reset kernels of
+//! [`super::kernel`], their device buffers, scalar packing and launches, each declared to the [`LaunchLedger`] with
+//! the bytes it moves.
+
+use std::sync::Arc;
+
+use cartfuse_fusion::cube::Cube;
+use cartfuse_fusion::cube::buffers::{download, download_many, upload};
+use cartfuse_fusion::cube::kernel::elementwise_launch_shape;
+use cartfuse_fusion::exec::{KernelLaunch, LaunchLedger};
+use cartfuse_fusion::rng;
+use cubecl::prelude::*;
+use cubecl::server::Handle;
+
+use super::kernel::{PhysicsScalarsLaunch, cartpole_reset_array, cartpole_step_array};
+use super::{
+    F32, RESET_KERNEL, STEP_KERNEL, U32, masked_reset_unsupported, reset_bytes_per_env,
+    step_bytes_per_env,
+};
+use crate::cartpole::params::CartPoleConfig;
+use crate::engine::{StepBuffer, StepEngine};
+use crate::error::EnvError;
+use crate::params::AutoresetMode;
+
+/// The per-env state, structure of arrays.
+pub(crate) struct StateBuffers {
+    pub x: Handle,
+    pub x_dot: Handle,
+    pub theta: Handle,
+    pub theta_dot: Handle,
+    pub elapsed: Handle,
+    pub resets: Handle,
+    pub needs_reset: Handle,
+}
+
+/// Buffers the step writes its results to, reused every step.
+pub(crate) struct OutputBuffers {
+    pub obs: Handle,
+    pub reward: Handle,
+    pub terminated: Handle,
+    pub truncated: Handle,
+    pub final_obs: Handle,
+    pub invalid_action: Handle,
+}
+
+impl StateBuffers {
+    pub fn zeroed<R: Runtime>(client: &ComputeClient<R>, n: usize) -> Self {
+        let f32s = |_| client.create_from_slice(f32::as_bytes(&vec![0.0f32; n]));
+        let u32s = |_| client.create_from_slice(u32::as_bytes(&vec![0u32; n]));
+        Self {
+            x: f32s(()),
+            x_dot: f32s(()),
+            theta: f32s(()),
+            theta_dot: f32s(()),
+            elapsed: u32s(()),
+            resets: u32s(()),
+            needs_reset: u32s(()),
+        }
+    }
+}
+
+impl OutputBuffers {
+    pub fn new<R: Runtime>(client: &ComputeClient<R>, n: usize, autoreset: AutoresetMode) -> Self {
+        let final_obs_len = if autoreset == AutoresetMode::SameStep {
+            4 * n
+        } else {
+            4
+        };
+        Self {
+            obs: client.empty(4 * n * F32 as usize),
+            reward: client.empty(n * F32 as usize),
+            terminated: client.empty(n * U32 as usize),
+            truncated: client.empty(n * U32 as usize),
+            final_obs: client.empty(final_obs_len * F32 as usize),
+            invalid_action: client.create_from_slice(u32::as_bytes(&[0u32])),
+        }
+    }
+}
+
+fn physics_scalars<R: Runtime>(config: &CartPoleConfig) -> PhysicsScalarsLaunch<R> {
+    let p = &config.params;
+    PhysicsScalarsLaunch::new(
+        p.gravity as f32,
+        p.masspole as f32,
+        p.total_mass() as f32,
+        p.length as f32,
+        p.polemass_length() as f32,
+        p.force_mag as f32,
+        p.tau as f32,
+        p.x_threshold as f32,
+        p.theta_threshold_radians as f32,
+        rng::symmetric_uniform_scale(p.reset_bound as f32),
+    )
+}
+
+/// What every launch on a vector env's buffers needs.
+pub(crate) struct EnvLaunch<'a, R: Runtime> {
+    pub client: &'a ComputeClient<R>,
+    pub ledger: &'a LaunchLedger,
+    pub config: &'a CartPoleConfig,
+    pub num_envs: usize,
+    pub seed: u64,
+}
+
+impl<R: Runtime> EnvLaunch<'_, R> {
+    /// The ledger record of `kernel` moving `(read, written)` bytes per env over all envs.
+    fn record(&self, kernel: &'static str, (read, written): (u64, u64)) -> KernelLaunch<'static> {
+        let n = self.num_envs as u64;
+        KernelLaunch {
+            kernel,
+            elements: n,
+            bytes_read: read * n,
+            bytes_written: written * n,
+        }
+    }
+}
+
+/// Enqueues one hand-written step for all envs.
+pub(crate) fn launch_step<R: Runtime>(
+    launch: EnvLaunch<'_, R>,
+    state: &StateBuffers,
+    actions: &Handle,
+    outputs: &OutputBuffers,
+) {
+    let record = launch.record(STEP_KERNEL, step_bytes_per_env(launch.config.autoreset));
+    let EnvLaunch {
+        client,
+        ledger,
+        config,
+        num_envs: n,
+        seed,
+    } = launch;
+    let (cube_count, cube_dim) = elementwise_launch_shape(client, n);
+    let [key0, key1] = rng::seed_key(seed);
+    let final_obs_len = if config.autoreset == AutoresetMode::SameStep {
+        4 * n
+    } else {
+        4
+    };
+
+    ledger.launch(record, || unsafe {
+        // SAFETY: every array is bound with its true element count and the kernel guards
+        // `env < x.len()`; all per-env arrays hold `n` elements, rows `4 n`.
+        cartpole_step_array::launch_unchecked::<R>(
+            client,
+            cube_count,
+            cube_dim,
+            ArrayArg::from_raw_parts(actions.clone(), n),
+            ArrayArg::from_raw_parts(state.x.clone(), n),
+            ArrayArg::from_raw_parts(state.x_dot.clone(), n),
+            ArrayArg::from_raw_parts(state.theta.clone(), n),
+            ArrayArg::from_raw_parts(state.theta_dot.clone(), n),
+            ArrayArg::from_raw_parts(state.elapsed.clone(), n),
+            ArrayArg::from_raw_parts(state.resets.clone(), n),
+            ArrayArg::from_raw_parts(state.needs_reset.clone(), n),
+            ArrayArg::from_raw_parts(outputs.obs.clone(), 4 * n),
+            ArrayArg::from_raw_parts(outputs.reward.clone(), n),
+            ArrayArg::from_raw_parts(outputs.terminated.clone(), n),
+            ArrayArg::from_raw_parts(outputs.truncated.clone(), n),
+            ArrayArg::from_raw_parts(outputs.final_obs.clone(), final_obs_len),
+            ArrayArg::from_raw_parts(outputs.invalid_action.clone(), 1),
+            physics_scalars::<R>(config),
+            key0,
+            key1,
+            config.max_episode_steps,
+            config.autoreset == AutoresetMode::NextStep,
+            config.autoreset == AutoresetMode::SameStep,
+        )
+    })
+}
+
+/// Enqueues the reset kernel for all envs; `restart` rewinds the draw counters (new seed).
+pub(crate) fn launch_reset<R: Runtime>(
+    launch: EnvLaunch<'_, R>,
+    state: &StateBuffers,
+    restart: bool,
+    obs: &Handle,
+) {
+    let record = launch.record(RESET_KERNEL, reset_bytes_per_env());
+    let EnvLaunch {
+        client,
+        ledger,
+        config,
+        num_envs: n,
+        seed,
+    } = launch;
+    let (cube_count, cube_dim) = elementwise_launch_shape(client, n);
+    let [key0, key1] = rng::seed_key(seed);
+    ledger.launch(record, || unsafe {
+        // SAFETY: as in `launch_step`.
+        cartpole_reset_array::launch_unchecked::<R>(
+            client,
+            cube_count,
+            cube_dim,
+            ArrayArg::from_raw_parts(state.x.clone(), n),
+            ArrayArg::from_raw_parts(state.x_dot.clone(), n),
+            ArrayArg::from_raw_parts(state.theta.clone(), n),
+            ArrayArg::from_raw_parts(state.theta_dot.clone(), n),
+            ArrayArg::from_raw_parts(state.elapsed.clone(), n),
+            ArrayArg::from_raw_parts(state.resets.clone(), n),
+            ArrayArg::from_raw_parts(state.needs_reset.clone(), n),
+            ArrayArg::from_raw_parts(obs.clone(), 4 * n),
+            key0,
+            key1,
+            u32::from(restart),
+            rng::symmetric_uniform_scale(config.params.reset_bound as f32),
+        )
+    })
+}
+
+/// The hand-written CartPole kernels and their buffers on CubeCL runtime `R`.
+pub struct HandWrittenEngine<R: Runtime> {
+    client: ComputeClient<R>,
+    ledger: Arc<LaunchLedger>,
+    config: CartPoleConfig,
+    n: usize,
+    state: StateBuffers,
+    outputs: OutputBuffers,
+}
+
+impl<R: Runtime> HandWrittenEngine<R> {
+    /// Zeroed buffers for `n` envs.
+    pub fn new(
+        backend: &Cube<R>,
+        n: usize,
+        config: &CartPoleConfig,
+        ledger: Arc<LaunchLedger>,
+    ) -> Self {
+        let client = backend.client().clone();
+        Self {
+            state: StateBuffers::zeroed(&client, n),
+            outputs: OutputBuffers::new(&client, n, config.autoreset),
+            client,
+            ledger,
+            config: *config,
+            n,
+        }
+    }
+
+    fn launch(&self, seed: u64) -> EnvLaunch<'_, R> {
+        EnvLaunch {
+            client: &self.client,
+            ledger: &self.ledger,
+            config: &self.config,
+            num_envs: self.n,
+            seed,
+        }
+    }
+}
+
+impl<R: Runtime> StepEngine<Cube<R>> for HandWrittenEngine<R> {
+    fn steps_per_call(&self) -> u32 {
+        1
+    }
+
+    fn set_ledger(&mut self, ledger: Arc<LaunchLedger>) {
+        self.ledger = ledger;
+    }
+
+    fn reset(&mut self, seed: u64, restart: bool, mask: Option<&[bool]>) -> Result<(), EnvError> {
+        if mask.is_some() {
+            return Err(masked_reset_unsupported());
+        }
+        launch_reset(self.launch(seed), &self.state, restart, &self.outputs.obs);
+        Ok(())
+    }
+
+    fn step(&mut self, seed: u64, actions: &Handle) -> Result<(), EnvError> {
+        let found = (actions.size_in_used() / 4) as usize;
+        if found != self.n {
+            return Err(EnvError::WrongCount {
+                what: "device actions",
+                per_env: 1,
+                expected: self.n,
+                found,
+            });
+        }
+        launch_step(self.launch(seed), &self.state, actions, &self.outputs);
+        Ok(())
+    }
+
+    fn buffer(&self, which: StepBuffer) -> Option<&Handle> {
+        let o = &self.outputs;
+        Some(match which {
+            StepBuffer::Obs => &o.obs,
+            StepBuffer::Reward => &o.reward,
+            StepBuffer::Terminated => &o.terminated,
+            StepBuffer::Truncated => &o.truncated,
+            StepBuffer::FinalObs => &o.final_obs,
+        })
+    }
+
+    fn invalid_action_flag(&mut self) -> Option<&mut Handle> {
+        Some(&mut self.outputs.invalid_action)
+    }
+
+    fn set_state(&mut self, columns: &[Vec<f32>]) -> Result<(), EnvError> {
+        let client = &self.client;
+        let n = self.n;
+        self.state.x = upload(client, &columns[0]);
+        self.state.x_dot = upload(client, &columns[1]);
+        self.state.theta = upload(client, &columns[2]);
+        self.state.theta_dot = upload(client, &columns[3]);
+        self.state.elapsed = upload(client, &vec![0u32; n]);
+        self.state.needs_reset = upload(client, &vec![0u32; n]);
+        Ok(())
+    }
+
+    fn state_columns(&self) -> Result<Vec<Vec<f32>>, EnvError> {
+        let s = &self.state;
+        Ok(download_many::<R, f32>(
+            &self.client,
+            &[&s.x, &s.x_dot, &s.theta, &s.theta_dot],
+        )?)
+    }
+
+    fn elapsed(&self) -> Result<Vec<u32>, EnvError> {
+        Ok(download::<R, u32>(&self.client, &self.state.elapsed)?)
+    }
+}

@@ -1,0 +1,190 @@
+//! The native CPU runtime as a [`Backend`]: buffers are shared host memory
+//! ([`CpuBuffer`]), launches are prepared as [`CpuLaunches`] and run on the calling thread
+//! and the spinning pool, finished when `run` returns.
+
+use std::sync::Arc;
+
+use super::interp::program::ChunkProgram;
+use super::launches::CpuLaunches;
+use super::{CpuBuffer, CpuEngine, CpuOptions};
+use crate::exec::{
+    Backend, BoundPlan, ExecError, Executor, LaunchLedger, Prepared, ReadError, RunArgs,
+    check_range, copy_range_record,
+};
+use crate::plan::PlanOptions;
+
+/// The host CPU with the options every runner it builds uses.
+#[derive(Debug, Clone)]
+pub struct Cpu {
+    options: CpuOptions,
+    description: Arc<str>,
+}
+
+impl Cpu {
+    /// The CPU with `options`; fails when the CPU lacks the requested SIMD level.
+    pub fn new(options: CpuOptions) -> Result<Self, ExecError> {
+        if !options.simd.is_supported() {
+            return Err(ExecError::SimdUnsupported(options.simd));
+        }
+        let description = format!(
+            "{} ({}, {} kernels, {} threads)",
+            cpu_model(),
+            options.simd,
+            options.engine,
+            options.resolved_threads()
+        );
+        Ok(Self {
+            options,
+            description: description.into(),
+        })
+    }
+
+    /// The options runners are built with.
+    pub fn options(&self) -> &CpuOptions {
+        &self.options
+    }
+}
+
+impl Default for Cpu {
+    /// Every thread of rayon's pool at the best SIMD level this CPU has.
+    fn default() -> Self {
+        Self::new(CpuOptions::default()).expect("the detected SIMD level is supported")
+    }
+}
+
+/// The CPU's model name (`/proc/cpuinfo` on Linux), or the architecture elsewhere.
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|line| line.starts_with("model name"))
+                .and_then(|line| line.split_once(':'))
+                .map(|(_, name)| name.trim().to_owned())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_owned())
+}
+
+impl Backend for Cpu {
+    type Buffer = CpuBuffer;
+    type Launches = CpuLaunches;
+
+    fn runtime_name(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn description(&self) -> String {
+        self.description.to_string()
+    }
+
+    fn max_buffer_bytes(&self) -> u64 {
+        // One allocation; the address space, not a binding limit, bounds it, unless the
+        // options stand in for a device's limit.
+        self.options.max_buffer_bytes.unwrap_or(isize::MAX as u64)
+    }
+
+    fn with_max_buffer_bytes(mut self, bytes: u64) -> Self {
+        self.options.max_buffer_bytes = Some(bytes);
+        self
+    }
+
+    fn plan_options(&self) -> PlanOptions {
+        PlanOptions::default()
+    }
+
+    fn alloc(&self, words: usize) -> CpuBuffer {
+        CpuBuffer::zeroed(words)
+    }
+
+    fn upload_f32(&self, values: &[f32]) -> CpuBuffer {
+        CpuBuffer::from_f32(values)
+    }
+
+    fn upload_u32(&self, values: &[u32]) -> CpuBuffer {
+        CpuBuffer::from_u32(values)
+    }
+
+    fn read_f32(&self, buffer: &CpuBuffer) -> Result<Vec<f32>, ReadError> {
+        Ok(buffer.to_f32())
+    }
+
+    fn read_u32(&self, buffer: &CpuBuffer) -> Result<Vec<u32>, ReadError> {
+        Ok(buffer.to_u32())
+    }
+
+    fn read_flags(&self, buffer: &CpuBuffer) -> Result<Vec<bool>, ReadError> {
+        // Straight from the words: no intermediate `u32` copy.
+        Ok(buffer.lock()[..buffer.len()]
+            .iter()
+            .map(|&f| f != 0)
+            .collect())
+    }
+
+    fn buffer_len(&self, buffer: &CpuBuffer) -> usize {
+        buffer.len()
+    }
+
+    fn same_buffer(&self, a: &CpuBuffer, b: &CpuBuffer) -> bool {
+        a.same(b)
+    }
+
+    fn copy_range(
+        &self,
+        from: &CpuBuffer,
+        start: usize,
+        into: &CpuBuffer,
+        ledger: &LaunchLedger,
+    ) -> Result<(), ExecError> {
+        let len = into.len();
+        check_range(from.len(), start, len)?;
+        if from.same(into) {
+            return Err(ExecError::Unsupported(
+                "copying a range of a buffer into itself".into(),
+            ));
+        }
+        ledger.launch(copy_range_record(len), || {
+            let source = from.lock();
+            into.with_words(|words| words.copy_from_slice(&source[start..start + len]));
+        });
+        Ok(())
+    }
+
+    fn sync(&self) -> Result<(), ReadError> {
+        // Every run has finished when it returns.
+        Ok(())
+    }
+
+    fn prepare(&self, bound: &BoundPlan) -> Result<Prepared<CpuLaunches>, ExecError> {
+        let (launches, in_place) = CpuLaunches::prepare(bound, &self.options)?;
+        Ok(Prepared { launches, in_place })
+    }
+
+    fn run(&self, launches: &mut CpuLaunches, args: RunArgs<'_, Self>) -> Result<(), ExecError> {
+        launches.run(args);
+        Ok(())
+    }
+}
+
+impl Executor<Cpu> {
+    /// The options it runs with.
+    pub fn options(&self) -> &CpuOptions {
+        self.launches.options()
+    }
+
+    /// The chunk programs of the launches that run interpreted (for inspection and tests).
+    pub fn programs(&self) -> Vec<&ChunkProgram> {
+        self.launches.programs().collect()
+    }
+
+    /// The engine each launch runs on, in launch order (launches the compiled engine
+    /// cannot write run interpreted).
+    pub fn engines(&self) -> Vec<CpuEngine> {
+        self.launches.engines()
+    }
+
+    /// Wall time spent building the compiled kernels (generating, compiling or finding them
+    /// in the cache, loading); zero under the interpreter.
+    pub fn build_time(&self) -> std::time::Duration {
+        self.launches.build_time()
+    }
+}

@@ -1,0 +1,754 @@
+//! Running a [`ChunkProgram`] over one chunk of lanes at one SIMD level.
+//!
+//! Each op is one loop over the chunk's vectors (operands and results in L1/L2-resident
+//! slots or streamed from input buffers); the op is matched once per chunk, never per lane.
+//! Everything here is `#[inline(always)]` so it compiles under the level's target features
+//! (see [`super::simd::WithSimd`]). That includes every closure handed to a map: a closure is
+//! a function of its own, compiled without the level's target features, so one that is not
+//! inlined calls each intrinsic out of line (about 10x slower; seen in `perf` as calls to
+//! `_mm512_mul_ps`).
+
+use super::affine;
+use super::math;
+use super::program::{ChunkProgram, L, Loc, Op};
+use super::simd::Simd;
+use super::threefry;
+use crate::graph::{
+    BinaryOp, CompareOp, FloatBinary, FloatUnary, LogicBinary, LogicUnary, ReduceOp,
+};
+
+/// Lane offsets `0..16` for building lane indices.
+static IOTA: [u32; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+
+/// Pointers a chunk runs against.
+pub(crate) struct Frame<'a> {
+    /// Base pointer of every executor buffer (read and written at disjoint lanes).
+    pub buffers: &'a [*mut u32],
+    /// Lanes of the launch.
+    pub n: usize,
+    /// This thread's scratch: pinned slots, then temps, `stride` words each.
+    pub scratch: *mut u32,
+    /// Words per slot.
+    pub stride: usize,
+    /// Pinned slots before the temps.
+    pub pinned: usize,
+    /// Each pinned value once (affine weights read them as scalars).
+    pub pin_values: *const u32,
+}
+
+/// Runs `program` over lanes `start..start + len` (one chunk), using `ptrs` as the
+/// location table.
+///
+/// # Safety
+/// Buffers hold `steps * n * width + 16` words, scratch holds `(pinned + slots) * stride`
+/// words with `stride >= len` rounded up to 16, and `ptrs` has one entry per location.
+#[inline(always)]
+pub(crate) unsafe fn run_chunk<V: Simd>(
+    s: V,
+    program: &ChunkProgram,
+    frame: &Frame<'_>,
+    ptrs: &mut [*mut u32],
+    start: usize,
+    len: usize,
+) {
+    for (p, loc) in ptrs.iter_mut().zip(&program.locs) {
+        // SAFETY: offsets stay inside the buffers (see the contract above).
+        *p = unsafe {
+            match *loc {
+                Loc::Scratch(slot) => frame
+                    .scratch
+                    .add((frame.pinned + slot as usize) * frame.stride),
+                Loc::Pinned(slot) => frame.scratch.add(slot as usize * frame.stride),
+                Loc::Input { buffer, step } => {
+                    frame.buffers[buffer as usize].add(step as usize * frame.n + start)
+                }
+            }
+        };
+    }
+    let ctx = Ctx {
+        ptrs,
+        locs: &program.locs,
+        frame,
+        start,
+        len,
+    };
+    let hi = len.next_multiple_of(V::LANES);
+    let ops = &program.ops;
+    let mut i = 0;
+    while i < ops.len() {
+        match ops[i] {
+            Op::Guard {
+                cond,
+                when,
+                len: guarded,
+            } => {
+                let block = &ops[i + 1..i + 1 + guarded as usize];
+                // SAFETY: as for every op.
+                unsafe { run_guarded(s, &ctx, block, cond, when) };
+                i += 1 + guarded as usize;
+            }
+            _ => {
+                // SAFETY: the range is within the chunk's padded slots.
+                i = unsafe { exec_at(s, &ctx, ops, i, 0, hi) };
+            }
+        }
+    }
+}
+
+/// Runs the op at `ops[i]` (with its terms, for an affine) over lanes `lo..hi`; returns
+/// the index of the next op.
+///
+/// # Safety
+/// As for [`exec`].
+#[inline(always)]
+unsafe fn exec_at<V: Simd>(
+    s: V,
+    ctx: &Ctx<'_>,
+    ops: &[Op],
+    i: usize,
+    lo: usize,
+    hi: usize,
+) -> usize {
+    match ops[i] {
+        Op::Affine {
+            dst,
+            acc,
+            len,
+            pinned_weights,
+        } => {
+            let terms = &ops[i + 1..i + 1 + len as usize];
+            // SAFETY: as for every op.
+            unsafe {
+                let at = affine::Locations {
+                    ptrs: ctx.ptrs,
+                    locs: ctx.locs,
+                    pin_values: ctx.frame.pin_values,
+                };
+                affine::run(s, &at, (dst, acc, pinned_weights), terms, lo, hi);
+            }
+            i + 1 + len as usize
+        }
+        op => {
+            // SAFETY: as for every op.
+            unsafe { exec(s, ctx, &op, lo, hi) };
+            i + 1
+        }
+    }
+}
+
+struct Ctx<'a> {
+    ptrs: &'a [*mut u32],
+    locs: &'a [Loc],
+    frame: &'a Frame<'a>,
+    start: usize,
+    len: usize,
+}
+
+impl Ctx<'_> {
+    #[inline(always)]
+    fn p(&self, l: L) -> *mut u32 {
+        self.ptrs[l as usize]
+    }
+}
+
+/// Runs `block` over the runs of vectors where some lane has `cond == when`.
+#[inline(always)]
+unsafe fn run_guarded<V: Simd>(s: V, ctx: &Ctx<'_>, block: &[Op], cond: L, when: bool) {
+    let c = ctx.p(cond);
+    let vectors = ctx.len.div_ceil(V::LANES);
+    let mut v = 0;
+    while v < vectors {
+        // SAFETY: `v < vectors` lies within the padded slot.
+        while v < vectors && !unsafe { vector_taken(s, c, ctx.len, v, when) } {
+            v += 1;
+        }
+        let begin = v;
+        // SAFETY: as above.
+        while v < vectors && unsafe { vector_taken(s, c, ctx.len, v, when) } {
+            v += 1;
+        }
+        let mut i = 0;
+        while begin < v && i < block.len() {
+            // SAFETY: a sub-range of the chunk.
+            i = unsafe { exec_at(s, ctx, block, i, begin * V::LANES, v * V::LANES) };
+        }
+    }
+}
+
+/// Whether some valid lane of vector `v` of a `len`-lane slot has `cond == when`.
+///
+/// # Safety
+/// Vector `v` lies within the padded slot at `c`.
+#[inline(always)]
+unsafe fn vector_taken<V: Simd>(s: V, c: *const u32, len: usize, v: usize, when: bool) -> bool {
+    // SAFETY: see the contract.
+    let m = unsafe { s.load_u(c.add(v * V::LANES)) };
+    let zero = s.eq_u(m, s.splat_u(0));
+    let mut bits = s.mask_bits(if when { s.mask_not(zero) } else { zero });
+    let valid = len - v * V::LANES;
+    if valid < V::LANES {
+        bits &= (1u64 << valid) - 1;
+    }
+    bits != 0
+}
+
+#[inline(always)]
+unsafe fn map_f<V: Simd>(
+    s: V,
+    lo: usize,
+    hi: usize,
+    d: *mut u32,
+    a: *const u32,
+    f: impl Fn(V::F) -> V::F,
+) {
+    let mut i = lo;
+    while i < hi {
+        // SAFETY: `lo..hi` lies within both slots.
+        unsafe {
+            let x = s.load(a.add(i).cast());
+            s.store(d.add(i).cast(), f(x));
+        }
+        i += V::LANES;
+    }
+}
+
+#[inline(always)]
+unsafe fn map_ff<V: Simd>(
+    s: V,
+    lo: usize,
+    hi: usize,
+    d: *mut u32,
+    a: *const u32,
+    b: *const u32,
+    f: impl Fn(V::F, V::F) -> V::F,
+) {
+    let mut i = lo;
+    while i < hi {
+        // SAFETY: `lo..hi` lies within the slots.
+        unsafe {
+            let x = s.load(a.add(i).cast());
+            let y = s.load(b.add(i).cast());
+            s.store(d.add(i).cast(), f(x, y));
+        }
+        i += V::LANES;
+    }
+}
+
+#[inline(always)]
+unsafe fn map_uu<V: Simd>(
+    s: V,
+    lo: usize,
+    hi: usize,
+    d: *mut u32,
+    a: *const u32,
+    b: *const u32,
+    f: impl Fn(V::U, V::U) -> V::U,
+) {
+    let mut i = lo;
+    while i < hi {
+        // SAFETY: `lo..hi` lies within the slots.
+        unsafe {
+            let x = s.load_u(a.add(i));
+            let y = s.load_u(b.add(i));
+            s.store_u(d.add(i), f(x, y));
+        }
+        i += V::LANES;
+    }
+}
+
+/// A lane-wise map whose operands and result are raw words (any type).
+#[inline(always)]
+unsafe fn map_u<V: Simd>(
+    s: V,
+    lo: usize,
+    hi: usize,
+    d: *mut u32,
+    a: *const u32,
+    f: impl Fn(V::U) -> V::U,
+) {
+    let mut i = lo;
+    while i < hi {
+        // SAFETY: `lo..hi` lies within both slots.
+        unsafe { s.store_u(d.add(i), f(s.load_u(a.add(i)))) };
+        i += V::LANES;
+    }
+}
+
+#[inline(always)]
+fn to_bool<V: Simd>(s: V, m: V::M) -> V::U {
+    s.select_u(m, s.splat_u(1), s.splat_u(0))
+}
+
+#[inline(always)]
+fn truthy<V: Simd>(s: V, x: V::U) -> V::M {
+    s.mask_not(s.eq_u(x, s.splat_u(0)))
+}
+
+#[inline(always)]
+fn compare_f<V: Simd>(s: V, op: CompareOp, x: V::F, y: V::F) -> V::M {
+    match op {
+        CompareOp::Lt => s.lt(x, y),
+        CompareOp::Le => s.le(x, y),
+        CompareOp::Gt => s.lt(y, x),
+        CompareOp::Ge => s.le(y, x),
+        CompareOp::Eq => s.eq(x, y),
+        CompareOp::Ne => s.ne(x, y),
+    }
+}
+
+#[inline(always)]
+fn compare_u<V: Simd>(s: V, op: CompareOp, x: V::U, y: V::U) -> V::M {
+    match op {
+        CompareOp::Lt => s.lt_u(x, y),
+        CompareOp::Le => s.mask_not(s.lt_u(y, x)),
+        CompareOp::Gt => s.lt_u(y, x),
+        CompareOp::Ge => s.mask_not(s.lt_u(x, y)),
+        CompareOp::Eq => s.eq_u(x, y),
+        CompareOp::Ne => s.mask_not(s.eq_u(x, y)),
+    }
+}
+
+/// Runs one op over vector-aligned lanes `lo..hi` of the chunk.
+#[inline(always)]
+unsafe fn exec<V: Simd>(s: V, ctx: &Ctx<'_>, op: &Op, lo: usize, hi: usize) {
+    // SAFETY (whole body): every location points at a slot or buffer slice holding at least
+    // `hi` words (padded chunk), and stores write exactly the chunk's lanes.
+    unsafe {
+        match *op {
+            Op::UnaryF(u, d, a) => {
+                let (d, a) = (ctx.p(d), ctx.p(a));
+                match u {
+                    FloatUnary::Neg => map_f(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        a,
+                        #[inline(always)]
+                        |x| math::neg(s, x),
+                    ),
+                    FloatUnary::Abs => map_f(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        a,
+                        #[inline(always)]
+                        |x| math::abs(s, x),
+                    ),
+                    FloatUnary::Sqrt => map_f(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        a,
+                        #[inline(always)]
+                        |x| s.sqrt(x),
+                    ),
+                    FloatUnary::Exp => map_f(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        a,
+                        #[inline(always)]
+                        |x| math::exp(s, x),
+                    ),
+                    FloatUnary::Log => map_f(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        a,
+                        #[inline(always)]
+                        |x| math::log(s, x),
+                    ),
+                    FloatUnary::Sin => map_f(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        a,
+                        #[inline(always)]
+                        |x| math::sin(s, x),
+                    ),
+                    FloatUnary::Cos => map_f(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        a,
+                        #[inline(always)]
+                        |x| math::cos(s, x),
+                    ),
+                    FloatUnary::Tanh => map_f(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        a,
+                        #[inline(always)]
+                        |x| math::tanh(s, x),
+                    ),
+                    FloatUnary::Erf => map_f(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        a,
+                        #[inline(always)]
+                        |x| math::erf(s, x),
+                    ),
+                    FloatUnary::Square => map_f(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        a,
+                        #[inline(always)]
+                        |x| s.mul(x, x),
+                    ),
+                    FloatUnary::Recip => map_f(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        a,
+                        #[inline(always)]
+                        |x| s.div(s.splat(1.0), x),
+                    ),
+                    FloatUnary::Floor => map_f(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        a,
+                        #[inline(always)]
+                        |x| math::floor(s, x),
+                    ),
+                }
+            }
+            Op::LogicUnary(LogicUnary::Not, d, a) => map_u(
+                s,
+                lo,
+                hi,
+                ctx.p(d),
+                ctx.p(a),
+                #[inline(always)]
+                |x| to_bool(s, s.eq_u(x, s.splat_u(0))),
+            ),
+            Op::LogicBinary(b, d, x, y) => {
+                let (d, x, y) = (ctx.p(d), ctx.p(x), ctx.p(y));
+                match b {
+                    LogicBinary::And => map_uu(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| to_bool(s, s.mask_and(truthy(s, a), truthy(s, b))),
+                    ),
+                    LogicBinary::Or => map_uu(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| to_bool(s, s.mask_or(truthy(s, a), truthy(s, b))),
+                    ),
+                }
+            }
+            Op::FloatBinary(FloatBinary::Pow, d, x, y) => {
+                let (d, x, y) = (ctx.p(d), ctx.p(x), ctx.p(y));
+                map_ff(
+                    s,
+                    lo,
+                    hi,
+                    d,
+                    x,
+                    y,
+                    #[inline(always)]
+                    |a, b| math::pow(s, a, b),
+                )
+            }
+            Op::BinaryF(b, d, x, y) => {
+                let (d, x, y) = (ctx.p(d), ctx.p(x), ctx.p(y));
+                match b {
+                    BinaryOp::Add => map_ff(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| s.add(a, b),
+                    ),
+                    BinaryOp::Sub => map_ff(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| s.sub(a, b),
+                    ),
+                    BinaryOp::Mul => map_ff(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| s.mul(a, b),
+                    ),
+                    BinaryOp::Div => map_ff(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| s.div(a, b),
+                    ),
+                    BinaryOp::Min => map_ff(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| math::min(s, a, b),
+                    ),
+                    BinaryOp::Max => map_ff(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| math::max(s, a, b),
+                    ),
+                }
+            }
+            Op::BinaryU(b, d, x, y) => {
+                let (d, x, y) = (ctx.p(d), ctx.p(x), ctx.p(y));
+                match b {
+                    BinaryOp::Add => map_uu(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| s.add_u(a, b),
+                    ),
+                    BinaryOp::Sub => map_uu(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| s.sub_u(a, b),
+                    ),
+                    BinaryOp::Mul => map_uu(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| s.mul_u(a, b),
+                    ),
+                    BinaryOp::Min => map_uu(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| s.min_u(a, b),
+                    ),
+                    BinaryOp::Max => map_uu(
+                        s,
+                        lo,
+                        hi,
+                        d,
+                        x,
+                        y,
+                        #[inline(always)]
+                        |a, b| s.max_u(a, b),
+                    ),
+                    BinaryOp::Div => {
+                        // No vector integer division on x86: one lane at a time.
+                        for i in lo..hi {
+                            let q = (*x.add(i)).checked_div(*y.add(i)).unwrap_or(u32::MAX);
+                            *d.add(i) = q;
+                        }
+                    }
+                }
+            }
+            Op::CompareF(c, d, x, y) => {
+                let (d, x, y) = (ctx.p(d), ctx.p(x), ctx.p(y));
+                let mut i = lo;
+                while i < hi {
+                    let m = compare_f(s, c, s.load(x.add(i).cast()), s.load(y.add(i).cast()));
+                    s.store_u(d.add(i), to_bool(s, m));
+                    i += V::LANES;
+                }
+            }
+            Op::CompareU(c, d, x, y) => map_uu(
+                s,
+                lo,
+                hi,
+                ctx.p(d),
+                ctx.p(x),
+                ctx.p(y),
+                #[inline(always)]
+                |a, b| to_bool(s, compare_u(s, c, a, b)),
+            ),
+            Op::Select(d, c, a, b) => {
+                let (d, c, a, b) = (ctx.p(d), ctx.p(c), ctx.p(a), ctx.p(b));
+                let mut i = lo;
+                while i < hi {
+                    let m = truthy(s, s.load_u(c.add(i)));
+                    let v = s.select_u(m, s.load_u(a.add(i)), s.load_u(b.add(i)));
+                    s.store_u(d.add(i), v);
+                    i += V::LANES;
+                }
+            }
+            Op::U32ToF32(d, a) => map_u(
+                s,
+                lo,
+                hi,
+                ctx.p(d),
+                ctx.p(a),
+                #[inline(always)]
+                |x| s.to_bits(s.u32_to_f32(x)),
+            ),
+            Op::F32ToU32(d, a) => map_u(
+                s,
+                lo,
+                hi,
+                ctx.p(d),
+                ctx.p(a),
+                #[inline(always)]
+                |x| math::f32_to_u32(s, s.from_bits(x)),
+            ),
+            Op::F32ToBool(d, a) => map_u(
+                s,
+                lo,
+                hi,
+                ctx.p(d),
+                ctx.p(a),
+                #[inline(always)]
+                |x| to_bool(s, s.ne(s.from_bits(x), s.splat(0.0))),
+            ),
+            Op::U32ToBool(d, a) => map_u(
+                s,
+                lo,
+                hi,
+                ctx.p(d),
+                ctx.p(a),
+                #[inline(always)]
+                |x| to_bool(s, truthy(s, x)),
+            ),
+            Op::Random(d, args, word) => {
+                let d = ctx.p(d);
+                let [k0, k1, c0, c1] = args.map(|l| ctx.p(l).cast_const());
+                let mut i = lo;
+                while i < hi {
+                    let w = threefry::threefry2x32(
+                        s,
+                        s.load_u(k0.add(i)),
+                        s.load_u(k1.add(i)),
+                        s.load_u(c0.add(i)),
+                        s.load_u(c1.add(i)),
+                    );
+                    let r = threefry::symmetric_uniform(s, w[word as usize]);
+                    s.store(d.add(i).cast(), r);
+                    i += V::LANES;
+                }
+            }
+            Op::Lane(d) => {
+                let d = ctx.p(d);
+                let iota = s.load_u(IOTA.as_ptr());
+                let mut i = lo;
+                while i < hi {
+                    s.store_u(d.add(i), s.add_u(iota, s.splat_u((ctx.start + i) as u32)));
+                    i += V::LANES;
+                }
+            }
+            Op::LoadPacked {
+                dst,
+                buffer,
+                k,
+                column,
+                step,
+            } => {
+                let d = ctx.p(dst);
+                let src = ctx.frame.buffers[buffer as usize];
+                let base = step as usize * ctx.frame.n + ctx.start;
+                for i in lo..hi.min(ctx.len) {
+                    *d.add(i) = *src.add((base + i) * k as usize + column as usize);
+                }
+            }
+            Op::Store {
+                src,
+                buffer,
+                step,
+                k,
+                column,
+            } => {
+                let a = ctx.p(src);
+                let out = ctx.frame.buffers[buffer as usize];
+                let base = step as usize * ctx.frame.n + ctx.start;
+                if k == 0 {
+                    std::ptr::copy_nonoverlapping(a, out.add(base), ctx.len);
+                } else {
+                    for i in 0..ctx.len {
+                        *out.add((base + i) * k as usize + column as usize) = *a.add(i);
+                    }
+                }
+            }
+            Op::RowReduce(r, src, d, cols) => {
+                let (a, d) = (ctx.p(src).cast::<f32>(), ctx.p(d).cast::<f32>());
+                let cols = cols as usize;
+                for row in 0..ctx.len / cols {
+                    let at = row * cols;
+                    let mut acc = if r == ReduceOp::Max { -f32::MAX } else { 0.0 };
+                    for c in 0..cols {
+                        let x = *a.add(at + c);
+                        acc = if r == ReduceOp::Max {
+                            acc.max(x)
+                        } else {
+                            acc + x
+                        };
+                    }
+                    if r == ReduceOp::Mean {
+                        acc /= cols as f32;
+                    }
+                    for c in 0..cols {
+                        *d.add(at + c) = acc;
+                    }
+                }
+            }
+            Op::Guard { .. } => unreachable!("guards are handled by run_chunk"),
+            Op::Affine { .. } | Op::Term(..) => unreachable!("affines are handled by exec_at"),
+        }
+    }
+}

@@ -1,0 +1,592 @@
+//! Compiling a lowered launch into a chunk program: a flat op list over value locations.
+//!
+//! The input is the device's own lowering ([`crate::lir::lower`]), so the CPU runs the
+//! same instruction list the GPU kernels run, with the same semantics for packed columns,
+//! multi-step (`fused-xK`) loads and stores and row-reduction phases. Compilation decides
+//! everything once, at build time:
+//!
+//! - `fused-xK` is unrolled: step `s` reads per-step inputs at offset `s n` and writes
+//!   per-step outputs step-major; carried inputs are loaded at step 0 and the carries
+//!   (`input <- next`) become renamings, so state stays in the chunk buffers between steps
+//!   at no copy, and `Next` buffers are written at the last step only.
+//! - Every value gets a [`Loc`]: a lane slice of an input buffer (loads cost nothing), a
+//!   pinned slot holding a constant or param, or a scratch slot reused once the value is
+//!   dead ([`super::alloc`]).
+//! - Exclusive select branches are guarded ([`super::lazy`]).
+
+use std::collections::HashMap;
+
+use super::alloc;
+use super::lazy;
+use crate::graph::{
+    BinaryOp, CompareOp, FloatBinary, FloatUnary, LogicBinary, LogicUnary, NodeId, ReduceOp,
+};
+use crate::lir::lower::LoweredLaunch;
+use crate::lir::program::{GuardBlock, Instr, KernelProgram};
+use crate::plan::Slot;
+
+/// Index into a program's location table.
+pub type L = u32;
+
+/// Where a value lives while a chunk runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Loc {
+    /// Scratch slot `n` of the running thread (after the pinned slots).
+    Scratch(u32),
+    /// Pinned slot `n`: a constant or param broadcast over the chunk.
+    Pinned(u32),
+    /// Executor buffer `buffer` at lane `step * n + chunk start`.
+    Input {
+        /// Executor buffer index.
+        buffer: u32,
+        /// Step offset (in units of `n`).
+        step: u32,
+    },
+}
+
+/// One chunk operation. Operands and destinations are [`L`] locations.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Op {
+    /// `f32` unary op.
+    UnaryF(FloatUnary, L, L),
+    /// Boolean unary op.
+    LogicUnary(LogicUnary, L, L),
+    /// Boolean binary op.
+    LogicBinary(LogicBinary, L, L, L),
+    /// `f32`-only binary op.
+    FloatBinary(FloatBinary, L, L, L),
+    /// `f32` binary op.
+    BinaryF(BinaryOp, L, L, L),
+    /// `u32`/bool binary op.
+    BinaryU(BinaryOp, L, L, L),
+    /// `f32` comparison.
+    CompareF(CompareOp, L, L, L),
+    /// `u32` comparison.
+    CompareU(CompareOp, L, L, L),
+    /// `dst = cond ? a : b` (bitwise, any type).
+    Select(L, L, L, L),
+    /// `u32 -> f32`.
+    U32ToF32(L, L),
+    /// `f32 -> u32`.
+    F32ToU32(L, L),
+    /// `f32 -> bool`.
+    F32ToBool(L, L),
+    /// `u32 -> bool`.
+    U32ToBool(L, L),
+    /// Threefry uniform: `dst, key0, key1, counter0, counter1, word`.
+    Random(L, [L; 4], u8),
+    /// `dst = chunk start + lane`.
+    Lane(L),
+    /// Gathers column `column` of a packed `[n, k]` buffer.
+    LoadPacked {
+        /// Destination.
+        dst: L,
+        /// Executor buffer.
+        buffer: u32,
+        /// Row width.
+        k: u32,
+        /// Column.
+        column: u32,
+        /// Step offset.
+        step: u32,
+    },
+    /// Writes exactly the chunk's lanes of `src` to a buffer (a packed column when `k > 0`).
+    Store {
+        /// Source.
+        src: L,
+        /// Executor buffer.
+        buffer: u32,
+        /// Step offset.
+        step: u32,
+        /// Row width (0 for a plain lane buffer).
+        k: u32,
+        /// Column in the row.
+        column: u32,
+    },
+    /// Reduces each row of `cols` lanes of `src` and broadcasts it into `dst`.
+    RowReduce(ReduceOp, L, L, u32),
+    /// `dst = acc + w0 x0 + w1 x1 + ..` (`w0 x0 + ..` without `acc`), left to right with
+    /// each product and sum rounded: the next `len` ops are its [`Op::Term`]s. One pass over
+    /// the chunk keeps the running sum in registers (a chain of binary ops would store and
+    /// reload it at every term).
+    Affine {
+        /// Destination.
+        dst: L,
+        /// The running sum it continues, if any.
+        acc: Option<L>,
+        /// Terms that follow.
+        len: u32,
+        /// Whether every weight is pinned (one value for the whole chunk).
+        pinned_weights: bool,
+    },
+    /// One `weight * input` term of the [`Op::Affine`] before it; never run on its own.
+    Term(L, L),
+    /// Runs the next `len` ops only on vectors where some lane has `cond == when`.
+    Guard {
+        /// Bool condition.
+        cond: L,
+        /// Which value of the condition the guarded branch serves.
+        when: bool,
+        /// Ops guarded.
+        len: u32,
+    },
+}
+
+/// A value during translation: where it comes from before slots are assigned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Val {
+    /// Defined by exactly one op (a temp).
+    Temp,
+    /// A pinned constant or param.
+    Pinned(u32),
+    /// A lane slice of an input buffer.
+    Input(u32, u32),
+}
+
+/// A compiled launch.
+#[derive(Debug, Clone)]
+pub struct ChunkProgram {
+    /// Ops in order.
+    pub ops: Vec<Op>,
+    /// Location table.
+    pub locs: Vec<Loc>,
+    /// Scratch slots needed (besides the pinned ones).
+    pub scratch_slots: u32,
+    /// `Some(cols)`: chunks hold whole rows of `cols` lanes.
+    pub rows_of: Option<u32>,
+    /// Ledger name.
+    pub name: String,
+}
+
+/// Translates `launch` into a [`ChunkProgram`].
+///
+/// `buffer` maps a plan slot to its executor buffer; `pin` maps a constant or param node
+/// to its pinned slot.
+pub fn compile(
+    launch: &LoweredLaunch,
+    steps: u32,
+    buffer: &dyn Fn(Slot) -> u32,
+    pin: &dyn Fn(NodeId) -> u32,
+    lazy_selects: bool,
+) -> ChunkProgram {
+    let mut t = Translator {
+        ops: Vec::new(),
+        vals: Vec::new(),
+        def: HashMap::new(),
+        chain: None,
+    };
+    for part in launch.program.parts.iter() {
+        t.part(part, launch, steps, buffer, pin);
+    }
+    let (ops, vals) = (t.ops, t.vals);
+    let ops = if lazy_selects && launch.rows_of.is_none() {
+        lazy::guard_selects(ops, &vals)
+    } else {
+        ops
+    };
+    let placed = alloc::place(&ops, &vals);
+    ChunkProgram {
+        ops: placed.ops,
+        locs: placed.locs,
+        scratch_slots: placed.scratch_slots,
+        rows_of: launch.rows_of,
+        name: launch.name.clone(),
+    }
+}
+
+struct Translator {
+    /// Ops whose operands are indices into `vals`.
+    ops: Vec<Op>,
+    /// Value table: `L` during translation indexes this.
+    vals: Vec<Val>,
+    /// Current value of each register of the running part.
+    def: HashMap<u32, L>,
+    /// The [`Instr::MulAdd`] chain being gathered into one [`Op::Affine`].
+    chain: Option<Chain>,
+}
+
+/// Terms of an affine met so far: `acc + w0 x0 + ..`, ending in register `tail`.
+struct Chain {
+    acc: Option<L>,
+    terms: Vec<(L, L)>,
+    tail: u32,
+}
+
+impl Translator {
+    fn val(&mut self, v: Val) -> L {
+        self.vals.push(v);
+        (self.vals.len() - 1) as L
+    }
+
+    fn temp(&mut self) -> L {
+        self.val(Val::Temp)
+    }
+
+    fn set(&mut self, reg: u32, l: L) {
+        self.def.insert(reg, l);
+    }
+
+    fn get(&self, reg: u32) -> L {
+        *self
+            .def
+            .get(&reg)
+            .unwrap_or_else(|| panic!("lowering reads register {reg} before defining it"))
+    }
+
+    /// Adds a [`Instr::MulAdd`] to the running chain, or starts one.
+    fn mul_add(&mut self, dst: u32, acc: Option<u32>, a: u32, b: u32) {
+        let continues = matches!((&self.chain, acc), (Some(c), Some(acc)) if c.tail == acc);
+        if !continues {
+            self.flush();
+            let acc = acc.map(|r| self.get(r));
+            self.chain = Some(Chain {
+                acc,
+                terms: Vec::new(),
+                tail: dst,
+            });
+        }
+        let term = (self.get(a), self.get(b));
+        let chain = self.chain.as_mut().expect("started above");
+        chain.terms.push(term);
+        chain.tail = dst;
+    }
+
+    /// Emits the running chain (if any) as one [`Op::Affine`] defining its tail register.
+    fn flush(&mut self) {
+        let Some(chain) = self.chain.take() else {
+            return;
+        };
+        let pinned_weights = chain
+            .terms
+            .iter()
+            .all(|(w, _)| matches!(self.vals[*w as usize], Val::Pinned(_)));
+        self.emit(chain.tail, |_, dst| Op::Affine {
+            dst,
+            acc: chain.acc,
+            len: chain.terms.len() as u32,
+            pinned_weights,
+        });
+        self.ops
+            .extend(chain.terms.iter().map(|(w, x)| Op::Term(*w, *x)));
+    }
+
+    fn emit(&mut self, dst_reg: u32, make: impl FnOnce(&Self, L) -> Op) {
+        let dst = self.temp();
+        let op = make(self, dst);
+        self.ops.push(op);
+        self.set(dst_reg, dst);
+    }
+
+    fn part(
+        &mut self,
+        part: &KernelProgram,
+        launch: &LoweredLaunch,
+        steps: u32,
+        buffer: &dyn Fn(Slot) -> u32,
+        pin: &dyn Fn(NodeId) -> u32,
+    ) {
+        self.def.clear();
+        let cx = Cx {
+            launch,
+            buffer,
+            pin,
+        };
+        for phase in &part.phases {
+            for instr in &phase.body {
+                self.instr(instr, 0, &cx);
+            }
+            self.flush();
+            let cols = part.rows_of.expect("phases only in rows kernels");
+            let src = self.get(phase.value);
+            let op = phase.op;
+            self.emit(phase.result, |_, dst| Op::RowReduce(op, src, dst, cols));
+        }
+        for instr in &part.prologue {
+            self.instr(instr, 0, &cx);
+        }
+        self.flush();
+        for step in 0..steps {
+            self.list(&part.body, &part.guards, step, &cx);
+            let carries: Vec<(u32, L)> = part
+                .carries_f
+                .iter()
+                .chain(&part.carries_u)
+                .map(|(to, from)| (*to, self.get(*from)))
+                .collect();
+            for (to, value) in carries {
+                self.set(to, value);
+            }
+        }
+        for instr in &part.epilogue {
+            self.instr(instr, steps - 1, &cx);
+        }
+        self.flush();
+    }
+
+    /// Translates `body`, inlining guard blocks: [`lazy`] guards the chunk program itself.
+    fn list(&mut self, body: &[Instr], guards: &[GuardBlock], step: u32, cx: &Cx<'_>) {
+        for instr in body {
+            match *instr {
+                Instr::Guard { index } => {
+                    for guarded in &guards[index as usize].body {
+                        self.instr(guarded, step, cx);
+                    }
+                }
+                _ => self.instr(instr, step, cx),
+            }
+        }
+        self.flush();
+    }
+
+    fn instr(&mut self, instr: &Instr, step: u32, cx: &Cx<'_>) {
+        let at_step = |per_step: bool| if per_step { step } else { 0 };
+        if let Instr::MulAdd { dst, acc, a, b } = *instr {
+            self.mul_add(dst, acc, a, b);
+            return;
+        }
+        self.flush();
+        match *instr {
+            Instr::LoadF {
+                dst,
+                buffer,
+                per_step,
+            }
+            | Instr::LoadU {
+                dst,
+                buffer,
+                per_step,
+            } => {
+                let float = matches!(instr, Instr::LoadF { .. });
+                let b = cx.input(float, buffer);
+                let l = self.val(Val::Input(b, at_step(per_step)));
+                self.set(dst, l);
+            }
+            Instr::LoadPackedF {
+                dst,
+                buffer,
+                k,
+                column,
+                per_step,
+            } => {
+                let buffer = cx.input(true, buffer);
+                let step = at_step(per_step);
+                self.emit(dst, |_, dst| Op::LoadPacked {
+                    dst,
+                    buffer,
+                    k,
+                    column,
+                    step,
+                });
+            }
+            Instr::LoadStateF { .. } | Instr::LoadStateU { .. } => {
+                unreachable!("only device executors read state from its output binding")
+            }
+            Instr::ParamF { dst, .. }
+            | Instr::ParamU { dst, .. }
+            | Instr::ConstF { dst, .. }
+            | Instr::ConstU { dst, .. } => {
+                let l = self.val(Val::Pinned((cx.pin)(NodeId(dst))));
+                self.set(dst, l);
+            }
+            Instr::Lane { dst } => self.emit(dst, |_, d| Op::Lane(d)),
+            Instr::UnaryF { op, dst, a } => self.emit(dst, |t, d| Op::UnaryF(op, d, t.get(a))),
+            Instr::LogicUnary { op, dst, a } => {
+                self.emit(dst, |t, d| Op::LogicUnary(op, d, t.get(a)))
+            }
+            Instr::LogicBinary { op, dst, a, b } => {
+                self.emit(dst, |t, d| Op::LogicBinary(op, d, t.get(a), t.get(b)))
+            }
+            Instr::FloatBinary { op, dst, a, b } => {
+                self.emit(dst, |t, d| Op::FloatBinary(op, d, t.get(a), t.get(b)))
+            }
+            Instr::BinaryF { op, dst, a, b } => {
+                self.emit(dst, |t, d| Op::BinaryF(op, d, t.get(a), t.get(b)))
+            }
+            Instr::BinaryU { op, dst, a, b } => {
+                self.emit(dst, |t, d| Op::BinaryU(op, d, t.get(a), t.get(b)))
+            }
+            Instr::CompareF { op, dst, a, b } => {
+                self.emit(dst, |t, d| Op::CompareF(op, d, t.get(a), t.get(b)))
+            }
+            Instr::CompareU { op, dst, a, b } => {
+                self.emit(dst, |t, d| Op::CompareU(op, d, t.get(a), t.get(b)))
+            }
+            Instr::SelectF { dst, cond, a, b } | Instr::SelectU { dst, cond, a, b } => {
+                self.emit(dst, |t, d| Op::Select(d, t.get(cond), t.get(a), t.get(b)))
+            }
+            Instr::U32ToF32 { dst, a } => self.emit(dst, |t, d| Op::U32ToF32(d, t.get(a))),
+            Instr::F32ToU32 { dst, a } => self.emit(dst, |t, d| Op::F32ToU32(d, t.get(a))),
+            Instr::F32ToBool { dst, a } => self.emit(dst, |t, d| Op::F32ToBool(d, t.get(a))),
+            Instr::U32ToBool { dst, a } => self.emit(dst, |t, d| Op::U32ToBool(d, t.get(a))),
+            Instr::Random { dst, key, counter } => {
+                for (word, dst) in dst.iter().enumerate() {
+                    if let Some(dst) = *dst {
+                        self.emit(dst, |t, d| {
+                            let args = [
+                                t.get(key[0]),
+                                t.get(key[1]),
+                                t.get(counter[0]),
+                                t.get(counter[1]),
+                            ];
+                            Op::Random(d, args, word as u8)
+                        });
+                    }
+                }
+            }
+            Instr::Guard { .. } => unreachable!("guard blocks are inlined by `list`"),
+            Instr::MulAdd { .. } => unreachable!("chained above"),
+            Instr::Stash { .. }
+            | Instr::DotParams { .. }
+            | Instr::DenseParams { .. }
+            | Instr::Unstash { .. } => {
+                unreachable!(
+                    "the CPU runs affine chains itself (`codegen::compact` is for kernels)"
+                )
+            }
+            Instr::StoreF {
+                buffer,
+                src,
+                per_step,
+            }
+            | Instr::StoreU {
+                buffer,
+                src,
+                per_step,
+            } => {
+                let float = matches!(instr, Instr::StoreF { .. });
+                let op = Op::Store {
+                    src: self.get(src),
+                    buffer: cx.output(float, buffer),
+                    step: at_step(per_step),
+                    k: 0,
+                    column: 0,
+                };
+                self.ops.push(op);
+            }
+            Instr::StorePackedF {
+                buffer,
+                src,
+                k,
+                column,
+                per_step,
+            } => {
+                let op = Op::Store {
+                    src: self.get(src),
+                    buffer: cx.output(true, buffer),
+                    step: at_step(per_step),
+                    k,
+                    column,
+                };
+                self.ops.push(op);
+            }
+        }
+    }
+}
+
+struct Cx<'a> {
+    launch: &'a LoweredLaunch,
+    buffer: &'a dyn Fn(Slot) -> u32,
+    pin: &'a dyn Fn(NodeId) -> u32,
+}
+
+impl Cx<'_> {
+    fn input(&self, float: bool, index: u32) -> u32 {
+        let list = if float {
+            &self.launch.bindings.in_f
+        } else {
+            &self.launch.bindings.in_u
+        };
+        (self.buffer)(list[index as usize])
+    }
+
+    fn output(&self, float: bool, index: u32) -> u32 {
+        let list = if float {
+            &self.launch.bindings.out_f
+        } else {
+            &self.launch.bindings.out_u
+        };
+        (self.buffer)(list[index as usize])
+    }
+}
+
+/// The destination and operands of an op (as `L`s), for passes over the list.
+pub(crate) fn dst_and_operands(op: &Op) -> (Option<L>, Vec<L>) {
+    match *op {
+        Op::UnaryF(_, d, a)
+        | Op::LogicUnary(_, d, a)
+        | Op::U32ToF32(d, a)
+        | Op::F32ToU32(d, a)
+        | Op::F32ToBool(d, a)
+        | Op::U32ToBool(d, a) => (Some(d), vec![a]),
+        Op::BinaryF(_, d, a, b)
+        | Op::BinaryU(_, d, a, b)
+        | Op::LogicBinary(_, d, a, b)
+        | Op::FloatBinary(_, d, a, b)
+        | Op::CompareF(_, d, a, b)
+        | Op::CompareU(_, d, a, b) => (Some(d), vec![a, b]),
+        Op::Select(d, c, a, b) => (Some(d), vec![c, a, b]),
+        Op::Random(d, args, _) => (Some(d), args.to_vec()),
+        Op::Lane(d) | Op::LoadPacked { dst: d, .. } => (Some(d), vec![]),
+        Op::Affine { dst, acc, .. } => (Some(dst), acc.into_iter().collect()),
+        Op::Term(w, x) => (None, vec![w, x]),
+        Op::Store { src, .. } => (None, vec![src]),
+        Op::RowReduce(_, src, d, _) => (Some(d), vec![src]),
+        Op::Guard { cond, .. } => (None, vec![cond]),
+    }
+}
+
+/// Rewrites every `L` of `op` through `map` (destination first, then operands in order).
+pub(super) fn remap(op: &Op, map: &mut dyn FnMut(L) -> L) -> Op {
+    let mut op = *op;
+    match &mut op {
+        Op::UnaryF(_, d, a)
+        | Op::LogicUnary(_, d, a)
+        | Op::U32ToF32(d, a)
+        | Op::F32ToU32(d, a)
+        | Op::F32ToBool(d, a)
+        | Op::U32ToBool(d, a) => {
+            *d = map(*d);
+            *a = map(*a);
+        }
+        Op::BinaryF(_, d, a, b)
+        | Op::BinaryU(_, d, a, b)
+        | Op::LogicBinary(_, d, a, b)
+        | Op::FloatBinary(_, d, a, b)
+        | Op::CompareF(_, d, a, b)
+        | Op::CompareU(_, d, a, b) => {
+            *d = map(*d);
+            *a = map(*a);
+            *b = map(*b);
+        }
+        Op::Select(d, c, a, b) => {
+            *d = map(*d);
+            *c = map(*c);
+            *a = map(*a);
+            *b = map(*b);
+        }
+        Op::Random(d, args, _) => {
+            *d = map(*d);
+            for a in args {
+                *a = map(*a);
+            }
+        }
+        Op::Lane(d) | Op::LoadPacked { dst: d, .. } => *d = map(*d),
+        Op::Affine { dst, acc, .. } => {
+            *dst = map(*dst);
+            if let Some(acc) = acc {
+                *acc = map(*acc);
+            }
+        }
+        Op::Term(w, x) => {
+            *w = map(*w);
+            *x = map(*x);
+        }
+        Op::Store { src, .. } => *src = map(*src),
+        Op::RowReduce(_, src, d, _) => {
+            *d = map(*d);
+            *src = map(*src);
+        }
+        Op::Guard { cond, .. } => *cond = map(*cond),
+    }
+    op
+}

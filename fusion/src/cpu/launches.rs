@@ -1,0 +1,299 @@
+//! [`CpuLaunches`]: a plan's launches prepared for the host, and one run of them.
+//!
+//! Every launch is compiled once, when the executor is built: to C by the native engine
+//! where it can write the launch, else to a chunk program for the interpreter. Constants
+//! and params are "pins", broadcast once per thread into its scratch (only those an op
+//! reads as a vector). A run locks each distinct buffer once, caches its base pointer, and
+//! runs the launches in plan order, each recorded in the ledger by the shared
+//! [`kernels_record`]/[`copy_state_record`] functions, so launch and byte counts equal the
+//! device's for the same plan.
+
+use std::collections::HashMap;
+
+use smallvec::SmallVec;
+
+use super::buffer::PAD;
+use super::cache::last_level_cache_bytes;
+use super::interp::program::{ChunkProgram, Loc, Op as ChunkOp, compile, dst_and_operands};
+use super::launch::{Bases, Scratch, run_native, run_program};
+use super::native::{Binder, CpuEngine, NativeKernels, compile_launches, emit};
+use super::threads::CpuOptions;
+use crate::exec::{BoundPlan, ExecError, KernelLaunch, RunArgs, copy_state_record, kernels_record};
+use crate::graph::{NodeId, Op};
+use crate::lir::in_place::{PartOrder, carries_in_place};
+use crate::lir::lower::{LoweredLaunch, lower_plan};
+use crate::plan::{PlannedLaunch, Slot};
+
+/// One launch of a run, with its ledger record computed once (a run at n = 1 lasts tens of
+/// nanoseconds, as long as recomputing the bytes from the plan did).
+enum Launch {
+    /// Program `program`; the record's kernel name is the program's.
+    Program {
+        program: usize,
+        record: KernelLaunch<'static>,
+    },
+    Copy {
+        from: usize,
+        to: usize,
+        record: KernelLaunch<'static>,
+    },
+}
+
+/// A plan's launches on the host. See the [module docs](self).
+pub struct CpuLaunches {
+    options: CpuOptions,
+    threads: usize,
+    /// One chunk program per launch the native engine does not run (`None` where it does).
+    programs: Vec<Option<ChunkProgram>>,
+    /// Ledger names, one per lowered launch.
+    names: Vec<String>,
+    /// The compiled engine's functions (one per lowered launch, `None` where it runs
+    /// interpreted); `None` under the interpreter.
+    native: Option<NativeKernels>,
+    launches: Vec<Launch>,
+    /// Constant and param nodes, in node order, and their bits.
+    pins: Vec<NodeId>,
+    pin_bits: Vec<u32>,
+    /// Pins some op reads as a vector (the rest are only affine weights, read as scalars).
+    broadcast_pins: Vec<bool>,
+    scratch: Vec<Scratch>,
+    stride: usize,
+    bases: Vec<*mut u32>,
+}
+
+// SAFETY: `bases` only caches pointers into the executor's buffers, refreshed under their
+// locks at every run and not used outside it.
+unsafe impl Send for CpuLaunches {}
+
+/// Which of `pins` pinned slots some op of `programs` reads as a vector: all but those only
+/// ever read as the weight of an affine with pinned weights.
+fn broadcast_pins<'a>(programs: impl Iterator<Item = &'a ChunkProgram>, pins: usize) -> Vec<bool> {
+    let mut broadcast = vec![false; pins];
+    for program in programs {
+        let mut scalar_weights = 0;
+        for op in &program.ops {
+            let (dst, operands) = dst_and_operands(op);
+            let read_as_vectors = match *op {
+                ChunkOp::Affine {
+                    pinned_weights,
+                    len,
+                    ..
+                } => {
+                    scalar_weights = if pinned_weights { len } else { 0 };
+                    operands
+                }
+                ChunkOp::Term(_, x) if scalar_weights > 0 => {
+                    scalar_weights -= 1;
+                    vec![x]
+                }
+                _ => operands,
+            };
+            for l in dst.into_iter().chain(read_as_vectors) {
+                if let Loc::Pinned(slot) = program.locs[l as usize] {
+                    broadcast[slot as usize] = true;
+                }
+            }
+        }
+    }
+    broadcast
+}
+
+impl CpuLaunches {
+    /// Compiles every launch of `bound` under `options`, and says which carries the
+    /// compiled launches update in place.
+    pub(super) fn prepare(
+        bound: &BoundPlan,
+        options: &CpuOptions,
+    ) -> Result<(Self, Vec<NodeId>), ExecError> {
+        let (graph, plan, n) = (bound.graph(), bound.plan(), bound.lanes());
+        let pins: Vec<NodeId> = (graph.ids())
+            .filter(|id| matches!(graph.node(*id).op, Op::Param { .. } | Op::Constant(_)))
+            .collect();
+        let lowered = lower_plan(graph, plan);
+        let buffer_of = |slot: Slot| bound.buffer(slot) as u32;
+        let pin_index: HashMap<NodeId, u32> = (pins.iter().enumerate())
+            .map(|(i, p)| (*p, i as u32))
+            .collect();
+        let pin_of = |node: NodeId| pin_index[&node];
+        let native = match options.engine {
+            CpuEngine::Compiled => Some(compile_launches(
+                &lowered,
+                plan.steps_per_launch,
+                &Binder {
+                    buffer: &buffer_of,
+                    pin: &pin_of,
+                },
+                options.simd,
+                options.lazy_selects,
+                emit::masked_from(last_level_cache_bytes(), plan.bytes_per_lane_step(graph)),
+            )?),
+            CpuEngine::Interpreted => None,
+        };
+        let compiled = |p: usize| native.as_ref().is_some_and(|k| k.kernels[p].is_some());
+        let programs: Vec<Option<ChunkProgram>> = (lowered.iter().enumerate())
+            .map(|(p, launch)| {
+                let lazy = options.lazy_selects;
+                let steps = plan.steps_per_launch;
+                (!compiled(p)).then(|| compile(launch, steps, &buffer_of, &pin_of, lazy))
+            })
+            .collect();
+        let steps = plan.steps_per_launch;
+        let in_place = carries_in_place(graph, &lowered, steps, PartOrder::Sequential, compiled)
+            .into_iter()
+            .map(|(input, _)| input.node())
+            .filter(|&input| bound.may_update_in_place(input))
+            .collect();
+        let mut next_program = 0;
+        let launches = (plan.launches.iter())
+            .map(|launch| match launch {
+                PlannedLaunch::Kernels(kernels) => {
+                    next_program += 1;
+                    Launch::Program {
+                        program: next_program - 1,
+                        record: kernels_record(graph, plan, kernels, "", n),
+                    }
+                }
+                PlannedLaunch::CopyState { input } => Launch::Copy {
+                    from: bound.buffer(Slot::Next(*input)),
+                    to: bound.buffer(Slot::Input(*input)),
+                    record: copy_state_record(graph, *input, n),
+                },
+            })
+            .collect();
+        let threads = options.resolved_threads();
+        let interpreted = || programs.iter().flatten();
+        // One vector past the chunk: slots a multiple of 4 KiB apart would share L1 sets, and
+        // an op reading many slots at once (an affine) would evict its own inputs.
+        let stride = (interpreted())
+            .map(|p| options.chunk_lanes(p.rows_of).min(n).next_multiple_of(PAD) + PAD)
+            .max()
+            .unwrap_or(PAD);
+        let temps = interpreted().map(|p| p.scratch_slots as usize).max();
+        let locs = interpreted().map(|p| p.locs.len()).max().unwrap_or(0);
+        let scratch_words = (pins.len() + temps.unwrap_or(0)) * stride;
+        let scratch = (0..threads)
+            .map(|_| Scratch {
+                words: vec![0; if temps.is_some() { scratch_words } else { 0 }],
+                ptrs: vec![std::ptr::null_mut(); locs],
+            })
+            .collect();
+        let launches = Self {
+            broadcast_pins: broadcast_pins(interpreted(), pins.len()),
+            pin_bits: pins.iter().map(|p| bound.pinned_bits(*p)).collect(),
+            names: lowered
+                .iter()
+                .map(|l: &LoweredLaunch| l.name.clone())
+                .collect(),
+            bases: vec![std::ptr::null_mut(); bound.slots().len()],
+            options: options.clone(),
+            threads,
+            programs,
+            native,
+            launches,
+            pins,
+            scratch,
+            stride,
+        };
+        Ok((launches, in_place))
+    }
+
+    /// The options it runs with.
+    pub fn options(&self) -> &CpuOptions {
+        &self.options
+    }
+
+    /// The chunk programs of the launches that run interpreted (for inspection and tests).
+    pub fn programs(&self) -> impl Iterator<Item = &ChunkProgram> {
+        self.programs.iter().flatten()
+    }
+
+    /// The engine each launch runs on, in launch order.
+    pub fn engines(&self) -> Vec<CpuEngine> {
+        (self.programs.iter())
+            .map(|p| match p {
+                Some(_) => CpuEngine::Interpreted,
+                None => CpuEngine::Compiled,
+            })
+            .collect()
+    }
+
+    /// Wall time spent generating, compiling (or loading from the cache) and loading the
+    /// compiled kernels; zero under the interpreter.
+    pub fn build_time(&self) -> std::time::Duration {
+        (self.native.as_ref()).map_or(std::time::Duration::ZERO, |n| n.build_time)
+    }
+
+    /// Runs every launch once (see [`crate::exec::Backend::run`]).
+    pub(super) fn run(&mut self, args: RunArgs<'_, super::Cpu>) {
+        let (bound, buffers, holders) = (args.bound, args.buffers, args.holders);
+        if args.params_changed {
+            for (p, node) in self.pins.iter().enumerate() {
+                self.pin_bits[p] = bound.pinned_bits(*node);
+            }
+            for scratch in &mut self.scratch {
+                for (p, bits) in self.pin_bits.iter().enumerate() {
+                    if self.broadcast_pins[p] && !scratch.words.is_empty() {
+                        scratch.words[p * self.stride..(p + 1) * self.stride].fill(*bits);
+                    }
+                }
+            }
+        }
+        // Lock each distinct buffer once (an input may be bound to the same buffer twice).
+        let mut guards = SmallVec::<[_; 32]>::new();
+        for (i, buffer) in buffers.iter().enumerate() {
+            let first = holders.first(i);
+            if first == i {
+                let mut guard = buffer.lock();
+                self.bases[i] = guard.as_mut_ptr();
+                guards.push(guard);
+            } else {
+                self.bases[i] = self.bases[first];
+            }
+        }
+        let n = bound.lanes();
+        for launch in &self.launches {
+            match *launch {
+                Launch::Program { program: p, record } => {
+                    let record = KernelLaunch {
+                        kernel: &self.names[p],
+                        ..record
+                    };
+                    let kernel = self.native.as_ref().and_then(|native| native.kernels[p]);
+                    args.ledger
+                        .launch(record, || match (kernel, &self.programs[p]) {
+                            (Some(kernel), _) => run_native(
+                                kernel,
+                                &self.options,
+                                self.threads,
+                                &mut self.scratch,
+                                Bases(&self.bases),
+                                n,
+                                &self.pin_bits,
+                            ),
+                            (None, Some(program)) => run_program(
+                                program,
+                                &self.options,
+                                self.threads,
+                                &mut self.scratch,
+                                Bases(&self.bases),
+                                n,
+                                self.stride,
+                                &self.pin_bits,
+                            ),
+                            (None, None) => unreachable!("a launch is compiled or interpreted"),
+                        });
+                }
+                Launch::Copy { from, to, record } => {
+                    let len = bound.len(to);
+                    args.ledger.launch(record, || {
+                        // SAFETY: distinct buffers of `len` words (a carry's two buffers).
+                        unsafe {
+                            std::ptr::copy_nonoverlapping(self.bases[from], self.bases[to], len)
+                        }
+                    });
+                }
+            }
+        }
+        drop(guards);
+    }
+}

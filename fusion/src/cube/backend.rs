@@ -1,0 +1,201 @@
+//! Every CubeCL runtime as a [`Backend`]: buffers are device handles, launches are
+//! prepared as [`CubeLaunches`].
+
+use std::sync::Arc;
+
+use cubecl::prelude::*;
+use cubecl::server::Handle;
+
+use super::buffers::{download, upload};
+use super::kernel::{copy_range, elementwise_launch_shape};
+use super::launches::CubeLaunches;
+use crate::exec::{
+    Backend, BoundPlan, ExecError, Executor, LaunchLedger, Prepared, ReadError, RunArgs,
+    check_range, copy_range_record,
+};
+use crate::lir::loop_budget::LAVAPIPE_LOOP_ITERATIONS;
+use crate::plan::PlanOptions;
+
+/// A CubeCL runtime `R` with an open client and the adapter's description.
+pub struct Cube<R: Runtime> {
+    client: ComputeClient<R>,
+    description: Arc<str>,
+    /// A lower largest buffer than the device's ([`Backend::with_max_buffer_bytes`]).
+    max_buffer_bytes: Option<u64>,
+    /// The most loop iterations a thread may run (lavapipe's; see
+    /// [`crate::lir::loop_budget`]).
+    loop_limit: Option<u64>,
+}
+
+impl<R: Runtime> Clone for Cube<R> {
+    fn clone(&self) -> Self {
+        Self {
+            client: self.client.clone(),
+            description: self.description.clone(),
+            max_buffer_bytes: self.max_buffer_bytes,
+            loop_limit: self.loop_limit,
+        }
+    }
+}
+
+impl<R: Runtime> Cube<R> {
+    /// Wraps an open client; `description` names the adapter in reports. An llvmpipe
+    /// adapter (lavapipe) gets its loop limit checked before any plan runs.
+    pub fn new(client: ComputeClient<R>, description: impl Into<Arc<str>>) -> Self {
+        let description: Arc<str> = description.into();
+        let loop_limit = description
+            .to_lowercase()
+            .contains("llvmpipe")
+            .then_some(LAVAPIPE_LOOP_ITERATIONS);
+        Self {
+            client,
+            description,
+            max_buffer_bytes: None,
+            loop_limit,
+        }
+    }
+
+    /// The compute client every launch goes to.
+    pub fn client(&self) -> &ComputeClient<R> {
+        &self.client
+    }
+
+    /// This backend refusing plans whose threads would run more than `limit` loop
+    /// iterations (see [`crate::lir::loop_budget`]); `None` checks nothing.
+    pub fn with_loop_limit(mut self, limit: Option<u64>) -> Self {
+        self.loop_limit = limit;
+        self
+    }
+}
+
+impl<R: Runtime> std::fmt::Debug for Cube<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Cube<{}>({})", R::name(&self.client), self.description)
+    }
+}
+
+impl<R: Runtime> Backend for Cube<R> {
+    type Buffer = Handle;
+    type Launches = CubeLaunches<R>;
+
+    fn runtime_name(&self) -> &'static str {
+        R::name(&self.client)
+    }
+
+    fn description(&self) -> String {
+        self.description.to_string()
+    }
+
+    fn max_buffer_bytes(&self) -> u64 {
+        let device = self.client.properties().memory.max_page_size;
+        self.max_buffer_bytes
+            .map_or(device, |limit| limit.min(device))
+    }
+
+    fn with_max_buffer_bytes(mut self, bytes: u64) -> Self {
+        self.max_buffer_bytes = Some(bytes);
+        self
+    }
+
+    fn plan_options(&self) -> PlanOptions {
+        plan_options(&self.client)
+    }
+
+    fn alloc(&self, words: usize) -> Handle {
+        self.client.empty(words * 4)
+    }
+
+    fn upload_f32(&self, values: &[f32]) -> Handle {
+        upload(&self.client, values)
+    }
+
+    fn upload_u32(&self, values: &[u32]) -> Handle {
+        upload(&self.client, values)
+    }
+
+    fn read_f32(&self, buffer: &Handle) -> Result<Vec<f32>, ReadError> {
+        download::<R, f32>(&self.client, buffer)
+    }
+
+    fn read_u32(&self, buffer: &Handle) -> Result<Vec<u32>, ReadError> {
+        download::<R, u32>(&self.client, buffer)
+    }
+
+    fn buffer_len(&self, buffer: &Handle) -> usize {
+        (buffer.size_in_used() / 4) as usize
+    }
+
+    fn copy_range(
+        &self,
+        from: &Handle,
+        start: usize,
+        into: &Handle,
+        ledger: &LaunchLedger,
+    ) -> Result<(), ExecError> {
+        let len = self.buffer_len(into);
+        check_range(self.buffer_len(from), start, len)?;
+        let start = u32::try_from(start).map_err(|_| {
+            ExecError::Unsupported(format!("a copy from word {start}: indices are 32-bit"))
+        })?;
+        let (cube_count, cube_dim) = elementwise_launch_shape(&self.client, len);
+        ledger.launch(copy_range_record(len), || unsafe {
+            // SAFETY: `into` holds `len` words and `from` at least `start + len` (checked).
+            copy_range::launch_unchecked::<R>(
+                &self.client,
+                cube_count,
+                cube_dim,
+                ArrayArg::from_raw_parts(from.clone(), self.buffer_len(from)),
+                ArrayArg::from_raw_parts(into.clone(), len),
+                start,
+            )
+        });
+        Ok(())
+    }
+
+    fn sync(&self) -> Result<(), ReadError> {
+        cubecl::future::block_on(self.client.sync())
+            .map_err(|error| ReadError(format!("{error:?}")))
+    }
+
+    fn prepare(&self, bound: &BoundPlan) -> Result<Prepared<CubeLaunches<R>>, ExecError> {
+        let (launches, in_place) = CubeLaunches::prepare(&self.client, bound, self.loop_limit)?;
+        Ok(Prepared { launches, in_place })
+    }
+
+    fn run(
+        &self,
+        launches: &mut CubeLaunches<R>,
+        args: RunArgs<'_, Self>,
+    ) -> Result<(), ExecError> {
+        launches.run(args);
+        Ok(())
+    }
+}
+
+impl<R: Runtime> Executor<Cube<R>> {
+    /// Storage buffers each kernel launch binds, the two params buffers included and
+    /// cubecl's metadata buffer not (a carry updated in place is bound once).
+    pub fn storage_bindings(&self) -> Vec<usize> {
+        self.launches.storage_bindings()
+    }
+
+    /// Allows (the default) or forbids vectorised launches.
+    pub fn set_vectorize(&mut self, vectorize: bool) {
+        self.launches.vectorize = vectorize;
+    }
+
+    /// Lanes per thread of lowered launch `index` under the current settings and size.
+    pub fn vector_width(&self, index: usize) -> usize {
+        self.launches.vector_width(index, self.lanes())
+    }
+
+    /// The compute client every launch goes to.
+    pub fn client(&self) -> &ComputeClient<R> {
+        self.backend.client()
+    }
+}
+
+/// Default planner options with the binding limit of `client`'s device.
+pub fn plan_options<R: Runtime>(client: &ComputeClient<R>) -> PlanOptions {
+    PlanOptions::for_device(client.properties().hardware.max_bindings as usize)
+}

@@ -1,0 +1,172 @@
+//! Opening a CubeCL device with a clear error when there is none.
+//!
+//! cubecl panics deep inside wgpu when no adapter exists; [`wgpu_client`] looks for one
+//! first and turns its absence into [`DeviceError::NoVulkanAdapter`], whose message says how
+//! to install Mesa's lavapipe. The [`dispatch_runtime!`](crate::dispatch_runtime) macro keeps
+//! the `cfg` blocks that pick a runtime in one place.
+
+use cubecl::prelude::*;
+
+use crate::device::DeviceError;
+
+/// The native API's adapters: name, and whether it is a real (discrete, integrated or
+/// virtual) GPU rather than a CPU emulation.
+#[cfg(feature = "wgpu")]
+pub fn wgpu_adapters() -> Vec<(String, bool)> {
+    let (backend, _) = native_wgpu_backend();
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends: backend.into(),
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    });
+    cubecl::future::block_on(instance.enumerate_adapters(backend.into()))
+        .iter()
+        .map(|adapter| {
+            let info = adapter.get_info();
+            let gpu = matches!(
+                info.device_type,
+                wgpu::DeviceType::DiscreteGpu
+                    | wgpu::DeviceType::IntegratedGpu
+                    | wgpu::DeviceType::VirtualGpu
+            );
+            (info.name, gpu)
+        })
+        .collect()
+}
+
+/// A device opened for a runtime, with the adapter's description.
+pub struct OpenedDevice<R: Runtime> {
+    /// The compute client every launch goes to.
+    pub client: ComputeClient<R>,
+    /// The device the client runs on.
+    pub device: R::Device,
+    /// Human-readable adapter description (name, driver, type).
+    pub description: String,
+}
+
+/// Opens the default wgpu device, failing cleanly when the machine has no adapter.
+#[cfg(feature = "wgpu")]
+pub fn wgpu_client() -> Result<OpenedDevice<cubecl::wgpu::WgpuRuntime>, DeviceError> {
+    let (backend, api) = native_wgpu_backend();
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends: backend.into(),
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    });
+    let adapters = cubecl::future::block_on(instance.enumerate_adapters(backend.into()));
+    let Some(adapter) = adapters.first() else {
+        return Err(DeviceError::NoVulkanAdapter { api });
+    };
+    let info = adapter.get_info();
+    let description = format!(
+        "{} ({:?}, {} {})",
+        info.name, info.device_type, info.driver, info.driver_info
+    );
+    let device = cubecl::wgpu::WgpuDevice::DefaultDevice;
+    let client = open_catching_panics("wgpu", || {
+        <cubecl::wgpu::WgpuRuntime as Runtime>::client(&device)
+    })?;
+    Ok(OpenedDevice {
+        client,
+        device,
+        description,
+    })
+}
+
+#[cfg(feature = "wgpu")]
+fn native_wgpu_backend() -> (wgpu::Backend, &'static str) {
+    if cfg!(target_os = "macos") {
+        (wgpu::Backend::Metal, "Metal")
+    } else {
+        (wgpu::Backend::Vulkan, "Vulkan")
+    }
+}
+
+/// Opens CUDA device 0, failing cleanly when there is no driver or GPU.
+#[cfg(feature = "cuda")]
+pub fn cuda_client() -> Result<OpenedDevice<cubecl::cuda::CudaRuntime>, DeviceError> {
+    let device = cubecl::cuda::CudaDevice::new(0);
+    let client = open_catching_panics("cuda", || {
+        <cubecl::cuda::CudaRuntime as Runtime>::client(&device)
+    })?;
+    Ok(OpenedDevice {
+        client,
+        description: format!("CUDA device {}", device.index),
+        device,
+    })
+}
+
+/// Runs a runtime's client constructor, turning its panics (cubecl's way of failing there)
+/// into [`DeviceError::OpenFailed`].
+fn open_catching_panics<T>(
+    runtime: &'static str,
+    open: impl FnOnce() -> T,
+) -> Result<T, DeviceError> {
+    let previous_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    // The closure only builds a client; nothing it touches is observed after a panic.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(open));
+    std::panic::set_hook(previous_hook);
+    result.map_err(|payload| DeviceError::OpenFailed {
+        runtime,
+        reason: payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "unknown panic".into()),
+    })
+}
+
+/// Runs `$body` with `$runtime` bound to the cubecl runtime of `$kind` and `$opened` to its
+/// [`OpenedDevice`], or evaluates to `Err(DeviceError)` (converted with `From`) when the
+/// runtime is not compiled in or has no device. The only place that `cfg`s on runtimes.
+///
+/// The `cfg(feature = ...)` checks expand in the calling crate, which must therefore have
+/// `wgpu` and `cuda` features forwarding to this crate's (as every cartfuse crate does).
+#[macro_export]
+macro_rules! dispatch_runtime {
+    ($kind:expr, |$opened:ident : $runtime:ident| $body:expr) => {{
+        match $kind {
+            $crate::device::RuntimeKind::Wgpu => {
+                #[cfg(feature = "wgpu")]
+                {
+                    #[allow(unused)]
+                    type $runtime = $crate::cubecl::wgpu::WgpuRuntime;
+                    match $crate::cube::device::wgpu_client() {
+                        Ok($opened) => $body,
+                        Err(error) => Err(error.into()),
+                    }
+                }
+                #[cfg(not(feature = "wgpu"))]
+                {
+                    Err($crate::device::DeviceError::RuntimeNotCompiled { feature: "wgpu" }.into())
+                }
+            }
+            $crate::device::RuntimeKind::Cuda => {
+                #[cfg(feature = "cuda")]
+                {
+                    #[allow(unused)]
+                    type $runtime = $crate::cubecl::cuda::CudaRuntime;
+                    match $crate::cube::device::cuda_client() {
+                        Ok($opened) => $body,
+                        Err(error) => Err(error.into()),
+                    }
+                }
+                #[cfg(not(feature = "cuda"))]
+                {
+                    Err($crate::device::DeviceError::RuntimeNotCompiled { feature: "cuda" }.into())
+                }
+            }
+        }
+    }};
+}
+
+/// Opens a client for any runtime, turning the runtime's panic on a missing device into an
+/// error ([`DeviceError::NoVulkanAdapter`] when wgpu found no adapter).
+pub fn open_client<R: Runtime>(device: &R::Device) -> Result<ComputeClient<R>, DeviceError> {
+    let device = device.clone();
+    open_catching_panics("cubecl", move || R::client(&device)).map_err(|error| match error {
+        DeviceError::OpenFailed { reason, .. } if reason.contains("No possible adapter") => {
+            DeviceError::NoVulkanAdapter { api: "Vulkan" }
+        }
+        other => other,
+    })
+}

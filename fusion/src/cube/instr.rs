@@ -1,0 +1,304 @@
+//! One instruction of a [`KernelProgram`](crate::lir::program::KernelProgram) in CubeCL: the
+//! body of the interpreter [`super::kernel`] unrolls at JIT time. Loads and stores address
+//! lane `lane` (plus `step * n` for per-step buffers); the math lives in [`super::ops`].
+#![allow(missing_docs)] // `#[cube]` expands into undocumented items.
+
+use cubecl::prelude::*;
+
+use super::ops::{binary, compare, float_binary, float_unary, logic_binary, logic_unary, to_bool};
+use crate::cube::rng::{symmetric_uniform_cube, threefry2x32_cube};
+use crate::lir::loop_budget::{DOT_CHUNK, dot_iterations};
+use crate::lir::program::{Instr, Reg};
+
+/// Element offset of a per-step buffer at `step`.
+#[cube]
+fn step_offset(n: usize, #[comptime] per_step: bool, step: u32) -> usize {
+    let mut offset = 0usize;
+    if comptime!(per_step) {
+        offset = n * step as usize;
+    }
+    offset
+}
+
+/// `sum` plus `params_f[first + k] * stash[base + k]` for `k` in `start..len`, added one at
+/// a time in order: a run-time loop over chunks of [`DOT_CHUNK`] unrolled terms, then the
+/// remainder unrolled (one copy of the body whatever the width; few iterations, which
+/// lavapipe counts against [`crate::lir::loop_budget::LAVAPIPE_LOOP_ITERATIONS`]).
+#[cube]
+fn add_terms<N: Size>(
+    params_f: &Array<f32>,
+    stash: &Array<Vector<f32, N>>,
+    sum: Vector<f32, N>,
+    first: usize,
+    base: usize,
+    #[comptime] start: u32,
+    #[comptime] len: u32,
+) -> Vector<f32, N> {
+    let mut sum = sum;
+    let chunks = comptime!(dot_iterations(start, len) as u32);
+    for chunk in 0..chunks as usize {
+        let k = start as usize + chunk * DOT_CHUNK as usize;
+        #[unroll]
+        for t in 0..DOT_CHUNK as usize {
+            sum += Vector::<f32, N>::new(params_f[first + k + t]) * stash[base + k + t];
+        }
+    }
+    let tail = comptime!(start + chunks * DOT_CHUNK);
+    #[unroll]
+    for k in tail as usize..len as usize {
+        sum += Vector::<f32, N>::new(params_f[first + k]) * stash[base + k];
+    }
+    sum
+}
+
+/// Runs `instr` for `lane` at `step`.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn exec<N: Size>(
+    in_f: &Sequence<Array<Vector<f32, N>>>,
+    in_u: &Sequence<Array<Vector<u32, N>>>,
+    out_f: &mut Sequence<Array<Vector<f32, N>>>,
+    out_u: &mut Sequence<Array<Vector<u32, N>>>,
+    params_f: &Array<f32>,
+    params_u: &Array<u32>,
+    regs_f: &mut Registry<Reg, Vector<f32, N>>,
+    regs_u: &mut Registry<Reg, Vector<u32, N>>,
+    stash: &mut Array<Vector<f32, N>>,
+    lane: usize,
+    n: usize,
+    step: u32,
+    #[comptime] instr: Instr,
+) {
+    match instr {
+        Instr::LoadF {
+            dst,
+            buffer,
+            per_step,
+        } => {
+            let value = in_f.index(buffer as usize)[lane + step_offset(n, per_step, step)];
+            regs_f.insert(dst, value);
+        }
+        Instr::LoadU {
+            dst,
+            buffer,
+            per_step,
+        } => {
+            let value = in_u.index(buffer as usize)[lane + step_offset(n, per_step, step)];
+            regs_u.insert(dst, value);
+        }
+        Instr::LoadStateF { dst, buffer } => {
+            let value = out_f.index(buffer as usize)[lane];
+            regs_f.insert(dst, value);
+        }
+        Instr::LoadStateU { dst, buffer } => {
+            let value = out_u.index(buffer as usize)[lane];
+            regs_u.insert(dst, value);
+        }
+        Instr::LoadPackedF {
+            dst,
+            buffer,
+            k,
+            column,
+            per_step,
+        } => {
+            let index = (lane + step_offset(n, per_step, step)) * k as usize + column as usize;
+            let value = in_f.index(buffer as usize)[index];
+            regs_f.insert(dst, value);
+        }
+        Instr::ParamF { dst, index } => {
+            regs_f.insert(dst, Vector::new(params_f[index as usize]));
+        }
+        Instr::ParamU { dst, index } => {
+            regs_u.insert(dst, Vector::new(params_u[index as usize]));
+        }
+        Instr::ConstF { dst, bits } => {
+            regs_f.insert(dst, Vector::new(f32::new(comptime!(f32::from_bits(bits)))));
+        }
+        Instr::ConstU { dst, value } => {
+            regs_u.insert(dst, Vector::new(u32::new(comptime!(value as i64))));
+        }
+        Instr::Lane { dst } => {
+            regs_u.insert(dst, Vector::new(u32::cast_from(lane)));
+        }
+        Instr::UnaryF { op, dst, a } => {
+            let x = regs_f.find(a);
+            regs_f.insert(dst, float_unary::<N>(x, op));
+        }
+        Instr::LogicUnary { op, dst, a } => {
+            let x = regs_u.find(a);
+            regs_u.insert(dst, logic_unary::<N>(x, op));
+        }
+        Instr::LogicBinary { op, dst, a, b } => {
+            let x = regs_u.find(a);
+            let y = regs_u.find(b);
+            regs_u.insert(dst, logic_binary::<N>(x, y, op));
+        }
+        Instr::BinaryF { op, dst, a, b } => {
+            let x = regs_f.find(a);
+            let y = regs_f.find(b);
+            regs_f.insert(dst, binary::<f32, N>(x, y, op));
+        }
+        Instr::MulAdd { dst, acc, a, b } => {
+            let product = regs_f.find(a) * regs_f.find(b);
+            match acc {
+                Some(acc) => {
+                    let sum = regs_f.find(acc) + product;
+                    regs_f.insert(dst, sum);
+                }
+                None => regs_f.insert(dst, product),
+            }
+        }
+        Instr::Stash { slot, src } => {
+            stash[slot as usize] = regs_f.find(src);
+        }
+        Instr::DotParams {
+            dst,
+            acc,
+            first_param,
+            slot,
+            len,
+        } => {
+            let first = first_param as usize;
+            let base = slot as usize;
+            let sum = match acc {
+                Some(acc) => regs_f.find(acc),
+                None => Vector::<f32, N>::new(params_f[first]) * stash[base],
+            };
+            let start = comptime!(if acc.is_some() { 0u32 } else { 1u32 });
+            let sum = add_terms::<N>(params_f, stash, sum, first, base, start, len);
+            regs_f.insert(dst, sum);
+        }
+        Instr::DenseParams {
+            out_slot,
+            in_slot,
+            rows,
+            len,
+            first_param,
+            bias_param,
+            stride,
+            activation,
+        } => {
+            let inputs = in_slot as usize;
+            // A run-time loop over rows: one copy of the body per layer.
+            for j in 0..rows as usize {
+                let row = first_param as usize + j * stride as usize;
+                let first_term = Vector::<f32, N>::new(params_f[row]) * stash[inputs];
+                let sum = add_terms::<N>(params_f, stash, first_term, row, inputs, 1u32, len);
+                let bias =
+                    Vector::<f32, N>::new(params_f[bias_param as usize + j * stride as usize]);
+                // `ops::binary`'s add, as the row's `BinaryF` ran it.
+                let mut out = sum + bias;
+                if let Some(op) = activation {
+                    out = float_unary::<N>(out, op);
+                }
+                stash[out_slot as usize + j] = out;
+            }
+        }
+        Instr::Unstash { dst, slot } => {
+            regs_f.insert(dst, stash[slot as usize]);
+        }
+        Instr::FloatBinary { op, dst, a, b } => {
+            let x = regs_f.find(a);
+            let y = regs_f.find(b);
+            regs_f.insert(dst, float_binary::<N>(x, y, op));
+        }
+        Instr::BinaryU { op, dst, a, b } => {
+            let x = regs_u.find(a);
+            let y = regs_u.find(b);
+            regs_u.insert(dst, binary::<u32, N>(x, y, op));
+        }
+        Instr::CompareF { op, dst, a, b } => {
+            let x = regs_f.find(a);
+            let y = regs_f.find(b);
+            regs_u.insert(dst, compare::<f32, N>(x, y, op));
+        }
+        Instr::CompareU { op, dst, a, b } => {
+            let x = regs_u.find(a);
+            let y = regs_u.find(b);
+            regs_u.insert(dst, compare::<u32, N>(x, y, op));
+        }
+        Instr::SelectF { dst, cond, a, b } => {
+            let c = to_bool::<N>(regs_u.find(cond));
+            let x = regs_f.find(a);
+            let y = regs_f.find(b);
+            regs_f.insert(dst, select_many(c, x, y));
+        }
+        Instr::SelectU { dst, cond, a, b } => {
+            let c = to_bool::<N>(regs_u.find(cond));
+            let x = regs_u.find(a);
+            let y = regs_u.find(b);
+            regs_u.insert(dst, select_many(c, x, y));
+        }
+        Instr::U32ToF32 { dst, a } => {
+            let x = regs_u.find(a);
+            regs_f.insert(dst, Vector::<f32, N>::cast_from(x));
+        }
+        Instr::F32ToU32 { dst, a } => {
+            let x = regs_f.find(a);
+            regs_u.insert(dst, Vector::<u32, N>::cast_from(x));
+        }
+        Instr::F32ToBool { dst, a } => {
+            let x = regs_f.find(a);
+            let b = x.not_equal(Vector::new(f32::new(0.0)));
+            regs_u.insert(dst, Vector::<u32, N>::cast_from(b));
+        }
+        Instr::U32ToBool { dst, a } => {
+            let x = regs_u.find(a);
+            regs_u.insert(dst, Vector::<u32, N>::cast_from(to_bool::<N>(x)));
+        }
+        Instr::Random { dst, key, counter } => {
+            let mut w0 = 0u32;
+            let mut w1 = 0u32;
+            // Scalar words: random ops only run with `N = 1` (see `vectorizable`).
+            threefry2x32_cube(
+                u32::cast_from(regs_u.find(key[0])),
+                u32::cast_from(regs_u.find(key[1])),
+                u32::cast_from(regs_u.find(counter[0])),
+                u32::cast_from(regs_u.find(counter[1])),
+                &mut w0,
+                &mut w1,
+            );
+            let scale = f32::new(comptime!(1.0f32 / 8_388_608.0));
+            if comptime!(dst[0].is_some()) {
+                let value = symmetric_uniform_cube(w0, scale);
+                regs_f.insert(comptime!(dst[0].unwrap()), Vector::new(value));
+            }
+            if comptime!(dst[1].is_some()) {
+                let value = symmetric_uniform_cube(w1, scale);
+                regs_f.insert(comptime!(dst[1].unwrap()), Vector::new(value));
+            }
+        }
+        Instr::Guard { .. } => {
+            comptime!(unreachable!("guards run through run_body"));
+        }
+        Instr::StoreF {
+            buffer,
+            src,
+            per_step,
+        } => {
+            let value = regs_f.find(src);
+            let out = out_f.index_mut(buffer as usize);
+            out[lane + step_offset(n, per_step, step)] = value;
+        }
+        Instr::StoreU {
+            buffer,
+            src,
+            per_step,
+        } => {
+            let value = regs_u.find(src);
+            let out = out_u.index_mut(buffer as usize);
+            out[lane + step_offset(n, per_step, step)] = value;
+        }
+        Instr::StorePackedF {
+            buffer,
+            src,
+            k,
+            column,
+            per_step,
+        } => {
+            let value = regs_f.find(src);
+            let out = out_f.index_mut(buffer as usize);
+            out[(lane + step_offset(n, per_step, step)) * k as usize + column as usize] = value;
+        }
+    }
+}

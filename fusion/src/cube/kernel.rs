@@ -1,0 +1,415 @@
+//! The one generated kernel: an interpreter of a comptime [`LaunchProgram`], unrolled at
+//! JIT time into CubeCL IR (no per-element interpretation at run time). A step is
+//! straight-line code; a multi-step (`fused-xK`) program runs one copy of it in a loop over
+//! the steps, with the carried state in variables the loop assigns, so compile time does not
+//! grow with K. Guard blocks ([`crate::lir::guards`]) become `if` branches.
+//!
+//! It is generic over the vector width `N` (cubecl's `Vector<_, N>`): `N = 1` is the scalar
+//! kernel every program runs with; programs that [`vectorizable`](crate::lir::vector::vectorizable)
+//! accepts also run with `N = 4` lanes per thread. The math lives in [`super::ops`].
+#![allow(missing_docs)] // `#[cube]` expands into undocumented items.
+
+use cubecl::prelude::*;
+
+use super::instr::exec;
+use crate::graph::ReduceOp;
+use crate::lir::compact::stash_len;
+use crate::lir::program::{GuardBlock, Instr, KernelProgram, LaunchProgram, Reg};
+
+/// Entry kernel of every plan.
+///
+/// # Arguments
+///
+/// * `in_f`, `in_u` - input buffers (`f32`, and `u32` for integers and booleans).
+/// * `out_f`, `out_u` - output buffers.
+/// * `params_f`, `params_u` - runtime scalars.
+/// * `threads` - threads of the domain per part: lanes / `N`, or rows for rows-domain parts.
+/// * `cubes_per_part` - cubes given to each part of a horizontal launch.
+/// * `launch` - the comptime program.
+#[cube(launch_unchecked)]
+pub fn fused_array<N: Size>(
+    in_f: &Sequence<Array<Vector<f32, N>>>,
+    in_u: &Sequence<Array<Vector<u32, N>>>,
+    out_f: &mut Sequence<Array<Vector<f32, N>>>,
+    out_u: &mut Sequence<Array<Vector<u32, N>>>,
+    params_f: &Array<f32>,
+    params_u: &Array<u32>,
+    threads: usize,
+    cubes_per_part: usize,
+    #[comptime] launch: LaunchProgram,
+) {
+    // One part owns every cube: no division to find the part (an integer division per
+    // thread is a scalarised loop on a CPU-backed device such as lavapipe).
+    let mut part = 0usize;
+    if comptime!(launch.parts.len() > 1) {
+        part = CUBE_POS / cubes_per_part;
+    }
+    #[unroll]
+    for p in 0..launch.parts.len() {
+        let program = comptime!(launch.parts[p].clone());
+        if part == p {
+            let local = ABSOLUTE_POS - p * cubes_per_part * CUBE_DIM as usize;
+            if local < threads {
+                run_program::<N>(
+                    in_f, in_u, out_f, out_u, params_f, params_u, local, threads, program,
+                );
+            }
+        }
+    }
+}
+
+#[cube]
+fn run_program<N: Size>(
+    in_f: &Sequence<Array<Vector<f32, N>>>,
+    in_u: &Sequence<Array<Vector<u32, N>>>,
+    out_f: &mut Sequence<Array<Vector<f32, N>>>,
+    out_u: &mut Sequence<Array<Vector<u32, N>>>,
+    params_f: &Array<f32>,
+    params_u: &Array<u32>,
+    pos: usize,
+    n: usize,
+    #[comptime] program: KernelProgram,
+) {
+    let mut regs_f = Registry::<Reg, Vector<f32, N>>::new();
+    let mut regs_u = Registry::<Reg, Vector<u32, N>>::new();
+    // The inputs of dense-layer loops (see `crate::lir::compact`).
+    let mut stash = Array::<Vector<f32, N>>::new(comptime!(stash_len(&program).max(1) as usize));
+    match comptime!(program.rows_of) {
+        Some(cols) => {
+            // One thread per row: every phase loops over the row's columns.
+            let row_start = pos * cols as usize;
+            let lanes = n * cols as usize;
+            #[unroll]
+            for phase_index in 0..program.phases.len() {
+                let phase = comptime!(program.phases[phase_index].clone());
+                let mut acc = Vector::<f32, N>::new(f32::new(0.0));
+                if comptime!(phase.op == ReduceOp::Max) {
+                    acc = Vector::new(f32::new(comptime!(-f32::MAX)));
+                }
+                for c in 0..cols as usize {
+                    let lane = row_start + c;
+                    #[unroll]
+                    for i in 0..phase.body.len() {
+                        let instr = comptime!(phase.body[i]);
+                        exec::<N>(
+                            in_f,
+                            in_u,
+                            out_f,
+                            out_u,
+                            params_f,
+                            params_u,
+                            &mut regs_f,
+                            &mut regs_u,
+                            &mut stash,
+                            lane,
+                            lanes,
+                            0u32,
+                            instr,
+                        );
+                    }
+                    let value = regs_f.find(comptime!(phase.value));
+                    if comptime!(phase.op == ReduceOp::Max) {
+                        acc = max(acc, value);
+                    } else {
+                        acc += value;
+                    }
+                }
+                if comptime!(phase.op == ReduceOp::Mean) {
+                    acc /= Vector::new(f32::new(comptime!(cols as f32)));
+                }
+                regs_f.insert(comptime!(phase.result), acc);
+            }
+            for c in 0..cols as usize {
+                let lane = row_start + c;
+                #[unroll]
+                for i in 0..program.body.len() {
+                    let instr = comptime!(program.body[i]);
+                    exec::<N>(
+                        in_f,
+                        in_u,
+                        out_f,
+                        out_u,
+                        params_f,
+                        params_u,
+                        &mut regs_f,
+                        &mut regs_u,
+                        &mut stash,
+                        lane,
+                        lanes,
+                        0u32,
+                        instr,
+                    );
+                }
+            }
+        }
+        None => {
+            if comptime!(program.steps == 1) {
+                run_body::<N>(
+                    in_f,
+                    in_u,
+                    out_f,
+                    out_u,
+                    params_f,
+                    params_u,
+                    &mut regs_f,
+                    &mut regs_u,
+                    &mut stash,
+                    pos,
+                    n,
+                    0u32,
+                    comptime!(program.body.clone()),
+                    comptime!(program.guards.clone()),
+                );
+            } else {
+                run_body::<N>(
+                    in_f,
+                    in_u,
+                    out_f,
+                    out_u,
+                    params_f,
+                    params_u,
+                    &mut regs_f,
+                    &mut regs_u,
+                    &mut stash,
+                    pos,
+                    n,
+                    0u32,
+                    comptime!(program.prologue.clone()),
+                    comptime!(Vec::new()),
+                );
+                // The carried registers become variables the loop assigns.
+                #[unroll]
+                for c in 0..program.carries_f.len() {
+                    let (to, _) = comptime!(program.carries_f[c]);
+                    let state = regs_f.find(to);
+                    #[allow(unused_mut)]
+                    let mut variable = state;
+                    regs_f.insert(to, variable);
+                }
+                #[unroll]
+                for c in 0..program.carries_u.len() {
+                    let (to, _) = comptime!(program.carries_u[c]);
+                    let state = regs_u.find(to);
+                    #[allow(unused_mut)]
+                    let mut variable = state;
+                    regs_u.insert(to, variable);
+                }
+                // One copy of the step in a loop: compile time does not grow with K.
+                for step in 0..comptime!(program.steps) {
+                    run_body::<N>(
+                        in_f,
+                        in_u,
+                        out_f,
+                        out_u,
+                        params_f,
+                        params_u,
+                        &mut regs_f,
+                        &mut regs_u,
+                        &mut stash,
+                        pos,
+                        n,
+                        step,
+                        comptime!(program.body.clone()),
+                        comptime!(program.guards.clone()),
+                    );
+                    // Every next value is copied before any carried variable changes (a
+                    // carry may read another carry's input).
+                    let mut next_f = Registry::<u32, Vector<f32, N>>::new();
+                    let mut next_u = Registry::<u32, Vector<u32, N>>::new();
+                    #[unroll]
+                    for c in 0..program.carries_f.len() {
+                        let (_, from) = comptime!(program.carries_f[c]);
+                        let value = regs_f.find(from);
+                        #[allow(unused_mut)]
+                        let mut copy = value;
+                        next_f.insert(comptime!(c as u32), copy);
+                    }
+                    #[unroll]
+                    for c in 0..program.carries_u.len() {
+                        let (_, from) = comptime!(program.carries_u[c]);
+                        let value = regs_u.find(from);
+                        #[allow(unused_mut)]
+                        let mut copy = value;
+                        next_u.insert(comptime!(c as u32), copy);
+                    }
+                    #[unroll]
+                    for c in 0..program.carries_f.len() {
+                        let (to, _) = comptime!(program.carries_f[c]);
+                        assign::<f32, N>(&mut regs_f.find(to), next_f.find(comptime!(c as u32)));
+                    }
+                    #[unroll]
+                    for c in 0..program.carries_u.len() {
+                        let (to, _) = comptime!(program.carries_u[c]);
+                        assign::<u32, N>(&mut regs_u.find(to), next_u.find(comptime!(c as u32)));
+                    }
+                }
+                run_body::<N>(
+                    in_f,
+                    in_u,
+                    out_f,
+                    out_u,
+                    params_f,
+                    params_u,
+                    &mut regs_f,
+                    &mut regs_u,
+                    &mut stash,
+                    pos,
+                    n,
+                    comptime!(program.steps - 1),
+                    comptime!(program.epilogue.clone()),
+                    comptime!(Vec::new()),
+                );
+            }
+        }
+    }
+}
+
+/// `*target = value`: assigns a variable declared in an enclosing scope.
+#[cube]
+fn assign<T: Numeric, N: Size>(target: &mut Vector<T, N>, value: Vector<T, N>) {
+    *target = value;
+}
+
+/// Runs `body`, entering guard blocks where it says.
+#[cube]
+#[allow(clippy::too_many_arguments, clippy::needless_range_loop)] // `#[unroll]` needs indices.
+fn run_body<N: Size>(
+    in_f: &Sequence<Array<Vector<f32, N>>>,
+    in_u: &Sequence<Array<Vector<u32, N>>>,
+    out_f: &mut Sequence<Array<Vector<f32, N>>>,
+    out_u: &mut Sequence<Array<Vector<u32, N>>>,
+    params_f: &Array<f32>,
+    params_u: &Array<u32>,
+    regs_f: &mut Registry<Reg, Vector<f32, N>>,
+    regs_u: &mut Registry<Reg, Vector<u32, N>>,
+    stash: &mut Array<Vector<f32, N>>,
+    lane: usize,
+    n: usize,
+    step: u32,
+    #[comptime] body: Vec<Instr>,
+    #[comptime] guards: Vec<GuardBlock>,
+) {
+    #[unroll]
+    for i in 0..body.len() {
+        let instr = comptime!(body[i]);
+        if comptime!(guard_index(instr).is_some()) {
+            let guard = comptime!(guards[guard_index(instr).unwrap()].clone());
+            run_guard::<N>(
+                in_f, in_u, out_f, out_u, params_f, params_u, regs_f, regs_u, stash, lane, n, step,
+                guard,
+            );
+        } else {
+            exec::<N>(
+                in_f, in_u, out_f, out_u, params_f, params_u, regs_f, regs_u, stash, lane, n, step,
+                instr,
+            );
+        }
+    }
+}
+
+/// The block index of a guard instruction.
+fn guard_index(instr: Instr) -> Option<usize> {
+    match instr {
+        Instr::Guard { index } => Some(index as usize),
+        _ => None,
+    }
+}
+
+/// Runs a guard block where its condition holds; its outputs are variables declared
+/// before the branch (zero where the branch is not taken; the selects never pick them).
+/// Blocks hold random draws, so they only run with `N = 1`.
+#[cube]
+#[allow(clippy::too_many_arguments)]
+fn run_guard<N: Size>(
+    in_f: &Sequence<Array<Vector<f32, N>>>,
+    in_u: &Sequence<Array<Vector<u32, N>>>,
+    out_f: &mut Sequence<Array<Vector<f32, N>>>,
+    out_u: &mut Sequence<Array<Vector<u32, N>>>,
+    params_f: &Array<f32>,
+    params_u: &Array<u32>,
+    regs_f: &mut Registry<Reg, Vector<f32, N>>,
+    regs_u: &mut Registry<Reg, Vector<u32, N>>,
+    stash: &mut Array<Vector<f32, N>>,
+    lane: usize,
+    n: usize,
+    step: u32,
+    #[comptime] guard: GuardBlock,
+) {
+    let mut outer_f = Registry::<Reg, Vector<f32, N>>::new();
+    let mut outer_u = Registry::<Reg, Vector<u32, N>>::new();
+    #[unroll]
+    for o in 0..guard.outputs_f.len() {
+        #[allow(unused_mut)]
+        let mut variable = Vector::<f32, N>::new(f32::new(0.0));
+        outer_f.insert(comptime!(guard.outputs_f[o]), variable);
+    }
+    #[unroll]
+    for o in 0..guard.outputs_u.len() {
+        #[allow(unused_mut)]
+        let mut variable = Vector::<u32, N>::new(u32::new(0));
+        outer_u.insert(comptime!(guard.outputs_u[o]), variable);
+    }
+    let taken = u32::cast_from(regs_u.find(comptime!(guard.cond)));
+    if taken != 0u32 {
+        #[unroll]
+        for i in 0..guard.body.len() {
+            let instr = comptime!(guard.body[i]);
+            exec::<N>(
+                in_f, in_u, out_f, out_u, params_f, params_u, regs_f, regs_u, stash, lane, n, step,
+                instr,
+            );
+        }
+        #[unroll]
+        for o in 0..guard.outputs_f.len() {
+            let reg = comptime!(guard.outputs_f[o]);
+            assign::<f32, N>(&mut outer_f.find(reg), regs_f.find(reg));
+        }
+        #[unroll]
+        for o in 0..guard.outputs_u.len() {
+            let reg = comptime!(guard.outputs_u[o]);
+            assign::<u32, N>(&mut outer_u.find(reg), regs_u.find(reg));
+        }
+    }
+    #[unroll]
+    for o in 0..guard.outputs_f.len() {
+        let reg = comptime!(guard.outputs_f[o]);
+        regs_f.insert(reg, outer_f.find(reg));
+    }
+    #[unroll]
+    for o in 0..guard.outputs_u.len() {
+        let reg = comptime!(guard.outputs_u[o]);
+        regs_u.insert(reg, outer_u.find(reg));
+    }
+}
+
+/// Copies `input` into `output` word by word (the `xla-default` loop-carried state copy).
+#[cube(launch_unchecked)]
+pub fn copy_array(input: &Array<u32>, output: &mut Array<u32>) {
+    if ABSOLUTE_POS < input.len() {
+        output[ABSOLUTE_POS] = input[ABSOLUTE_POS];
+    }
+}
+
+/// Copies `output.len()` words of `input` from word `start` on into `output`.
+#[cube(launch_unchecked)]
+pub fn copy_range(input: &Array<u32>, output: &mut Array<u32>, start: u32) {
+    if ABSOLUTE_POS < output.len() {
+        output[ABSOLUTE_POS] = input[start as usize + ABSOLUTE_POS];
+    }
+}
+
+/// Threads per cube of every elementwise launch.
+pub const ELEMENTWISE_CUBE_DIM: u32 = 256;
+
+/// Cube dimension and count for one thread per unit of work over `units` units.
+///
+/// Counts beyond 65535 cubes are spread over the x and y dispatch dimensions (wgpu's limit
+/// per dimension); kernels index with the linear `ABSOLUTE_POS` and guard `pos < len`.
+pub fn elementwise_launch_shape<R: Runtime>(
+    client: &ComputeClient<R>,
+    units: usize,
+) -> (CubeCount, CubeDim) {
+    let cube_dim = CubeDim::new_1d(ELEMENTWISE_CUBE_DIM);
+    let count = cubecl::calculate_cube_count_elemwise(client, units.max(1), cube_dim);
+    (count, cube_dim)
+}

@@ -1,0 +1,272 @@
+//! [`CubeLaunches`]: a plan's launches prepared for a CubeCL device, and one run of them.
+//!
+//! Each lowered launch runs as the one generated kernel ([`super::kernel`]) specialised to
+//! its program at the first launch (cubecl caches the compiled kernel by program). Dense
+//! layers run as loops over the params buffer ([`crate::lir::compact`]). Params live in two
+//! buffers (`f32` and `u32`), uploaded when they change, so new params never recompile.
+//!
+//! A carry that one launch reads before it writes is updated in place
+//! ([`crate::lir::in_place`]): the kernel writes the next state over the state's own
+//! buffer, bound once as the carry's output and read from there
+//! ([`crate::lir::state_reads`]). A carry read otherwise (packed columns) would be bound
+//! twice, as input and output: wgpu allows bindings that alias (it binds every storage
+//! buffer read-write), while CUDA declares the buffers a kernel only reads
+//! `const __restrict__`, so there such a carry stays double-buffered.
+
+use cubecl::prelude::*;
+use cubecl::server::Handle;
+
+use super::buffers::upload;
+use super::kernel::{ELEMENTWISE_CUBE_DIM, copy_array, elementwise_launch_shape, fused_array};
+use crate::exec::{BoundPlan, ExecError, RunArgs, copy_state_record, kernels_record};
+use crate::graph::{DType, NodeId};
+use crate::lir::compact::compact;
+use crate::lir::in_place::{PartOrder, carries_in_place};
+use crate::lir::loop_budget::{launch_iterations, steps_within};
+use crate::lir::lower::{LoweredLaunch, lower_plan};
+use crate::lir::program::{LaunchProgram, ParamLayout};
+use crate::lir::state_reads::{binds_once, read_state_from_outputs};
+use crate::lir::vector::VECTOR_WIDTH;
+use crate::plan::{PlanOptions, PlannedLaunch, Slot};
+
+/// A plan's launches on CubeCL runtime `R`. See the [module docs](self).
+pub struct CubeLaunches<R: Runtime> {
+    client: ComputeClient<R>,
+    /// The launches as bound: lowered, dense layers compacted, carries updated in place
+    /// read from the binding of their next value.
+    bound: Vec<LoweredLaunch>,
+    /// Whether each launch may run vectorised (decided before state reads were rewritten).
+    vectorizable: Vec<bool>,
+    /// Each param's file and index in its params buffer, by param index.
+    param_places: Vec<(DType, usize)>,
+    param_f: Vec<f32>,
+    param_u: Vec<u32>,
+    params_f: Handle,
+    params_u: Handle,
+    /// Whether launches that allow it run four lanes per thread.
+    pub vectorize: bool,
+}
+
+/// Storage buffers `launch` binds, the params buffers included (cubecl's `max_bindings`
+/// already leaves room for its metadata buffer).
+fn binding_count(launch: &LoweredLaunch) -> usize {
+    let b = &launch.bindings;
+    b.in_f.len() + b.in_u.len() + b.out_f.len() + b.out_u.len() + PlanOptions::RESERVED_BINDINGS
+}
+
+impl<R: Runtime> CubeLaunches<R> {
+    /// Lowers and checks every launch of `bound` for `client`'s device: refuses a launch
+    /// binding more buffers than the device has, or one whose threads would run more loop
+    /// iterations than `loop_limit`; says which carries are updated in place.
+    pub(super) fn prepare(
+        client: &ComputeClient<R>,
+        bound: &BoundPlan,
+        loop_limit: Option<u64>,
+    ) -> Result<(Self, Vec<NodeId>), ExecError> {
+        let (graph, plan) = (bound.graph(), bound.plan());
+        let lowered: Vec<LoweredLaunch> = (lower_plan(graph, plan).into_iter())
+            .map(|mut launch| {
+                let parts = launch.program.parts.iter().map(compact).collect();
+                launch.program = LaunchProgram::new(parts);
+                launch
+            })
+            .collect();
+        if let Some(limit) = loop_limit {
+            for launch in &lowered {
+                let iterations = launch_iterations(&launch.program);
+                if iterations > limit {
+                    return Err(ExecError::TooManyLoopIterations {
+                        kernel: launch.name.clone(),
+                        iterations,
+                        limit,
+                        most_steps: steps_within(&launch.program, limit),
+                    });
+                }
+            }
+        }
+        let in_place = Self::carries_in_place(client, bound, &lowered);
+        let bound_launches: Vec<LoweredLaunch> = (lowered.iter())
+            .map(|launch| read_state_from_outputs(launch, &in_place))
+            .collect();
+        // Past the limit, wgpu fails the pipeline on its device thread, not here.
+        let limit = client.properties().hardware.max_bindings as usize;
+        for launch in &bound_launches {
+            let bindings = binding_count(launch);
+            if bindings > limit {
+                return Err(ExecError::TooManyBindings {
+                    launch: launch.name.clone(),
+                    bindings,
+                    limit,
+                });
+            }
+        }
+        let layout = ParamLayout::of(graph);
+        let place = |node: &NodeId| {
+            let f = layout.f32_params.iter().position(|p| p == node);
+            let u = layout.u32_params.iter().position(|p| p == node);
+            f.map(|i| (DType::F32, i))
+                .or(u.map(|i| (DType::U32, i)))
+                .expect("the param layout lists every param")
+        };
+        let launches = Self {
+            vectorizable: lowered.iter().map(|l| l.vectorizable).collect(),
+            param_places: bound.params.nodes.iter().map(place).collect(),
+            param_f: vec![0.0; layout.f32_params.len()],
+            param_u: vec![0; layout.u32_params.len()],
+            params_f: upload(client, &[0f32]),
+            params_u: upload(client, &[0u32]),
+            vectorize: crate::switches::enabled(crate::switches::VECTORIZE),
+            client: client.clone(),
+            bound: bound_launches,
+        };
+        Ok((launches, in_place))
+    }
+
+    /// The carried inputs the launches may update in place on this runtime (see the
+    /// module docs).
+    fn carries_in_place(
+        client: &ComputeClient<R>,
+        bound: &BoundPlan,
+        lowered: &[LoweredLaunch],
+    ) -> Vec<NodeId> {
+        let aliasing = R::name(client).starts_with("wgpu");
+        // A rows kernel's thread reads a whole row of lanes: keep those double-buffered.
+        let by_lane = |p: usize| lowered[p].rows_of.is_none();
+        let steps = bound.plan().steps_per_launch;
+        carries_in_place(
+            bound.graph(),
+            lowered,
+            steps,
+            PartOrder::Concurrent,
+            by_lane,
+        )
+        .into_iter()
+        .map(|(input, _)| input.node())
+        .filter(|&input| bound.may_update_in_place(input))
+        .filter(|&input| aliasing || lowered.iter().all(|l| binds_once(l, input)))
+        .collect()
+    }
+
+    /// Storage buffers each kernel launch binds, the two params buffers included and
+    /// cubecl's metadata buffer not (a carry updated in place is bound once).
+    pub fn storage_bindings(&self) -> Vec<usize> {
+        self.bound.iter().map(binding_count).collect()
+    }
+
+    /// Lanes per thread of lowered launch `index` over `n` lanes under the current settings.
+    pub fn vector_width(&self, index: usize, n: usize) -> usize {
+        if self.vectorize && self.vectorizable[index] && n.is_multiple_of(VECTOR_WIDTH) {
+            VECTOR_WIDTH
+        } else {
+            1
+        }
+    }
+
+    /// Enqueues every launch once (see [`crate::exec::Backend::run`]).
+    pub(super) fn run(&mut self, args: RunArgs<'_, super::Cube<R>>) {
+        if args.params_changed {
+            for (i, &(dtype, at)) in self.param_places.iter().enumerate() {
+                let bits = args.bound.params.bits[i];
+                match dtype {
+                    DType::F32 => self.param_f[at] = f32::from_bits(bits),
+                    _ => self.param_u[at] = bits,
+                }
+            }
+            if !self.param_f.is_empty() {
+                self.params_f = upload(&self.client, &self.param_f);
+            }
+            if !self.param_u.is_empty() {
+                self.params_u = upload(&self.client, &self.param_u);
+            }
+        }
+        let mut lowered = 0;
+        for launch in &args.bound.plan().launches {
+            match launch {
+                PlannedLaunch::Kernels(_) => {
+                    self.launch_kernels(lowered, &args);
+                    lowered += 1;
+                }
+                PlannedLaunch::CopyState { input } => self.launch_copy(*input, &args),
+            }
+        }
+    }
+
+    fn launch_kernels(&self, index: usize, args: &RunArgs<'_, super::Cube<R>>) {
+        let (bound, n) = (args.bound, args.bound.lanes());
+        let launch = &self.bound[index];
+        let width = self.vector_width(index, n);
+        let threads = match launch.rows_of {
+            Some(cols) => n / cols as usize,
+            None => n / width,
+        };
+        let cubes_per_part = threads.div_ceil(ELEMENTWISE_CUBE_DIM as usize);
+        let parts = launch.program.parts.len();
+        let (cube_count, cube_dim) = elementwise_launch_shape(
+            &self.client,
+            parts * cubes_per_part * ELEMENTWISE_CUBE_DIM as usize,
+        );
+        let record = kernels_record(
+            bound.graph(),
+            bound.plan(),
+            &launch.kernels,
+            &launch.name,
+            n,
+        );
+        args.ledger.launch(record, || unsafe {
+            // SAFETY: see `arrays`; parts guard `local < threads`, and vectorised launches
+            // only bind buffers of a multiple of `width` lanes.
+            fused_array::launch_unchecked::<R>(
+                &self.client,
+                cube_count,
+                cube_dim,
+                width,
+                arrays(args, &launch.bindings.in_f),
+                arrays(args, &launch.bindings.in_u),
+                arrays(args, &launch.bindings.out_f),
+                arrays(args, &launch.bindings.out_u),
+                ArrayArg::from_raw_parts(self.params_f.clone(), self.param_f.len().max(1)),
+                ArrayArg::from_raw_parts(self.params_u.clone(), self.param_u.len().max(1)),
+                threads,
+                cubes_per_part,
+                launch.program.clone(),
+            )
+        });
+    }
+
+    fn launch_copy(&self, input: NodeId, args: &RunArgs<'_, super::Cube<R>>) {
+        let bound = args.bound;
+        let (from, to) = (
+            bound.buffer(Slot::Next(input)),
+            bound.buffer(Slot::Input(input)),
+        );
+        let len = bound.len(to);
+        let (cube_count, cube_dim) = elementwise_launch_shape(&self.client, len);
+        let record = copy_state_record(bound.graph(), input, bound.lanes());
+        args.ledger.launch(record, || unsafe {
+            // SAFETY: both buffers hold `len` words.
+            copy_array::launch_unchecked::<R>(
+                &self.client,
+                cube_count,
+                cube_dim,
+                ArrayArg::from_raw_parts(args.buffers[from].clone(), len),
+                ArrayArg::from_raw_parts(args.buffers[to].clone(), len),
+            )
+        });
+    }
+}
+
+/// The buffers of `slots` as one kernel argument.
+fn arrays<R: Runtime, T: CubePrimitive>(
+    args: &RunArgs<'_, super::Cube<R>>,
+    slots: &[Slot],
+) -> SequenceArg<R, Array<T>> {
+    let mut sequence = SequenceArg::new();
+    for slot in slots {
+        let b = args.bound.buffer(*slot);
+        // SAFETY: each buffer holds exactly `len(b)` elements (allocated, or checked when
+        // bound) and the kernel indexes within them.
+        sequence
+            .push(unsafe { ArrayArg::from_raw_parts(args.buffers[b].clone(), args.bound.len(b)) });
+    }
+    sequence
+}

@@ -1,0 +1,24 @@
+//! The CubeCL backend (wgpu and CUDA, behind the `wgpu` and `cuda` features): kernel
+//! emission from the lowered IR, device opening, buffers and launches.
+//!
+//! - [`kernel`]: the one generated kernel, an interpreter of a comptime launch program.
+//! - [`instr`]: one instruction of it in CubeCL; [`ops`]: its math.
+//! - [`rng`]: the `#[cube]` twin of the host Threefry.
+//! - [`CubeLaunches`]: a plan's launches prepared for a device, and one run of them.
+//! - [`backend`]: [`Cube`], the [`Backend`](crate::exec::Backend) of every CubeCL runtime.
+//! - [`device`]: opening a wgpu or CUDA device with a clear error when there is none.
+//! - [`buffers`]: typed host <-> device copies.
+//! - [`runtime_dir`]: a valid `XDG_RUNTIME_DIR` before any Vulkan call.
+
+pub mod backend;
+pub mod buffers;
+pub mod device;
+pub mod instr;
+pub mod kernel;
+mod launches;
+pub mod ops;
+pub mod rng;
+pub mod runtime_dir;
+
+pub use backend::Cube;
+pub use launches::CubeLaunches;

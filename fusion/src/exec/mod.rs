@@ -1,0 +1,126 @@
+//! Running plans: one executor core over a small backend trait, so environments, vector envs
+//! and test suites are written once and run on every runtime.
+//!
+//! - [`Backend`]: what a runtime provides: buffers (allocate, upload, read, copy) and a
+//!   plan's launches (prepare them, run them).
+//! - [`bound`]: [`BoundPlan`], a plan laid out over `n` lanes: buffers, carries, params and
+//!   every name and length check.
+//! - [`executor`]: [`Executor`], a bound plan with its buffers on one backend.
+//! - [`holders`]: which buffers share memory, kept across runs.
+//! - [`ledger`]: [`LaunchLedger`], which counts launches, elements and bytes moved.
+//! - `error`: [`ExecError`] and [`ReadError`].
+
+pub mod bound;
+mod error;
+pub mod executor;
+pub mod holders;
+pub mod ledger;
+
+pub use bound::BoundPlan;
+pub use error::{ExecError, ReadError};
+pub use executor::Executor;
+pub use holders::Holders;
+pub use ledger::{
+    COPY_RANGE_KERNEL, KernelLaunch, LaunchLedger, LaunchTotals, copy_range_record,
+    copy_state_record, kernels_record,
+};
+
+use crate::graph::NodeId;
+use crate::plan::PlanOptions;
+
+/// A runtime: buffers of 32-bit words and the launches of plans over them.
+pub trait Backend: Clone + Send + 'static {
+    /// A buffer of 32-bit elements on this backend.
+    type Buffer: Clone + Send;
+    /// A plan's launches, prepared to run here (generated kernels, compiled code).
+    type Launches: Send;
+
+    /// Short runtime name (`wgpu`, `cuda`, `cpu`).
+    fn runtime_name(&self) -> &'static str;
+    /// The device, as a person would name it (adapter, driver; CPU model and SIMD level).
+    fn description(&self) -> String;
+    /// The largest single buffer the backend can bind, in bytes.
+    fn max_buffer_bytes(&self) -> u64;
+    /// This backend reporting `bytes` as its largest buffer (never more than the device
+    /// allows), as a smaller device would: vector envs then refuse or split what does not
+    /// fit (a `fused-xK` call's steps over several launches). Tests use it to reach those
+    /// paths on any runtime at small sizes.
+    fn with_max_buffer_bytes(self, bytes: u64) -> Self;
+    /// Planner limits of this backend (bindings per kernel).
+    fn plan_options(&self) -> PlanOptions;
+
+    /// A new buffer of `words` elements whose contents a run will write.
+    fn alloc(&self, words: usize) -> Self::Buffer;
+    /// A new buffer holding `values`.
+    fn upload_f32(&self, values: &[f32]) -> Self::Buffer;
+    /// A new buffer holding `values`.
+    fn upload_u32(&self, values: &[u32]) -> Self::Buffer;
+    /// Copies a whole buffer of `f32` to the host (waits for pending work).
+    fn read_f32(&self, buffer: &Self::Buffer) -> Result<Vec<f32>, ReadError>;
+    /// Copies a whole buffer of `u32` to the host (waits for pending work).
+    fn read_u32(&self, buffer: &Self::Buffer) -> Result<Vec<u32>, ReadError>;
+    /// A whole buffer of `u32` flags as `bool`s (non-zero is `true`), copied to the host.
+    fn read_flags(&self, buffer: &Self::Buffer) -> Result<Vec<bool>, ReadError> {
+        Ok(self.read_u32(buffer)?.iter().map(|&f| f != 0).collect())
+    }
+    /// Elements (32-bit) in `buffer`.
+    fn buffer_len(&self, buffer: &Self::Buffer) -> usize;
+    /// Whether two handles are the same memory (`false` where the backend cannot tell).
+    fn same_buffer(&self, _a: &Self::Buffer, _b: &Self::Buffer) -> bool {
+        false
+    }
+    /// Enqueues a copy of `into`'s length in words of `from`, from word `start` on, into
+    /// `into`: one launch, recorded in `ledger` ([`copy_range_record`]).
+    fn copy_range(
+        &self,
+        from: &Self::Buffer,
+        start: usize,
+        into: &Self::Buffer,
+        ledger: &LaunchLedger,
+    ) -> Result<(), ExecError>;
+    /// Waits until every enqueued launch has finished.
+    fn sync(&self) -> Result<(), ReadError>;
+
+    /// Prepares the launches of `bound`, and says which carries they update in place (of
+    /// those [`BoundPlan::may_update_in_place`] allows).
+    fn prepare(&self, bound: &BoundPlan) -> Result<Prepared<Self::Launches>, ExecError>;
+    /// Runs every launch of the plan once over `args.buffers`, in plan order, each recorded
+    /// in `args.ledger`.
+    fn run(&self, launches: &mut Self::Launches, args: RunArgs<'_, Self>) -> Result<(), ExecError>;
+}
+
+/// A plan's launches prepared by a backend.
+pub struct Prepared<L> {
+    /// The launches.
+    pub launches: L,
+    /// Carried inputs the launches update in place (their state and next value share a
+    /// buffer), a subset of what [`crate::lir::in_place`] allows.
+    pub in_place: Vec<NodeId>,
+}
+
+/// What one run hands a backend.
+pub struct RunArgs<'a, B: Backend> {
+    /// The plan's layout and params.
+    pub bound: &'a BoundPlan,
+    /// Every buffer, by [`BoundPlan`] index.
+    pub buffers: &'a [B::Buffer],
+    /// Which buffers share memory (as of this run).
+    pub holders: &'a Holders,
+    /// Where launches are recorded.
+    pub ledger: &'a LaunchLedger,
+    /// Whether params were set since the last run.
+    pub params_changed: bool,
+}
+
+/// Checks that `from[start..start + len]` exists before a [`Backend::copy_range`].
+pub(crate) fn check_range(from_len: usize, start: usize, len: usize) -> Result<(), ExecError> {
+    if start.checked_add(len).is_none_or(|end| end > from_len) {
+        return Err(crate::graph::BindError::BadInput {
+            name: "copy_range source".into(),
+            expected: format!("at least {} elements", start.saturating_add(len)),
+            found: format!("a buffer of {from_len} elements"),
+        }
+        .into());
+    }
+    Ok(())
+}
