@@ -7,30 +7,36 @@
 
 use std::time::{Duration, Instant};
 
-use cartfuse::fusion::cube::PlanExecutor;
+use cartfuse::fusion::cube::Cube;
 use cartfuse::fusion::cube::device::wgpu_client;
-use cartfuse::fusion::cubecl;
-use cartfuse::fusion::plan::{Plan, PlanOptions, Strategy};
+use cartfuse::fusion::exec::{Backend, Executor};
+use cartfuse::fusion::plan::{Plan, Strategy};
 use cartfuse::harness::workloads::{Elementwise, TransformerTail, elementwise_inputs};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
-fn bench_executor<R: cubecl::Runtime>(
+fn bench_executor<B: Backend>(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     id: BenchmarkId,
-    mut exec: PlanExecutor<R>,
+    mut exec: Executor<B>,
 ) {
     exec.run().expect("warm-up run");
     group.bench_function(id, |b| {
         b.iter_custom(|iters| {
-            cubecl::future::block_on(exec.client().sync()).expect("sync");
+            exec.backend().sync().expect("sync");
             let start = Instant::now();
             for _ in 0..iters {
                 exec.run().expect("run");
             }
-            cubecl::future::block_on(exec.client().sync()).expect("sync");
+            exec.backend().sync().expect("sync");
             start.elapsed()
         })
     });
+}
+
+/// The wgpu device as a backend.
+fn wgpu() -> Cube<cartfuse::fusion::cubecl::wgpu::WgpuRuntime> {
+    let opened = wgpu_client().expect("a compute device");
+    Cube::new(opened.client, opened.description)
 }
 
 fn workloads(c: &mut Criterion) {
@@ -45,14 +51,9 @@ fn workloads(c: &mut Criterion) {
     ] {
         let graph = kind.graph();
         for strategy in [Strategy::Eager, Strategy::Fused] {
-            let client = wgpu_client().expect("a compute device").client;
-            let plan = Plan::build(
-                &graph,
-                strategy,
-                &cartfuse::fusion::cube::backend::plan_options(&client),
-            )
-            .expect("plan");
-            let mut exec = PlanExecutor::new(client, graph.clone(), plan, lanes).expect("executor");
+            let backend = wgpu();
+            let plan = Plan::build(&graph, strategy, &backend.plan_options()).expect("plan");
+            let mut exec = Executor::new(backend, graph.clone(), plan, lanes).expect("executor");
             for (name, values) in elementwise_inputs(lanes) {
                 exec.set_input(&name, &values).expect("input");
             }
@@ -68,10 +69,8 @@ fn workloads(c: &mut Criterion) {
     let lanes = 512 * 1024;
     let (inputs, params) = TransformerTail::bindings(lanes);
     for (label, groups) in tail.partitions() {
-        let client = wgpu_client().expect("a compute device").client;
         let plan = Plan::from_partition(&tail.graph, &groups).expect("plan");
-        let mut exec =
-            PlanExecutor::new(client, tail.graph.clone(), plan, lanes).expect("executor");
+        let mut exec = Executor::new(wgpu(), tail.graph.clone(), plan, lanes).expect("executor");
         for (name, values) in &inputs {
             exec.set_input(name, values).expect("input");
         }
