@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-use super::program::{Instr, KernelProgram, Reg};
+use super::program::{Instr, KernelProgram, Reg, affine_chain};
 use super::reroll::{reroll, stash_slots};
 
 /// Stash slots a program may use before slots are reused (a few layers' inputs).
@@ -79,7 +79,7 @@ fn compact_list(list: &[Instr], param_of: &HashMap<Reg, u32>) -> Vec<Instr> {
     let mut stash = Stash::default();
     let mut i = 0;
     while i < list.len() {
-        let end = chain_end(list, i);
+        let end = affine_chain(list, i);
         match end.and_then(|end| loop_of(&list[i..end], param_of)) {
             Some((first_param, acc, dst, inputs)) => {
                 let slot = stash.place(&inputs, &mut out);
@@ -99,22 +99,6 @@ fn compact_list(list: &[Instr], param_of: &HashMap<Reg, u32>) -> Vec<Instr> {
         }
     }
     out
-}
-
-/// The end of the chain starting at `list[start]`, if one starts there.
-fn chain_end(list: &[Instr], start: usize) -> Option<usize> {
-    let Instr::MulAdd { mut dst, .. } = list[start] else {
-        return None;
-    };
-    let mut end = start + 1;
-    while let Some(Instr::MulAdd { dst: next, acc, .. }) = list.get(end) {
-        if *acc != Some(dst) {
-            break;
-        }
-        dst = *next;
-        end += 1;
-    }
-    Some(end)
 }
 
 /// `(first param, acc, dst, inputs)` of a chain whose weights are consecutive params.

@@ -516,6 +516,25 @@ impl KernelProgram {
     }
 }
 
+/// The end of the affine chain starting at `list[start]`, if one starts there: the
+/// [`Instr::MulAdd`]s lowering emits for one [`Op::Affine`](crate::graph::Op::Affine), each
+/// continuing the last. Every backend takes its chains from here (a device kernel as loops,
+/// [`super::compact`]; the CPU interpreter as one affine op).
+pub fn affine_chain(list: &[Instr], start: usize) -> Option<usize> {
+    let Instr::MulAdd { mut dst, .. } = list[start] else {
+        return None;
+    };
+    let mut end = start + 1;
+    while let Some(Instr::MulAdd { dst: next, acc, .. }) = list.get(end) {
+        if *acc != Some(dst) {
+            break;
+        }
+        dst = *next;
+        end += 1;
+    }
+    Some(end)
+}
+
 #[cfg(test)]
 impl KernelProgram {
     /// A one-step elementwise program of `body` alone (tests of the passes over it).

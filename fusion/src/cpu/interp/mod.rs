@@ -12,7 +12,6 @@
 mod affine;
 mod alloc;
 pub(super) mod kernel;
-pub mod lazy;
 pub mod math;
 pub mod program;
 pub mod simd;

@@ -12,17 +12,18 @@
 //! - Every value gets a [`Loc`]: a lane slice of an input buffer (loads cost nothing), a
 //!   pinned slot holding a constant or param, or a scratch slot reused once the value is
 //!   dead ([`super::alloc`]).
-//! - Exclusive select branches are guarded ([`super::lazy`]).
+//! - The lowered IR's guard blocks ([`crate::lir::guards`]) become [`Op::Guard`]s, its
+//!   affine chains ([`crate::lir::program::affine_chain`]) one [`Op::Affine`] each: the
+//!   interpreter follows the schedule every backend shares.
 
 use std::collections::HashMap;
 
 use super::alloc;
-use super::lazy;
 use crate::graph::{
     BinaryOp, CompareOp, FloatBinary, FloatUnary, LogicBinary, LogicUnary, NodeId, ReduceOp,
 };
 use crate::lir::lower::LoweredLaunch;
-use crate::lir::program::{GuardBlock, Instr, KernelProgram};
+use crate::lir::program::{GuardBlock, Instr, KernelProgram, affine_chain};
 use crate::plan::Slot;
 
 /// Index into a program's location table.
@@ -173,18 +174,12 @@ pub fn compile(
         ops: Vec::new(),
         vals: Vec::new(),
         def: HashMap::new(),
-        chain: None,
+        guard: lazy_selects && launch.rows_of.is_none(),
     };
     for part in launch.program.parts.iter() {
         t.part(part, launch, steps, buffer, pin);
     }
-    let (ops, vals) = (t.ops, t.vals);
-    let ops = if lazy_selects && launch.rows_of.is_none() {
-        lazy::guard_selects(ops, &vals)
-    } else {
-        ops
-    };
-    let placed = alloc::place(&ops, &vals);
+    let placed = alloc::place(&t.ops, &t.vals);
     ChunkProgram {
         ops: placed.ops,
         locs: placed.locs,
@@ -201,15 +196,8 @@ struct Translator {
     vals: Vec<Val>,
     /// Current value of each register of the running part.
     def: HashMap<u32, L>,
-    /// The [`Instr::MulAdd`] chain being gathered into one [`Op::Affine`].
-    chain: Option<Chain>,
-}
-
-/// Terms of an affine met so far: `acc + w0 x0 + ..`, ending in register `tail`.
-struct Chain {
-    acc: Option<L>,
-    terms: Vec<(L, L)>,
-    tail: u32,
+    /// Whether guard blocks run guarded (else inline, every lane).
+    guard: bool,
 }
 
 impl Translator {
@@ -233,41 +221,29 @@ impl Translator {
             .unwrap_or_else(|| panic!("lowering reads register {reg} before defining it"))
     }
 
-    /// Adds a [`Instr::MulAdd`] to the running chain, or starts one.
-    fn mul_add(&mut self, dst: u32, acc: Option<u32>, a: u32, b: u32) {
-        let continues = matches!((&self.chain, acc), (Some(c), Some(acc)) if c.tail == acc);
-        if !continues {
-            self.flush();
-            let acc = acc.map(|r| self.get(r));
-            self.chain = Some(Chain {
-                acc,
-                terms: Vec::new(),
-                tail: dst,
-            });
-        }
-        let term = (self.get(a), self.get(b));
-        let chain = self.chain.as_mut().expect("started above");
-        chain.terms.push(term);
-        chain.tail = dst;
-    }
-
-    /// Emits the running chain (if any) as one [`Op::Affine`] defining its tail register.
-    fn flush(&mut self) {
-        let Some(chain) = self.chain.take() else {
-            return;
+    /// Emits the chain of [`Instr::MulAdd`]s `chain` as one [`Op::Affine`] with its terms.
+    fn affine(&mut self, chain: &[Instr]) {
+        let terms: Vec<(L, L)> = (chain.iter())
+            .map(|instr| match *instr {
+                Instr::MulAdd { a, b, .. } => (self.get(a), self.get(b)),
+                _ => unreachable!("a chain holds multiply-adds only"),
+            })
+            .collect();
+        let (Instr::MulAdd { acc, .. }, Instr::MulAdd { dst: tail, .. }) =
+            (chain[0], chain[chain.len() - 1])
+        else {
+            unreachable!("a chain holds multiply-adds only")
         };
-        let pinned_weights = chain
-            .terms
-            .iter()
-            .all(|(w, _)| matches!(self.vals[*w as usize], Val::Pinned(_)));
-        self.emit(chain.tail, |_, dst| Op::Affine {
+        let acc = acc.map(|r| self.get(r));
+        let pinned_weights =
+            (terms.iter()).all(|(w, _)| matches!(self.vals[*w as usize], Val::Pinned(_)));
+        self.emit(tail, |_, dst| Op::Affine {
             dst,
-            acc: chain.acc,
-            len: chain.terms.len() as u32,
+            acc,
+            len: terms.len() as u32,
             pinned_weights,
         });
-        self.ops
-            .extend(chain.terms.iter().map(|(w, x)| Op::Term(*w, *x)));
+        self.ops.extend(terms.iter().map(|(w, x)| Op::Term(*w, *x)));
     }
 
     fn emit(&mut self, dst_reg: u32, make: impl FnOnce(&Self, L) -> Op) {
@@ -292,19 +268,13 @@ impl Translator {
             pin,
         };
         for phase in &part.phases {
-            for instr in &phase.body {
-                self.instr(instr, 0, &cx);
-            }
-            self.flush();
+            self.list(&phase.body, &[], 0, &cx);
             let cols = part.rows_of.expect("phases only in rows kernels");
             let src = self.get(phase.value);
             let op = phase.op;
             self.emit(phase.result, |_, dst| Op::RowReduce(op, src, dst, cols));
         }
-        for instr in &part.prologue {
-            self.instr(instr, 0, &cx);
-        }
-        self.flush();
+        self.list(&part.prologue, &[], 0, &cx);
         for step in 0..steps {
             self.list(&part.body, &part.guards, step, &cx);
             let carries: Vec<(u32, L)> = part
@@ -317,34 +287,45 @@ impl Translator {
                 self.set(to, value);
             }
         }
-        for instr in &part.epilogue {
-            self.instr(instr, steps - 1, &cx);
-        }
-        self.flush();
+        self.list(&part.epilogue, &[], steps - 1, &cx);
     }
 
-    /// Translates `body`, inlining guard blocks: [`lazy`] guards the chunk program itself.
+    /// Translates `body`: each affine chain as one op, each guard block behind an
+    /// [`Op::Guard`] (or inline, when not guarding).
     fn list(&mut self, body: &[Instr], guards: &[GuardBlock], step: u32, cx: &Cx<'_>) {
-        for instr in body {
-            match *instr {
+        let mut i = 0;
+        while i < body.len() {
+            if let Some(end) = affine_chain(body, i) {
+                self.affine(&body[i..end]);
+                i = end;
+                continue;
+            }
+            match body[i] {
                 Instr::Guard { index } => {
-                    for guarded in &guards[index as usize].body {
-                        self.instr(guarded, step, cx);
+                    let block = &guards[index as usize];
+                    let at = self.ops.len();
+                    if self.guard {
+                        let cond = self.get(block.cond);
+                        self.ops.push(Op::Guard {
+                            cond,
+                            when: true,
+                            len: 0,
+                        });
+                    }
+                    self.list(&block.body, &[], step, cx);
+                    let guarded = (self.ops.len() - at).saturating_sub(1) as u32;
+                    if let Some(Op::Guard { len, .. }) = self.ops.get_mut(at) {
+                        *len = guarded;
                     }
                 }
-                _ => self.instr(instr, step, cx),
+                ref instr => self.instr(instr, step, cx),
             }
+            i += 1;
         }
-        self.flush();
     }
 
     fn instr(&mut self, instr: &Instr, step: u32, cx: &Cx<'_>) {
         let at_step = |per_step: bool| if per_step { step } else { 0 };
-        if let Instr::MulAdd { dst, acc, a, b } = *instr {
-            self.mul_add(dst, acc, a, b);
-            return;
-        }
-        self.flush();
         match *instr {
             Instr::LoadF {
                 dst,
@@ -433,8 +414,9 @@ impl Translator {
                     }
                 }
             }
-            Instr::Guard { .. } => unreachable!("guard blocks are inlined by `list`"),
-            Instr::MulAdd { .. } => unreachable!("chained above"),
+            Instr::Guard { .. } | Instr::MulAdd { .. } => {
+                unreachable!("chains and guard blocks are translated by `list`")
+            }
             Instr::Stash { .. }
             | Instr::DotParams { .. }
             | Instr::DenseParams { .. }

@@ -4,6 +4,7 @@
 use super::cartpole::{self, Mode};
 use super::*;
 use crate::cpu::CpuEngine;
+use crate::cpu::interp::program::Op as ChunkOp;
 use crate::exec::LaunchLedger;
 use crate::graph::{DType, GraphBuilder, ReduceOp};
 use std::sync::Arc;
@@ -236,8 +237,30 @@ fn the_reset_branch_is_guarded_in_the_fused_step() {
         ..CpuOptions::default()
     };
     let exec = super::cpu_executor(graph, plan, 64, interpreted).unwrap();
-    let guards = crate::cpu::interp::lazy::guards(&exec.programs()[0].ops);
-    assert!(guards >= 4, "one guard per reset component, found {guards}");
+    let ops = &exec.programs()[0].ops;
+    // Every draw of the reset (the four components' Threefry words) runs behind the one
+    // guard the lowering placed before the selects on `done`.
+    let guarded: Vec<bool> = ops
+        .iter()
+        .scan(0u32, |inside, op| {
+            let guarded = *inside > 0;
+            *inside = match op {
+                ChunkOp::Guard { len, .. } => *len,
+                _ => inside.saturating_sub(1),
+            };
+            Some(guarded)
+        })
+        .collect();
+    let draws: Vec<usize> = (0..ops.len())
+        .filter(|&i| matches!(ops[i], ChunkOp::Random(..)))
+        .collect();
+    let guards = ops
+        .iter()
+        .filter(|op| matches!(op, ChunkOp::Guard { .. }))
+        .count();
+    assert_eq!(guards, 1, "one guard for the reset branch");
+    assert_eq!(draws.len(), 4, "four reset draws");
+    assert!(draws.iter().all(|&i| guarded[i]), "every draw is guarded");
 }
 
 #[test]
