@@ -7,6 +7,7 @@
 //! A strategy is one [`StrategySpec`] in its own module under [`strategies`], plus its
 //! variant in [`Strategy`]; [`Plan::build`] (in `planner`) follows the spec.
 
+pub mod cost;
 mod error;
 mod explain;
 mod kernels;

@@ -9,9 +9,10 @@
 
 use std::collections::BTreeSet;
 
+use super::cost::is_expensive;
 use super::options::PlanOptions;
 use super::spec::FusionRules;
-use crate::graph::{BinaryOp, FloatUnary, Graph, NodeId, Op};
+use crate::graph::{Graph, NodeId, Op};
 
 /// A set of nodes computed by one kernel, and why it is a kernel of its own.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,16 +76,6 @@ impl PartitionRules {
                 0
             },
         }
-    }
-}
-
-/// Ops XLA will not duplicate into several consumers (`IsExpensive`).
-pub fn is_expensive(op: &Op) -> bool {
-    match op {
-        Op::Unary(u, _) => u.is_transcendental() || *u == FloatUnary::Recip,
-        Op::Binary(BinaryOp::Div, _, _) | Op::FloatBinary(..) => true,
-        Op::RandomUniform { .. } | Op::RowReduce(..) | Op::Pack(_) => true,
-        _ => false,
     }
 }
 
@@ -248,13 +239,13 @@ impl<'a> Partitioner<'a> {
             1 => self.join(node, fusible[0]),
             count => {
                 let extra = count - 1;
-                if !is_expensive(op) && extra <= self.budget {
+                if !is_expensive(self.graph, node) && extra <= self.budget {
                     self.budget -= extra;
                     for group in fusible {
                         self.join(node, group);
                     }
                 } else {
-                    let reason = if is_expensive(op) {
+                    let reason = if is_expensive(self.graph, node) {
                         format!(
                             "{node} ({name}) is used by {count} kernels and too expensive to duplicate"
                         )
@@ -286,10 +277,7 @@ impl<'a> Partitioner<'a> {
                 let group = &self.groups[*g];
                 group.mergeable
                     && !group.nodes.is_empty()
-                    && group
-                        .nodes
-                        .iter()
-                        .all(|n| !is_expensive(&self.graph.node(*n).op))
+                    && group.nodes.iter().all(|n| !is_expensive(self.graph, *n))
                     && self.consumer_groups(*g).len() * group.nodes.len() <= self.budget
                     && self.consumer_groups(*g).iter().all(|c| self.accepts(*c))
             });

@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 
 use super::XlaRules;
-use crate::graph::{BinaryOp, DType, FloatBinary, FloatUnary, Graph, NodeId, Op, Shape};
+use crate::graph::{Graph, NodeId, Op, Shape};
 
 /// One fusion instruction (or an unfused op: a fusion of one node).
 #[derive(Debug, Clone)]
@@ -337,21 +337,6 @@ fn depends_on(graph: &Graph, node: NodeId, ancestor: NodeId) -> bool {
         }
     }
     false
-}
-
-/// XLA's `IsExpensive` as the GPU compiler overrides it: transcendentals, powers, integer
-/// division and custom calls are expensive; f32 division, reciprocal and square root are
-/// single hardware instructions on a GPU and are not. A fused Threefry is one node here
-/// (XLA expands it into dozens of cheap integer ops); it is never duplicated.
-pub fn is_expensive(graph: &Graph, node: NodeId) -> bool {
-    let node = graph.node(node);
-    match &node.op {
-        Op::Unary(u, _) => u.is_transcendental() && *u != FloatUnary::Sqrt,
-        Op::Binary(BinaryOp::Div, _, _) => node.dtype != DType::F32,
-        Op::FloatBinary(FloatBinary::Pow, _, _) => true,
-        Op::RandomUniform { .. } | Op::RowReduce(..) => true,
-        _ => false,
-    }
 }
 
 /// Ops whose emitter cannot reuse a computed element across users (XLA's

@@ -4,9 +4,10 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::computation::{Computation, invalidates_cache, is_expensive, reuses_index};
+use super::computation::{Computation, invalidates_cache, reuses_index};
 use super::{ALLOWED_CODE_DUPLICATION, MAX_OPERANDS_AND_OUTPUTS};
 use crate::graph::NodeId;
+use crate::plan::cost::is_expensive;
 
 /// One pass of instruction fusion: consumers from the roots down (reverse post order),
 /// each taking producers until none can be fused. Returns whether anything changed.
