@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use burn::backend::NdArray;
 use burn::tensor::{Tensor, TensorData};
-use cartfuse::env::rollout::{PolicyRollout, PolicySpec, PolicyWeights, Trajectory};
+use cartfuse::env::policy::{PolicySpec, PolicyWeights};
+use cartfuse::env::rollout::{PolicyRollout, Trajectory};
 use cartfuse::env::mountain_car::MountainCar;
 use cartfuse::env::pendulum::Pendulum;
 use cartfuse::env::{CartPole, EpisodeOptions, VecEnv};

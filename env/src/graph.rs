@@ -27,7 +27,7 @@ use cartfuse_fusion::rng;
 
 use crate::environment::{ActionElement, EpisodeOptions, GraphEnv, Transition};
 use crate::params::AutoresetMode;
-use crate::rollout::PolicySpec;
+use crate::policy::PolicySpec;
 
 /// The packed state input of [`StateLayout::Packed`].
 pub const PACKED_STATE: &str = "state";

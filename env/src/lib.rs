@@ -11,6 +11,7 @@
 //! - [`spaces`]: observation and action spaces.
 //! - [`params`]: the shared [`AutoresetMode`].
 //! - [`registry`]: every environment by gymnasium id, for the CLI and bindings.
+//! - [`policy`]: the actor-critic a rollout step runs inside the graph.
 //! - [`rollout`]: a policy inside the step, T steps of policy + env in T / K launches.
 //! - [`cartpole`]: CartPole-v1 (params, graph ops, f64 reference, hand-written kernels).
 //! - [`mountain_car`]: MountainCar-v0 (params, graph ops, f64 reference).
@@ -25,6 +26,7 @@ pub mod mountain_car;
 pub mod mountain_car_continuous;
 pub mod params;
 pub mod pendulum;
+pub mod policy;
 pub mod registry;
 pub mod rollout;
 pub mod runtime;

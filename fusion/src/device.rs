@@ -1,7 +1,11 @@
 //! Which device a command runs on: the one definition of the choice the CLI, the Python
-//! package and the harness offer (`auto`, `cpu`, `wgpu`, `cuda`), what `auto` picks, and why
-//! a device could not be opened. Opening CubeCL devices lives in `cube::device` (GPU
-//! features only).
+//! package and the harness offer (`auto`, `cpu`, `wgpu`, `cuda`) and what `auto` picks.
+//! Opening CubeCL devices lives in `cube::device` (GPU features only); the
+//! [`dispatch_runtime!`](crate::dispatch_runtime) and
+//! [`dispatch_backend!`](crate::dispatch_backend) macros keep the `cfg` blocks that pick a
+//! runtime in one place.
+
+pub use crate::exec::DeviceError;
 
 /// A compute runtime cartfuse can run on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -37,12 +41,63 @@ pub enum Device {
     Cube(RuntimeKind),
 }
 
+impl Device {
+    /// Every name [`Device::choose`] accepts, with what it picks: the one list the CLI's
+    /// `--device` and the Python package's `device=` offer.
+    pub const CHOICES: [(&'static str, &'static str); 4] = [
+        (
+            "auto",
+            "a real GPU (CUDA with the feature, or wgpu) when one is found, else the native CPU",
+        ),
+        ("cpu", "the native CPU runtime (SIMD, every core)"),
+        (
+            "wgpu",
+            "wgpu: Vulkan / Metal (Mesa lavapipe on machines without a GPU)",
+        ),
+        (
+            "cuda",
+            "CUDA (needs the `cuda` feature and an NVIDIA driver)",
+        ),
+    ];
+
+    /// The device `name` chooses (`auto`: the one [`auto_device`] finds, with why).
+    pub fn choose(name: &str) -> Result<(Device, Option<String>), DeviceError> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "auto" => {
+                let (device, why) = auto_device();
+                Ok((device, Some(why)))
+            }
+            "cpu" => Ok((Device::Cpu, None)),
+            "wgpu" => Ok((Device::Cube(RuntimeKind::Wgpu), None)),
+            "cuda" => Ok((Device::Cube(RuntimeKind::Cuda), None)),
+            _ => Err(DeviceError::UnknownName(name.to_owned())),
+        }
+    }
+
+    /// The name used on the command line, in Python and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Device::Cpu => "cpu",
+            Device::Cube(kind) => kind.name(),
+        }
+    }
+
+    /// The devices this build can open (the CPU always; CubeCL runtimes with their feature).
+    pub fn compiled() -> Vec<Device> {
+        let mut devices = vec![Device::Cpu];
+        if cfg!(feature = "cuda") {
+            devices.push(Device::Cube(RuntimeKind::Cuda));
+        }
+        if cfg!(feature = "wgpu") {
+            devices.push(Device::Cube(RuntimeKind::Wgpu));
+        }
+        devices
+    }
+}
+
 impl std::fmt::Display for Device {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Device::Cpu => f.write_str("cpu"),
-            Device::Cube(kind) => kind.fmt(f),
-        }
+        f.write_str(self.name())
     }
 }
 
@@ -82,35 +137,48 @@ pub fn auto_device() -> (Device, String) {
     (Device::Cpu, "no GPU adapter found".into())
 }
 
-/// Why no device could be opened.
-#[derive(Debug, thiserror::Error)]
-pub enum DeviceError {
-    /// wgpu found no adapter for its native graphics API.
-    #[error(
-        "no {api} adapter found. On a machine without a GPU install Mesa's software Vulkan \
-         driver (Debian/Ubuntu: `sudo apt-get install mesa-vulkan-drivers libvulkan1`, then \
-         check with `vulkaninfo --summary`), or choose another device with `--device`"
-    )]
-    NoVulkanAdapter {
-        /// The graphics API that was searched (Vulkan, Metal).
-        api: &'static str,
-    },
-    /// The binary was built without the runtime's feature.
-    #[error(
-        "cartfuse was built without the `{feature}` feature; rebuild with `--features {feature}`"
-    )]
-    RuntimeNotCompiled {
-        /// The cargo feature that enables the runtime.
-        feature: &'static str,
-    },
-    /// The runtime failed while opening its device.
-    #[error("could not open a {runtime} device: {reason}")]
-    OpenFailed {
-        /// Runtime name.
-        runtime: &'static str,
-        /// What the runtime said.
-        reason: String,
-    },
+/// Runs `$body` with `$runtime` bound to the cubecl runtime of `$kind` and `$opened` to its
+/// `OpenedDevice` (of `cube::device`), or evaluates to `Err(DeviceError)` (converted with `From`) when the
+/// runtime is not compiled in or has no device. The only place that `cfg`s on runtimes.
+///
+/// The `cfg(feature = ...)` checks expand in the calling crate, which must therefore have
+/// `wgpu` and `cuda` features forwarding to this crate's (as every cartfuse crate does).
+#[macro_export]
+macro_rules! dispatch_runtime {
+    ($kind:expr, |$opened:ident : $runtime:ident| $body:expr) => {{
+        match $kind {
+            $crate::device::RuntimeKind::Wgpu => {
+                #[cfg(feature = "wgpu")]
+                {
+                    #[allow(unused)]
+                    type $runtime = $crate::cubecl::wgpu::WgpuRuntime;
+                    match $crate::cube::device::wgpu_client() {
+                        Ok($opened) => $body,
+                        Err(error) => Err(error.into()),
+                    }
+                }
+                #[cfg(not(feature = "wgpu"))]
+                {
+                    Err($crate::exec::DeviceError::RuntimeNotCompiled { feature: "wgpu" }.into())
+                }
+            }
+            $crate::device::RuntimeKind::Cuda => {
+                #[cfg(feature = "cuda")]
+                {
+                    #[allow(unused)]
+                    type $runtime = $crate::cubecl::cuda::CudaRuntime;
+                    match $crate::cube::device::cuda_client() {
+                        Ok($opened) => $body,
+                        Err(error) => Err(error.into()),
+                    }
+                }
+                #[cfg(not(feature = "cuda"))]
+                {
+                    Err($crate::exec::DeviceError::RuntimeNotCompiled { feature: "cuda" }.into())
+                }
+            }
+        }
+    }};
 }
 
 /// Runs `$body` with `$backend` bound to the [`Backend`](crate::exec::Backend) of

@@ -14,7 +14,8 @@ use std::time::Instant;
 use burn::backend::ndarray::NdArrayDevice;
 use burn::backend::{Autodiff, NdArray};
 use burn::tensor::backend::Backend;
-use cartfuse_env::rollout::{PolicyRollout, PolicySpec};
+use cartfuse_env::policy::PolicySpec;
+use cartfuse_env::rollout::PolicyRollout;
 use cartfuse_env::{
     AutoresetMode, CartPole, EnvBackend, EnvError, EpisodeOptions, GraphEnv, StepPlan, VecEnv,
 };

@@ -2,19 +2,20 @@
 
 use std::path::PathBuf;
 
-use cartfuse::fusion::device::{Device, RuntimeKind, auto_device};
+use cartfuse::fusion::device::Device;
 use cartfuse::fusion::plan::{PlanError, Strategy};
 use cartfuse::train::PpoConfig;
 use cartfuse::{AutoresetMode, StepPlan};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand, ValueEnum};
 
-/// Batched CartPole-v1 on CubeCL, under fusion plans you can measure.
+/// Batched RL environments under fusion plans you can measure, on the CPU and CubeCL devices.
 #[derive(Debug, Parser)]
 #[command(name = "cartfuse", version, about)]
 pub struct Cli {
     /// Compute device to run on (`auto`: a real GPU when one is found, else the CPU).
-    #[arg(long, global = true, value_enum, default_value_t = DeviceArg::Auto)]
-    pub device: DeviceArg,
+    #[arg(long, global = true, default_value = "auto", value_parser = choice::<DeviceName>(&Device::CHOICES))]
+    pub device: DeviceName,
     /// More logging on stderr (-v debug, -vv trace).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
@@ -23,50 +24,27 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// `--device`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DeviceArg {
-    /// A real GPU (CUDA with the feature, or wgpu) when one is found, else the native CPU.
-    Auto,
-    /// The native CPU runtime (SIMD, every core).
-    Cpu,
-    /// wgpu: Vulkan / Metal (Mesa lavapipe on machines without a GPU).
-    Wgpu,
-    /// CUDA (needs the `cuda` feature and an NVIDIA driver).
-    Cuda,
-}
+/// `--device`: a name of [`Device::CHOICES`], opened when a command needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceName(pub String);
 
-impl DeviceArg {
-    /// The device this names, and why when `auto` picked it.
-    pub fn resolve(self) -> (Device, Option<String>) {
-        match self {
-            DeviceArg::Auto => {
-                let (device, why) = auto_device();
-                (device, Some(why))
-            }
-            DeviceArg::Cpu => (Device::Cpu, None),
-            DeviceArg::Wgpu => (Device::Cube(RuntimeKind::Wgpu), None),
-            DeviceArg::Cuda => (Device::Cube(RuntimeKind::Cuda), None),
-        }
+impl std::str::FromStr for DeviceName {
+    type Err = std::convert::Infallible;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Ok(Self(name.to_owned()))
     }
 }
 
-/// `--autoreset`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum AutoresetArg {
-    /// gymnasium 1.x: reset on the step after done (reward 0, action ignored).
-    NextStep,
-    /// gymnax: reset in the same step, final observation returned beside the new one.
-    SameStep,
-}
-
-impl From<AutoresetArg> for AutoresetMode {
-    fn from(mode: AutoresetArg) -> Self {
-        match mode {
-            AutoresetArg::NextStep => AutoresetMode::NextStep,
-            AutoresetArg::SameStep => AutoresetMode::SameStep,
-        }
-    }
+/// A value parser offering `choices` (name and help, one definition in the library) and
+/// parsing the name chosen.
+fn choice<T>(choices: &'static [(&'static str, &'static str)]) -> impl TypedValueParser<Value = T>
+where
+    T: std::str::FromStr + Clone + Send + Sync + 'static,
+    T::Err: std::fmt::Debug,
+{
+    let values = (choices.iter()).map(|(name, help)| PossibleValue::new(*name).help(*help));
+    PossibleValuesParser::new(values).map(|name| name.parse::<T>().expect("a listed name"))
 }
 
 /// `--layout`.
@@ -236,8 +214,8 @@ pub struct PlanArgs {
     #[arg(long, value_parser = parse_strategy, help = strategy_help(), long_help = Strategy::help())]
     pub strategy: Strategy,
     /// Autoreset mode of the step graph.
-    #[arg(long, value_enum, default_value_t = AutoresetArg::NextStep)]
-    pub autoreset: AutoresetArg,
+    #[arg(long, default_value = "next-step", value_parser = choice::<AutoresetMode>(&AutoresetMode::CHOICES))]
+    pub autoreset: AutoresetMode,
     /// State layout (default: packed for xla-default, soa otherwise).
     #[arg(long, value_enum)]
     pub layout: Option<LayoutArg>,
@@ -276,8 +254,8 @@ pub struct BenchArgs {
     #[arg(long, value_parser = parse_plan, conflicts_with_all = ["steps", "cubecl_log"])]
     pub against: Option<StepPlan>,
     /// Autoreset mode.
-    #[arg(long, value_enum, default_value_t = AutoresetArg::NextStep)]
-    pub autoreset: AutoresetArg,
+    #[arg(long, default_value = "next-step", value_parser = choice::<AutoresetMode>(&AutoresetMode::CHOICES))]
+    pub autoreset: AutoresetMode,
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -303,8 +281,8 @@ pub struct RolloutArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// What happens when an episode ends.
-    #[arg(long, value_enum, default_value_t = AutoresetArg::NextStep)]
-    pub autoreset: AutoresetArg,
+    #[arg(long, default_value = "next-step", value_parser = choice::<AutoresetMode>(&AutoresetMode::CHOICES))]
+    pub autoreset: AutoresetMode,
     /// Episodes are truncated after this many steps (default: the environment's
     /// registered limit, 500 for CartPole-v1).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
@@ -361,7 +339,7 @@ mod tests {
             cli.command,
             Command::Rollout(RolloutArgs {
                 envs: 8,
-                autoreset: AutoresetArg::SameStep,
+                autoreset: AutoresetMode::SameStep,
                 ..
             })
         ));

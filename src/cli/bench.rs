@@ -10,7 +10,7 @@ use cartfuse::fusion::exec::Backend;
 use cartfuse::harness::profile::{ProfileSettings, profile_env};
 use cartfuse::harness::turns::{InTurns, TurnsSettings, time_in_turns};
 
-use super::args::{AutoresetArg, BenchArgs};
+use super::args::BenchArgs;
 use super::progress;
 
 /// Profiles the plan and prints the result (text or one JSON object).
@@ -77,9 +77,9 @@ pub fn run(device: Device, args: BenchArgs) -> anyhow::Result<()> {
 }
 
 /// Episodes of `E` as registered (its time limit), with the chosen autoreset mode.
-fn registered_episode<E: GraphEnv>(autoreset: AutoresetArg) -> EpisodeOptions {
+fn registered_episode<E: GraphEnv>(autoreset: cartfuse::AutoresetMode) -> EpisodeOptions {
     EpisodeOptions {
-        autoreset: autoreset.into(),
+        autoreset,
         max_episode_steps: E::MAX_EPISODE_STEPS,
     }
 }

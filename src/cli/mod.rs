@@ -14,20 +14,20 @@ use args::{Cli, Command};
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
-    let device = || {
-        let (device, why) = cli.device.resolve();
+    let device = || -> anyhow::Result<_> {
+        let (device, why) = cartfuse::fusion::device::Device::choose(&cli.device.0)?;
         if let Some(why) = why {
             eprintln!("device: {device} ({why})");
         }
-        device
+        Ok(device)
     };
     match cli.command {
         Command::BurnProbe(args) => burn_probe::run(args),
-        Command::Reproduce(args) => reproduce::run(device(), args),
+        Command::Reproduce(args) => reproduce::run(device()?, args),
         Command::Plan(args) => plan::run(args),
-        Command::Bench(args) => bench::run(device(), args),
-        Command::Rollout(args) => rollout::run(device(), args),
-        Command::Replay(args) => replay::run(device(), args),
-        Command::Train(args) => train::run(device(), args),
+        Command::Bench(args) => bench::run(device()?, args),
+        Command::Rollout(args) => rollout::run(device()?, args),
+        Command::Replay(args) => replay::run(device()?, args),
+        Command::Train(args) => train::run(device()?, args),
     }
 }

@@ -1,6 +1,5 @@
 //! `cartfuse plan`: how a strategy partitions an environment's step.
 
-use cartfuse::AutoresetMode;
 use cartfuse::env::engine::{layout_for, step_reading_draws};
 use cartfuse::env::graph::{StateLayout, step_graph};
 use cartfuse::env::registry::unknown_env;
@@ -16,7 +15,7 @@ pub fn run(args: PlanArgs) -> anyhow::Result<()> {
         Some(LayoutArg::Packed) => StateLayout::Packed,
         None => layout_for(args.strategy),
     };
-    let autoreset = AutoresetMode::from(args.autoreset);
+    let autoreset = args.autoreset;
     let graph = with_env!(
         args.env.id.as_str(),
         |E| step_graph(&E::default(), autoreset, layout),

@@ -19,7 +19,7 @@ pub fn run(device: Device, args: RolloutArgs) -> anyhow::Result<()> {
         args.env.id.as_str(),
         |E| {
             let episode = EpisodeOptions {
-                autoreset: args.autoreset.into(),
+                autoreset: args.autoreset,
                 max_episode_steps: args.max_episode_steps.unwrap_or(E::MAX_EPISODE_STEPS),
             };
             run_env(device, &args, E::default(), envs, episode)

@@ -5,7 +5,8 @@
 use cartfuse::AutoresetMode;
 use cartfuse::env::CartPole;
 use cartfuse::env::engine::layout_for;
-use cartfuse::env::rollout::{PolicySpec, rollout_graph};
+use cartfuse::env::policy::PolicySpec;
+use cartfuse::env::rollout::rollout_graph;
 use cartfuse::fusion::exec::{ExecError, Executor};
 use cartfuse::fusion::plan::{Plan, Strategy};
 

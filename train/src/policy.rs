@@ -6,7 +6,7 @@ use burn::nn::Linear;
 use burn::tensor::activation::tanh;
 use burn::tensor::backend::Backend;
 use burn::tensor::{Tensor, TensorData};
-use cartfuse_env::rollout::{PolicySpec, PolicyWeights};
+use cartfuse_env::policy::{PolicySpec, PolicyWeights};
 use cartfuse_fusion::nn::MlpShape;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

@@ -162,7 +162,7 @@ where
 /// As [`train_from`], the policy fused into the env's step: each update loads the weights
 /// into `rollout`'s kernel and runs `num_steps` steps of policy + env in `num_steps / K`
 /// calls. `rollout` must hold `num_envs` envs with `SameStep` autoreset and the model's
-/// [`PolicySpec`](cartfuse_env::rollout::PolicySpec).
+/// [`PolicySpec`](cartfuse_env::policy::PolicySpec).
 pub fn train_fused_from<B, F>(
     rollout: &mut PolicyRollout<F>,
     config: &PpoConfig,

@@ -4,7 +4,8 @@
 //! gymnasium and envpool compute it. [`ReferenceVecEnv`] adds the vector-env episode logic
 //! (autoreset modes, truncation) with the same reset draws as the device.
 
-use crate::params::{AutoresetMode, CartPoleConfig, CartPoleParams};
+use crate::cartpole::{CartPoleConfig, CartPoleParams};
+use crate::params::AutoresetMode;
 
 /// The physical state of one cart-pole.
 #[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]

@@ -1,5 +1,5 @@
 //! The native CPU runtime hosts vector envs: planned engines run through
-//! [`CpuExecutor`](cartfuse_fusion::cpu::CpuExecutor), CartPole's hand-written step is
+//! the one [`Executor`](cartfuse_fusion::exec::Executor), CartPole's hand-written step is
 //! [`NativeEngine`], device-resident actions are checked in place.
 
 use std::sync::Arc;
@@ -8,26 +8,22 @@ use cartfuse_fusion::cpu::CpuBuffer;
 use cartfuse_fusion::exec::LaunchLedger;
 use cartfuse_fusion::{cpu::Cpu, exec::Backend};
 
-use super::{EnvBackend, check_actions_record, hand_written_cartpole, planned_engine};
+use super::{EnvBackend, check_actions_record};
+use crate::cartpole::CartPoleConfig;
 use crate::cartpole::hand_written::native::NativeEngine;
-use crate::engine::{StepEngine, StepPlan};
-use crate::environment::{EpisodeOptions, GraphEnv};
+use crate::engine::StepEngine;
+use crate::environment::GraphEnv;
 use crate::error::EnvError;
 use crate::spaces::ActionSpace;
 
 impl EnvBackend for Cpu {
-    fn engine<E: GraphEnv>(
+    fn hand_written_cartpole(
         &self,
-        env: &E,
         n: usize,
-        episode: &EpisodeOptions,
-        plan: StepPlan,
+        config: &CartPoleConfig,
         ledger: Arc<LaunchLedger>,
-    ) -> Result<Box<dyn StepEngine<Self>>, EnvError> {
-        if let Some(config) = hand_written_cartpole(env, episode, plan) {
-            return Ok(Box::new(NativeEngine::new(self, n, &config, ledger)));
-        }
-        planned_engine(self, env, n, episode, plan, ledger)
+    ) -> Box<dyn StepEngine<Self>> {
+        Box::new(NativeEngine::new(self, n, config, ledger))
     }
 
     fn actions_valid<E: GraphEnv>(

@@ -10,10 +10,11 @@ use cartfuse_fusion::{cube::Cube, exec::Backend};
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 
-use super::{EnvBackend, check_actions_record, hand_written_cartpole, planned_engine};
+use super::{EnvBackend, check_actions_record};
+use crate::cartpole::CartPoleConfig;
 use crate::cartpole::hand_written::cube::HandWrittenEngine;
-use crate::engine::{StepEngine, StepPlan};
-use crate::environment::{EpisodeOptions, GraphEnv};
+use crate::engine::StepEngine;
+use crate::environment::GraphEnv;
 use crate::error::EnvError;
 use crate::spaces::ActionSpace;
 
@@ -27,18 +28,13 @@ pub fn check_actions_array(actions: &Array<u32>, flag: &mut Array<u32>, choices:
 }
 
 impl<R: Runtime> EnvBackend for Cube<R> {
-    fn engine<E: GraphEnv>(
+    fn hand_written_cartpole(
         &self,
-        env: &E,
         n: usize,
-        episode: &EpisodeOptions,
-        plan: StepPlan,
+        config: &CartPoleConfig,
         ledger: Arc<LaunchLedger>,
-    ) -> Result<Box<dyn StepEngine<Self>>, EnvError> {
-        if let Some(config) = hand_written_cartpole(env, episode, plan) {
-            return Ok(Box::new(HandWrittenEngine::new(self, n, &config, ledger)));
-        }
-        planned_engine(self, env, n, episode, plan, ledger)
+    ) -> Box<dyn StepEngine<Self>> {
+        Box::new(HandWrittenEngine::new(self, n, config, ledger))
     }
 
     fn actions_valid<E: GraphEnv>(

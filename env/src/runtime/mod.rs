@@ -33,7 +33,7 @@ pub fn check_actions_record(len: usize) -> KernelLaunch<'static> {
 
 /// The CartPole config of a hand-written engine, when `plan` asks for one and `env` is
 /// CartPole (the only environment with hand-written kernels); `None` otherwise.
-pub fn hand_written_cartpole<E: GraphEnv>(
+fn hand_written_cartpole<E: GraphEnv>(
     env: &E,
     episode: &EpisodeOptions,
     plan: StepPlan,
@@ -51,7 +51,8 @@ pub fn hand_written_cartpole<E: GraphEnv>(
 
 /// A backend a vector env can run on.
 pub trait EnvBackend: Backend + Sized {
-    /// The engine `plan` names for `env` on this backend.
+    /// The engine `plan` names for `env` on this backend: CartPole's hand-written step
+    /// where the plan asks for it, else the planned engine.
     fn engine<E: GraphEnv>(
         &self,
         env: &E,
@@ -60,8 +61,19 @@ pub trait EnvBackend: Backend + Sized {
         plan: StepPlan,
         ledger: Arc<LaunchLedger>,
     ) -> Result<Box<dyn StepEngine<Self>>, EnvError> {
-        planned_engine(self, env, n, episode, plan, ledger)
+        match hand_written_cartpole(env, episode, plan) {
+            Some(config) => Ok(self.hand_written_cartpole(n, &config, ledger)),
+            None => planned_engine(self, env, n, episode, plan, ledger),
+        }
     }
+
+    /// CartPole's hand-written step on this runtime over `n` envs.
+    fn hand_written_cartpole(
+        &self,
+        n: usize,
+        config: &CartPoleConfig,
+        ledger: Arc<LaunchLedger>,
+    ) -> Box<dyn StepEngine<Self>>;
 
     /// Uploads actions of any element type.
     fn upload_actions<A: crate::environment::ActionElement>(&self, actions: &[A]) -> Self::Buffer {

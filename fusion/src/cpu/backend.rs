@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::interp::program::ChunkProgram;
+use super::interp::ops::ChunkProgram;
 use super::launches::CpuLaunches;
 use super::{CpuBuffer, CpuEngine, CpuOptions};
 use crate::exec::{

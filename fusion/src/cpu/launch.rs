@@ -2,7 +2,7 @@
 //! SIMD level.
 
 use super::interp::kernel::{Frame, run_chunk};
-use super::interp::program::ChunkProgram;
+use super::interp::ops::ChunkProgram;
 use super::interp::simd::{Simd, WithSimd};
 use super::native::KernelFn;
 use super::threads::{CpuOptions, split};

@@ -14,14 +14,16 @@ use smallvec::SmallVec;
 
 use super::buffer::PAD;
 use super::cache::last_level_cache_bytes;
-use super::interp::program::{ChunkProgram, Loc, Op as ChunkOp, compile, dst_and_operands};
+use super::interp::ops::{ChunkProgram, Loc, Op as ChunkOp, dst_and_operands};
+use super::interp::program::compile;
 use super::launch::{Bases, Scratch, run_native, run_program};
 use super::native::{Binder, CpuEngine, NativeKernels, compile_launches, emit};
 use super::threads::CpuOptions;
 use crate::exec::{BoundPlan, ExecError, KernelLaunch, RunArgs, copy_state_record, kernels_record};
 use crate::graph::{NodeId, Op};
 use crate::lir::in_place::{PartOrder, carries_in_place};
-use crate::lir::lower::{LoweredLaunch, lower_plan};
+use crate::lir::lower::lower_plan;
+use crate::lir::program::LoweredLaunch;
 use crate::plan::{PlannedLaunch, Slot};
 
 /// One launch of a run, with its ledger record computed once (a run at n = 1 lasts tens of

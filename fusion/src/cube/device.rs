@@ -2,12 +2,11 @@
 //!
 //! cubecl panics deep inside wgpu when no adapter exists; [`wgpu_client`] looks for one
 //! first and turns its absence into [`DeviceError::NoVulkanAdapter`], whose message says how
-//! to install Mesa's lavapipe. The [`dispatch_runtime!`](crate::dispatch_runtime) macro keeps
-//! the `cfg` blocks that pick a runtime in one place.
+//! to install Mesa's lavapipe.
 
 use cubecl::prelude::*;
 
-use crate::device::DeviceError;
+use crate::exec::DeviceError;
 
 /// The native API's adapters: name, and whether it is a real (discrete, integrated or
 /// virtual) GPU rather than a CPU emulation.
@@ -113,50 +112,6 @@ fn open_catching_panics<T>(
             .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
             .unwrap_or_else(|| "unknown panic".into()),
     })
-}
-
-/// Runs `$body` with `$runtime` bound to the cubecl runtime of `$kind` and `$opened` to its
-/// [`OpenedDevice`], or evaluates to `Err(DeviceError)` (converted with `From`) when the
-/// runtime is not compiled in or has no device. The only place that `cfg`s on runtimes.
-///
-/// The `cfg(feature = ...)` checks expand in the calling crate, which must therefore have
-/// `wgpu` and `cuda` features forwarding to this crate's (as every cartfuse crate does).
-#[macro_export]
-macro_rules! dispatch_runtime {
-    ($kind:expr, |$opened:ident : $runtime:ident| $body:expr) => {{
-        match $kind {
-            $crate::device::RuntimeKind::Wgpu => {
-                #[cfg(feature = "wgpu")]
-                {
-                    #[allow(unused)]
-                    type $runtime = $crate::cubecl::wgpu::WgpuRuntime;
-                    match $crate::cube::device::wgpu_client() {
-                        Ok($opened) => $body,
-                        Err(error) => Err(error.into()),
-                    }
-                }
-                #[cfg(not(feature = "wgpu"))]
-                {
-                    Err($crate::device::DeviceError::RuntimeNotCompiled { feature: "wgpu" }.into())
-                }
-            }
-            $crate::device::RuntimeKind::Cuda => {
-                #[cfg(feature = "cuda")]
-                {
-                    #[allow(unused)]
-                    type $runtime = $crate::cubecl::cuda::CudaRuntime;
-                    match $crate::cube::device::cuda_client() {
-                        Ok($opened) => $body,
-                        Err(error) => Err(error.into()),
-                    }
-                }
-                #[cfg(not(feature = "cuda"))]
-                {
-                    Err($crate::device::DeviceError::RuntimeNotCompiled { feature: "cuda" }.into())
-                }
-            }
-        }
-    }};
 }
 
 /// Opens a client for any runtime, turning the runtime's panic on a missing device into an

@@ -77,3 +77,37 @@ pub enum ExecError {
 #[derive(Debug, thiserror::Error)]
 #[error("reading a device buffer failed: {0}")]
 pub struct ReadError(pub String);
+
+/// Why no device could be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceError {
+    /// A device name that is not one of [`Device::CHOICES`](crate::device::Device::CHOICES).
+    #[error("unknown device {0:?}: expected one of \"auto\", \"cpu\", \"wgpu\" or \"cuda\"")]
+    UnknownName(String),
+    /// wgpu found no adapter for its native graphics API.
+    #[error(
+        "no {api} adapter found. On a machine without a GPU install Mesa's software Vulkan \
+         driver (Debian/Ubuntu: `sudo apt-get install mesa-vulkan-drivers libvulkan1`, then \
+         check with `vulkaninfo --summary`), or choose another device with `--device`"
+    )]
+    NoVulkanAdapter {
+        /// The graphics API that was searched (Vulkan, Metal).
+        api: &'static str,
+    },
+    /// The binary was built without the runtime's feature.
+    #[error(
+        "cartfuse was built without the `{feature}` feature; rebuild with `--features {feature}`"
+    )]
+    RuntimeNotCompiled {
+        /// The cargo feature that enables the runtime.
+        feature: &'static str,
+    },
+    /// The runtime failed while opening its device.
+    #[error("could not open a {runtime} device: {reason}")]
+    OpenFailed {
+        /// Runtime name.
+        runtime: &'static str,
+        /// What the runtime said.
+        reason: String,
+    },
+}

@@ -8,7 +8,7 @@
 //! - [`executor`]: [`Executor`], a bound plan with its buffers on one backend.
 //! - [`holders`]: which buffers share memory, kept across runs.
 //! - [`ledger`]: [`LaunchLedger`], which counts launches, elements and bytes moved.
-//! - `error`: [`ExecError`] and [`ReadError`].
+//! - `error`: [`ExecError`], [`ReadError`] and [`DeviceError`].
 
 pub mod bound;
 mod error;
@@ -17,7 +17,7 @@ pub mod holders;
 pub mod ledger;
 
 pub use bound::BoundPlan;
-pub use error::{ExecError, ReadError};
+pub use error::{DeviceError, ExecError, ReadError};
 pub use executor::Executor;
 pub use holders::Holders;
 pub use ledger::{

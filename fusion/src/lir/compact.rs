@@ -57,22 +57,6 @@ pub fn stash_len(program: &KernelProgram) -> u32 {
         .unwrap_or(0)
 }
 
-/// Every register `program` reads: instruction operands (guard blocks included), reduction
-/// phases' values, carried `f32` values and guard outputs, once per read.
-pub(super) fn reads(program: &KernelProgram) -> impl Iterator<Item = Reg> + '_ {
-    program
-        .instrs()
-        .flat_map(Instr::operands)
-        .chain(program.phases.iter().map(|p| p.value))
-        .chain(program.carries_f.iter().map(|c| c.1))
-        .chain(
-            program
-                .guards
-                .iter()
-                .flat_map(|g| g.outputs_f.iter().copied()),
-        )
-}
-
 /// One list, chains found where consecutive `MulAdd`s each continue the last.
 fn compact_list(list: &[Instr], param_of: &HashMap<Reg, u32>) -> Vec<Instr> {
     let mut out = Vec::with_capacity(list.len());
@@ -160,7 +144,7 @@ impl Stash {
 
 /// Removes param loads no instruction, carry or guard output reads any more.
 fn drop_dead_params(program: &mut KernelProgram) {
-    let read: std::collections::HashSet<Reg> = reads(program).collect();
+    let read: std::collections::HashSet<Reg> = program.reads().collect();
     let live = |instr: &Instr| match *instr {
         Instr::ParamF { dst, .. } => read.contains(&dst),
         _ => true,

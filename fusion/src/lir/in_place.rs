@@ -15,7 +15,7 @@
 //! updated in place must also be touched by one part only ([`PartOrder`]).
 
 use crate::graph::Graph;
-use crate::lir::lower::LoweredLaunch;
+use crate::lir::program::LoweredLaunch;
 use crate::lir::program::{Instr, KernelProgram};
 use crate::plan::Slot;
 
@@ -131,7 +131,7 @@ fn expanded<'a>(part: &'a KernelProgram, instr: &'a Instr) -> Vec<&'a Instr> {
 mod tests {
     use super::*;
     use crate::graph::NodeId;
-    use crate::lir::lower::LaunchBindings;
+    use crate::lir::program::LaunchBindings;
     use crate::lir::program::{GuardBlock, LaunchProgram};
 
     const STATE: Slot = Slot::Input(NodeId(0));

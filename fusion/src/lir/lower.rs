@@ -8,41 +8,13 @@ use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::guards;
-pub use super::program::ParamLayout;
-use super::program::{Instr, KernelProgram, LaunchProgram, ReducePhase, Reg};
+use super::program::{
+    Instr, KernelProgram, LaunchBindings, LaunchProgram, LoweredLaunch, ParamLayout, ReducePhase,
+    Reg,
+};
 use super::steps;
 use crate::graph::{Constant, DType, Graph, NodeId, Op, Shape};
 use crate::plan::{Plan, PlannedKernel, PlannedLaunch, Slot};
-
-/// The buffers one launch binds, by kind and position in its sequences.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct LaunchBindings {
-    /// `f32` inputs.
-    pub in_f: Vec<Slot>,
-    /// `u32`/bool inputs.
-    pub in_u: Vec<Slot>,
-    /// `f32` outputs.
-    pub out_f: Vec<Slot>,
-    /// `u32`/bool outputs.
-    pub out_u: Vec<Slot>,
-}
-
-/// A lowered launch.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LoweredLaunch {
-    /// The comptime program.
-    pub program: LaunchProgram,
-    /// Its buffers.
-    pub bindings: LaunchBindings,
-    /// Ledger name.
-    pub name: String,
-    /// Row width when the launch is one rows-domain kernel (threads = lanes / cols).
-    pub rows_of: Option<u32>,
-    /// Kernel indices (into the plan) it runs.
-    pub kernels: Vec<usize>,
-    /// Whether every part can run with vector loads and stores (see [`super::vector`]).
-    pub vectorizable: bool,
-}
 
 fn is_float(graph: &Graph, slot: Slot) -> bool {
     graph.node(slot.node()).dtype == DType::F32

@@ -12,6 +12,7 @@ use crate::graph::{
     BinaryOp, CompareOp, DType, FloatBinary, FloatUnary, Graph, LogicBinary, LogicUnary, NodeId,
     ReduceOp,
 };
+use crate::plan::Slot;
 
 /// Register number. `f32` and `u32` registers live in separate files.
 pub type Reg = u32;
@@ -493,6 +494,16 @@ pub struct KernelProgram {
 }
 
 impl KernelProgram {
+    /// Every register the program reads: instruction operands (guard blocks included),
+    /// reduction phases' values, carried `f32` values and guard outputs, once per read.
+    pub fn reads(&self) -> impl Iterator<Item = Reg> + '_ {
+        self.instrs()
+            .flat_map(Instr::operands)
+            .chain(self.phases.iter().map(|p| p.value))
+            .chain(self.carries_f.iter().map(|c| c.1))
+            .chain((self.guards.iter()).flat_map(|g| g.outputs_f.iter().copied()))
+    }
+
     /// Every instruction: the phases, prologue, body, epilogue, then the guard blocks.
     pub fn instrs(&self) -> impl Iterator<Item = &Instr> {
         let phases = self.phases.iter().flat_map(|p| &p.body);
@@ -533,6 +544,36 @@ pub fn affine_chain(list: &[Instr], start: usize) -> Option<usize> {
         end += 1;
     }
     Some(end)
+}
+
+/// The buffers one launch binds, by kind and position in its sequences.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LaunchBindings {
+    /// `f32` inputs.
+    pub in_f: Vec<Slot>,
+    /// `u32`/bool inputs.
+    pub in_u: Vec<Slot>,
+    /// `f32` outputs.
+    pub out_f: Vec<Slot>,
+    /// `u32`/bool outputs.
+    pub out_u: Vec<Slot>,
+}
+
+/// A lowered launch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoweredLaunch {
+    /// The comptime program.
+    pub program: LaunchProgram,
+    /// Its buffers.
+    pub bindings: LaunchBindings,
+    /// Ledger name.
+    pub name: String,
+    /// Row width when the launch is one rows-domain kernel (threads = lanes / cols).
+    pub rows_of: Option<u32>,
+    /// Kernel indices (into the plan) it runs.
+    pub kernels: Vec<usize>,
+    /// Whether every part can run with vector loads and stores (see [`super::vector`]).
+    pub vectorizable: bool,
 }
 
 #[cfg(test)]

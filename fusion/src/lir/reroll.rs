@@ -24,7 +24,6 @@
 
 use std::collections::HashMap;
 
-use super::compact::reads;
 use super::program::{Instr, KernelProgram, Reg};
 use crate::graph::{BinaryOp, FloatUnary};
 
@@ -48,7 +47,7 @@ pub fn reroll(program: &KernelProgram, first_free: u32) -> KernelProgram {
 /// blocks, carries, reduction phases, guard outputs).
 fn use_counts(program: &KernelProgram) -> HashMap<Reg, usize> {
     let mut uses: HashMap<Reg, usize> = HashMap::new();
-    for reg in reads(program) {
+    for reg in program.reads() {
         *uses.entry(reg).or_default() += 1;
     }
     uses

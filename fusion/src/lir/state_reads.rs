@@ -12,7 +12,7 @@
 //! and writes the same elements as before.
 
 use crate::graph::NodeId;
-use crate::lir::lower::LoweredLaunch;
+use crate::lir::program::LoweredLaunch;
 use crate::lir::program::{Instr, KernelProgram, LaunchProgram};
 use crate::plan::Slot;
 
@@ -129,7 +129,7 @@ fn rebind(instr: Instr, float: bool, from: u32, to: u32) -> Instr {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lir::lower::LaunchBindings;
+    use crate::lir::program::LaunchBindings;
 
     fn load_f(dst: u32, buffer: u32) -> Instr {
         Instr::LoadF {

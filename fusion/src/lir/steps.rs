@@ -1,8 +1,8 @@
 //! Multi-step (`fused-xK`) programs: loop-carried state is loaded once before the loop
 //! over the steps, carried in registers, and stored once after it.
 
-use super::lower::LaunchBindings;
 use super::program::Instr;
+use super::program::LaunchBindings;
 use crate::graph::{DType, Graph, NodeId};
 use crate::plan::Slot;
 

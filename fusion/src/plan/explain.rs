@@ -1,7 +1,7 @@
 //! A plan explaining itself: kernels, ops, buffers, bytes and the reason for each boundary.
 
+use super::kernels::PlannedLaunch;
 use super::kernels::{Slot, slot_width_bytes};
-use super::launches::PlannedLaunch;
 use super::planned::Plan;
 use crate::graph::{Graph, Op};
 

@@ -169,3 +169,27 @@ pub fn build_kernels(graph: &Graph, groups: Vec<Group>) -> Result<Vec<PlannedKer
         })
         .collect())
 }
+
+/// One launch: one kernel, or several kernels on disjoint cube ranges (horizontal fusion),
+/// or a copy of loop-carried state (the `xla-default` while-loop copy).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlannedLaunch {
+    /// Kernels issued together, by index into [`Plan::kernels`](super::Plan::kernels).
+    Kernels(Vec<usize>),
+    /// Copies the next value of carried `input` into the input's own buffer.
+    CopyState {
+        /// The carried input node.
+        input: NodeId,
+    },
+}
+
+impl PlannedLaunch {
+    /// The kernels this launch runs, by index into [`Plan::kernels`](super::Plan::kernels)
+    /// (none for a state copy).
+    pub fn kernels(&self) -> &[usize] {
+        match self {
+            PlannedLaunch::Kernels(kernels) => kernels,
+            PlannedLaunch::CopyState { .. } => &[],
+        }
+    }
+}

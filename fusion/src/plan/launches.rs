@@ -1,32 +1,8 @@
 //! From kernels to launches: one launch per kernel, or horizontal fusion by dependency level.
 
-use super::kernels::PlannedKernel;
+use super::kernels::{PlannedKernel, PlannedLaunch};
 use super::spec::Grouping;
-use crate::graph::{Graph, NodeId};
-
-/// One launch: one kernel, or several kernels on disjoint cube ranges (horizontal fusion),
-/// or a copy of loop-carried state (the `xla-default` while-loop copy).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PlannedLaunch {
-    /// Kernels issued together, by index into [`Plan::kernels`](super::Plan::kernels).
-    Kernels(Vec<usize>),
-    /// Copies the next value of carried `input` into the input's own buffer.
-    CopyState {
-        /// The carried input node.
-        input: NodeId,
-    },
-}
-
-impl PlannedLaunch {
-    /// The kernels this launch runs, by index into [`Plan::kernels`](super::Plan::kernels)
-    /// (none for a state copy).
-    pub fn kernels(&self) -> &[usize] {
-        match self {
-            PlannedLaunch::Kernels(kernels) => kernels,
-            PlannedLaunch::CopyState { .. } => &[],
-        }
-    }
-}
+use crate::graph::Graph;
 
 /// The launches of `kernels` under `grouping`.
 pub fn group(graph: &Graph, kernels: &[PlannedKernel], grouping: Grouping) -> Vec<PlannedLaunch> {

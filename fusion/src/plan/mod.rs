@@ -22,8 +22,7 @@ mod strategy;
 pub mod xla;
 
 pub use error::PlanError;
-pub use kernels::{PlannedKernel, Slot};
-pub use launches::PlannedLaunch;
+pub use kernels::{PlannedKernel, PlannedLaunch, Slot};
 pub use options::PlanOptions;
 pub use planned::{Partition, Plan};
 pub use spec::StrategySpec;

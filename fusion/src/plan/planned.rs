@@ -3,8 +3,9 @@
 use std::collections::BTreeSet;
 
 use super::error::PlanError;
+use super::kernels::PlannedLaunch;
 use super::kernels::{self, PlannedKernel};
-use super::launches::{self, PlannedLaunch};
+use super::launches;
 use super::partition::Group;
 use super::strategy::Strategy;
 use crate::graph::{Graph, NodeId};

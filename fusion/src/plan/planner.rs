@@ -1,8 +1,9 @@
 //! [`Plan::build`]: a graph planned by following its strategy's [`StrategySpec`].
 
 use super::error::PlanError;
+use super::kernels::PlannedLaunch;
 use super::kernels::{PlannedKernel, build_kernels};
-use super::launches::{self, PlannedLaunch};
+use super::launches;
 use super::options::PlanOptions;
 use super::partition::{PartitionRules, Partitioner};
 use super::planned::Plan;

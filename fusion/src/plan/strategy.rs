@@ -1,30 +1,30 @@
-//! The named strategies: each variant of [`Strategy`] maps to one
-//! [`StrategySpec`] (in [`strategies`](super::strategies)), from which names, parsing,
-//! [`Strategy::ALL`], error messages and help text are derived.
+//! The named strategies: each variant of [`Strategy`] maps to one [`StrategySpec`] (in
+//! [`strategies`]), from which names, parsing, [`Strategy::ALL`], error messages and help
+//! text are derived.
 
 use std::fmt;
 use std::str::FromStr;
 
 use super::error::PlanError;
 use super::spec::StrategySpec;
-use super::strategies::{eager, fused, fused_steps, horizontal, partition, vertical, xla_default};
+use super::strategies;
 
 /// How a graph is partitioned into kernels and launched; see each variant's spec.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Strategy {
-    /// One kernel per op ([`eager`]).
+    /// One kernel per op ([`strategies::EAGER`]).
     Eager,
-    /// Producer-to-consumer fusion with XLA-style rules ([`vertical`]).
+    /// Producer-to-consumer fusion with XLA-style rules ([`strategies::VERTICAL`]).
     Vertical,
-    /// Vertical's kernels, one launch per dependency level ([`horizontal`]).
+    /// Vertical's kernels, one launch per dependency level ([`strategies::HORIZONTAL`]).
     Horizontal,
-    /// Vertical plus sibling fusion ([`fused`]).
+    /// Vertical plus sibling fusion ([`strategies::FUSED`]).
     Fused,
-    /// `Fused` for K steps in one launch ([`fused_steps`]).
+    /// `Fused` for K steps in one launch ([`strategies::FUSED_STEPS`]).
     FusedSteps(u32),
-    /// The study's XLA baseline boundaries ([`xla_default`]).
+    /// The study's XLA baseline boundaries ([`strategies::XLA_DEFAULT`]).
     XlaDefault,
-    /// Kernels given by the caller ([`partition`], [`Plan::from_partition`](super::Plan::from_partition)).
+    /// Kernels given by the caller ([`strategies::PARTITION`], [`Plan::from_partition`](super::Plan::from_partition)).
     Partition,
 }
 
@@ -36,7 +36,7 @@ impl Strategy {
         Strategy::Vertical,
         Strategy::Horizontal,
         Strategy::Fused,
-        Strategy::FusedSteps(fused_steps::SPEC.param.expect("parametrised").listed),
+        Strategy::FusedSteps(strategies::FUSED_STEPS.param.expect("parametrised").listed),
         Strategy::XlaDefault,
     ];
 
@@ -52,13 +52,13 @@ impl Strategy {
 
     fn parts(self) -> (&'static StrategySpec, Option<u32>) {
         match self {
-            Strategy::Eager => (&eager::SPEC, None),
-            Strategy::Vertical => (&vertical::SPEC, None),
-            Strategy::Horizontal => (&horizontal::SPEC, None),
-            Strategy::Fused => (&fused::SPEC, None),
-            Strategy::FusedSteps(k) => (&fused_steps::SPEC, Some(k)),
-            Strategy::XlaDefault => (&xla_default::SPEC, None),
-            Strategy::Partition => (&partition::SPEC, None),
+            Strategy::Eager => (&strategies::EAGER, None),
+            Strategy::Vertical => (&strategies::VERTICAL, None),
+            Strategy::Horizontal => (&strategies::HORIZONTAL, None),
+            Strategy::Fused => (&strategies::FUSED, None),
+            Strategy::FusedSteps(k) => (&strategies::FUSED_STEPS, Some(k)),
+            Strategy::XlaDefault => (&strategies::XLA_DEFAULT, None),
+            Strategy::Partition => (&strategies::PARTITION, None),
         }
     }
 
@@ -77,26 +77,7 @@ impl Strategy {
 
     /// The names as one phrase: `a, b or c`, parameter bounds included.
     pub fn expected() -> String {
-        let names: Vec<String> = Self::ALL
-            .iter()
-            .map(|s| {
-                let spec = s.spec();
-                match spec.param {
-                    Some(p) => format!(
-                        "{} ({} <= {} <= {})",
-                        spec.pattern(),
-                        p.min,
-                        p.placeholder,
-                        p.max
-                    ),
-                    None => spec.pattern(),
-                }
-            })
-            .collect();
-        match names.split_last() {
-            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-            _ => names.concat(),
-        }
+        strategies::expected()
     }
 
     /// One line per strategy: name and summary (for CLI help).

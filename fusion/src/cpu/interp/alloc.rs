@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use super::program::{L, Loc, Op, Val, dst_and_operands, remap};
+use super::ops::{L, Loc, Op, Val, dst_and_operands, remap};
 
 /// An op list with final locations.
 pub(super) struct Placed {

@@ -10,7 +10,7 @@
 
 use super::affine;
 use super::math;
-use super::program::{ChunkProgram, L, Loc, Op};
+use super::ops::{ChunkProgram, L, Loc, Op};
 use super::simd::Simd;
 use super::threefry;
 use crate::graph::{

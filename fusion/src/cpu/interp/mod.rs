@@ -1,7 +1,8 @@
 //! The interpreted engine: a lowered launch compiled into a list of SIMD loops over chunks
 //! of lanes, one loop per op, intermediates in L1/L2-resident scratch slots.
 //!
-//! - [`program`]: a lowered launch translated into a [`program::ChunkProgram`].
+//! - [`ops`]: the chunk program's ops over value locations, [`ops::ChunkProgram`].
+//! - [`program`]: a lowered launch translated into a chunk program.
 //! - `alloc`: scratch slots by liveness.
 //! - `kernel`: running a chunk program over one chunk at one SIMD level.
 //! - `affine`: one output of a dense layer over a chunk, the running sum in registers.
@@ -13,6 +14,7 @@ mod affine;
 mod alloc;
 pub(super) mod kernel;
 pub mod math;
+pub mod ops;
 pub mod program;
 pub mod simd;
 pub mod threefry;

@@ -19,7 +19,7 @@ use std::fmt::Write;
 
 use super::prelude::float_literal;
 use crate::graph::{BinaryOp, CompareOp, FloatBinary, FloatUnary, LogicBinary, LogicUnary, NodeId};
-use crate::lir::lower::LoweredLaunch;
+use crate::lir::program::LoweredLaunch;
 use crate::lir::program::{GuardBlock, Instr, KernelProgram, Reg};
 use crate::plan::Slot;
 

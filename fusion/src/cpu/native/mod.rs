@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::cpu::SimdLevel;
-use crate::lir::lower::LoweredLaunch;
+use crate::lir::program::LoweredLaunch;
 pub use compiler::NativeError;
 pub use emit::{Binder, KernelFn};
 

@@ -4,7 +4,7 @@
 use super::cartpole::{self, Mode};
 use super::*;
 use crate::cpu::CpuEngine;
-use crate::cpu::interp::program::Op as ChunkOp;
+use crate::cpu::interp::ops::Op as ChunkOp;
 use crate::exec::LaunchLedger;
 use crate::graph::{DType, GraphBuilder, ReduceOp};
 use std::sync::Arc;

@@ -27,7 +27,7 @@
 //! [`Op::Pack`]: crate::graph::Op::Pack
 
 use crate::graph::{Carry, Graph, NodeId, Op, Shape};
-use crate::plan::launches::PlannedLaunch;
+use crate::plan::PlannedLaunch;
 use crate::plan::{PlannedKernel, Slot};
 
 /// The carried inputs whose next value XLA copies into the loop buffer (the others are

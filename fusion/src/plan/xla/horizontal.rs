@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use crate::graph::Graph;
 use crate::plan::PlannedKernel;
-use crate::plan::launches::PlannedLaunch;
+use crate::plan::PlannedLaunch;
 
 /// XLA's instruction-count threshold for a horizontal fusion candidate.
 pub const MAX_INSTRUCTIONS: usize = 128;

@@ -1,0 +1,222 @@
+//! The chunk program's vocabulary: [`Op`]s over value locations ([`L`] into a [`Loc`]
+//! table), and [`ChunkProgram`], a compiled launch. [`super::program`] translates lowered
+//! launches into it, `alloc` places its values, `kernel` runs it.
+
+use crate::graph::{
+    BinaryOp, CompareOp, FloatBinary, FloatUnary, LogicBinary, LogicUnary, ReduceOp,
+};
+
+/// Index into a program's location table.
+pub type L = u32;
+
+/// Where a value lives while a chunk runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Loc {
+    /// Scratch slot `n` of the running thread (after the pinned slots).
+    Scratch(u32),
+    /// Pinned slot `n`: a constant or param broadcast over the chunk.
+    Pinned(u32),
+    /// Executor buffer `buffer` at lane `step * n + chunk start`.
+    Input {
+        /// Executor buffer index.
+        buffer: u32,
+        /// Step offset (in units of `n`).
+        step: u32,
+    },
+}
+
+/// One chunk operation. Operands and destinations are [`L`] locations.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Op {
+    /// `f32` unary op.
+    UnaryF(FloatUnary, L, L),
+    /// Boolean unary op.
+    LogicUnary(LogicUnary, L, L),
+    /// Boolean binary op.
+    LogicBinary(LogicBinary, L, L, L),
+    /// `f32`-only binary op.
+    FloatBinary(FloatBinary, L, L, L),
+    /// `f32` binary op.
+    BinaryF(BinaryOp, L, L, L),
+    /// `u32`/bool binary op.
+    BinaryU(BinaryOp, L, L, L),
+    /// `f32` comparison.
+    CompareF(CompareOp, L, L, L),
+    /// `u32` comparison.
+    CompareU(CompareOp, L, L, L),
+    /// `dst = cond ? a : b` (bitwise, any type).
+    Select(L, L, L, L),
+    /// `u32 -> f32`.
+    U32ToF32(L, L),
+    /// `f32 -> u32`.
+    F32ToU32(L, L),
+    /// `f32 -> bool`.
+    F32ToBool(L, L),
+    /// `u32 -> bool`.
+    U32ToBool(L, L),
+    /// Threefry uniform: `dst, key0, key1, counter0, counter1, word`.
+    Random(L, [L; 4], u8),
+    /// `dst = chunk start + lane`.
+    Lane(L),
+    /// Gathers column `column` of a packed `[n, k]` buffer.
+    LoadPacked {
+        /// Destination.
+        dst: L,
+        /// Executor buffer.
+        buffer: u32,
+        /// Row width.
+        k: u32,
+        /// Column.
+        column: u32,
+        /// Step offset.
+        step: u32,
+    },
+    /// Writes exactly the chunk's lanes of `src` to a buffer (a packed column when `k > 0`).
+    Store {
+        /// Source.
+        src: L,
+        /// Executor buffer.
+        buffer: u32,
+        /// Step offset.
+        step: u32,
+        /// Row width (0 for a plain lane buffer).
+        k: u32,
+        /// Column in the row.
+        column: u32,
+    },
+    /// Reduces each row of `cols` lanes of `src` and broadcasts it into `dst`.
+    RowReduce(ReduceOp, L, L, u32),
+    /// `dst = acc + w0 x0 + w1 x1 + ..` (`w0 x0 + ..` without `acc`), left to right with
+    /// each product and sum rounded: the next `len` ops are its [`Op::Term`]s. One pass over
+    /// the chunk keeps the running sum in registers (a chain of binary ops would store and
+    /// reload it at every term).
+    Affine {
+        /// Destination.
+        dst: L,
+        /// The running sum it continues, if any.
+        acc: Option<L>,
+        /// Terms that follow.
+        len: u32,
+        /// Whether every weight is pinned (one value for the whole chunk).
+        pinned_weights: bool,
+    },
+    /// One `weight * input` term of the [`Op::Affine`] before it; never run on its own.
+    Term(L, L),
+    /// Runs the next `len` ops only on vectors where some lane has `cond == when`.
+    Guard {
+        /// Bool condition.
+        cond: L,
+        /// Which value of the condition the guarded branch serves.
+        when: bool,
+        /// Ops guarded.
+        len: u32,
+    },
+}
+
+/// A value during translation: where it comes from before slots are assigned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Val {
+    /// Defined by exactly one op (a temp).
+    Temp,
+    /// A pinned constant or param.
+    Pinned(u32),
+    /// A lane slice of an input buffer.
+    Input(u32, u32),
+}
+
+/// A compiled launch.
+#[derive(Debug, Clone)]
+pub struct ChunkProgram {
+    /// Ops in order.
+    pub ops: Vec<Op>,
+    /// Location table.
+    pub locs: Vec<Loc>,
+    /// Scratch slots needed (besides the pinned ones).
+    pub scratch_slots: u32,
+    /// `Some(cols)`: chunks hold whole rows of `cols` lanes.
+    pub rows_of: Option<u32>,
+    /// Ledger name.
+    pub name: String,
+}
+
+/// The destination and operands of an op (as `L`s), for passes over the list.
+pub(crate) fn dst_and_operands(op: &Op) -> (Option<L>, Vec<L>) {
+    match *op {
+        Op::UnaryF(_, d, a)
+        | Op::LogicUnary(_, d, a)
+        | Op::U32ToF32(d, a)
+        | Op::F32ToU32(d, a)
+        | Op::F32ToBool(d, a)
+        | Op::U32ToBool(d, a) => (Some(d), vec![a]),
+        Op::BinaryF(_, d, a, b)
+        | Op::BinaryU(_, d, a, b)
+        | Op::LogicBinary(_, d, a, b)
+        | Op::FloatBinary(_, d, a, b)
+        | Op::CompareF(_, d, a, b)
+        | Op::CompareU(_, d, a, b) => (Some(d), vec![a, b]),
+        Op::Select(d, c, a, b) => (Some(d), vec![c, a, b]),
+        Op::Random(d, args, _) => (Some(d), args.to_vec()),
+        Op::Lane(d) | Op::LoadPacked { dst: d, .. } => (Some(d), vec![]),
+        Op::Affine { dst, acc, .. } => (Some(dst), acc.into_iter().collect()),
+        Op::Term(w, x) => (None, vec![w, x]),
+        Op::Store { src, .. } => (None, vec![src]),
+        Op::RowReduce(_, src, d, _) => (Some(d), vec![src]),
+        Op::Guard { cond, .. } => (None, vec![cond]),
+    }
+}
+
+/// Rewrites every `L` of `op` through `map` (destination first, then operands in order).
+pub(super) fn remap(op: &Op, map: &mut dyn FnMut(L) -> L) -> Op {
+    let mut op = *op;
+    match &mut op {
+        Op::UnaryF(_, d, a)
+        | Op::LogicUnary(_, d, a)
+        | Op::U32ToF32(d, a)
+        | Op::F32ToU32(d, a)
+        | Op::F32ToBool(d, a)
+        | Op::U32ToBool(d, a) => {
+            *d = map(*d);
+            *a = map(*a);
+        }
+        Op::BinaryF(_, d, a, b)
+        | Op::BinaryU(_, d, a, b)
+        | Op::LogicBinary(_, d, a, b)
+        | Op::FloatBinary(_, d, a, b)
+        | Op::CompareF(_, d, a, b)
+        | Op::CompareU(_, d, a, b) => {
+            *d = map(*d);
+            *a = map(*a);
+            *b = map(*b);
+        }
+        Op::Select(d, c, a, b) => {
+            *d = map(*d);
+            *c = map(*c);
+            *a = map(*a);
+            *b = map(*b);
+        }
+        Op::Random(d, args, _) => {
+            *d = map(*d);
+            for a in args {
+                *a = map(*a);
+            }
+        }
+        Op::Lane(d) | Op::LoadPacked { dst: d, .. } => *d = map(*d),
+        Op::Affine { dst, acc, .. } => {
+            *dst = map(*dst);
+            if let Some(acc) = acc {
+                *acc = map(*acc);
+            }
+        }
+        Op::Term(w, x) => {
+            *w = map(*w);
+            *x = map(*x);
+        }
+        Op::Store { src, .. } => *src = map(*src),
+        Op::RowReduce(_, src, d, _) => {
+            *d = map(*d);
+            *src = map(*src);
+        }
+        Op::Guard { cond, .. } => *cond = map(*cond),
+    }
+    op
+}
