@@ -311,6 +311,13 @@ fn compare_u<V: Simd>(s: V, op: CompareOp, x: V::U, y: V::U) -> V::M {
 /// Runs one op over vector-aligned lanes `lo..hi` of the chunk.
 #[inline(always)]
 unsafe fn exec<V: Simd>(s: V, ctx: &Ctx<'_>, op: &Op, lo: usize, hi: usize) {
+    // One map over the chunk's vectors; `#[inline(always)]` keeps the closure under the
+    // level's target features (see the module docs).
+    macro_rules! map {
+        ($map:ident($($arg:expr),*), |$($x:ident),+| $body:expr) => {
+            $map(s, lo, hi, $($arg),*, #[inline(always)] |$($x),+| $body)
+        };
+    }
     // SAFETY (whole body): every location points at a slot or buffer slice holding at least
     // `hi` words (padded chunk), and stores write exactly the chunk's lanes.
     unsafe {
@@ -318,281 +325,62 @@ unsafe fn exec<V: Simd>(s: V, ctx: &Ctx<'_>, op: &Op, lo: usize, hi: usize) {
             Op::UnaryF(u, d, a) => {
                 let (d, a) = (ctx.p(d), ctx.p(a));
                 match u {
-                    FloatUnary::Neg => map_f(
-                        s,
-                        lo,
-                        hi,
-                        d,
-                        a,
-                        #[inline(always)]
-                        |x| math::neg(s, x),
-                    ),
-                    FloatUnary::Abs => map_f(
-                        s,
-                        lo,
-                        hi,
-                        d,
-                        a,
-                        #[inline(always)]
-                        |x| math::abs(s, x),
-                    ),
-                    FloatUnary::Sqrt => map_f(
-                        s,
-                        lo,
-                        hi,
-                        d,
-                        a,
-                        #[inline(always)]
-                        |x| s.sqrt(x),
-                    ),
-                    FloatUnary::Exp => map_f(
-                        s,
-                        lo,
-                        hi,
-                        d,
-                        a,
-                        #[inline(always)]
-                        |x| math::exp(s, x),
-                    ),
-                    FloatUnary::Log => map_f(
-                        s,
-                        lo,
-                        hi,
-                        d,
-                        a,
-                        #[inline(always)]
-                        |x| math::log(s, x),
-                    ),
-                    FloatUnary::Sin => map_f(
-                        s,
-                        lo,
-                        hi,
-                        d,
-                        a,
-                        #[inline(always)]
-                        |x| math::sin(s, x),
-                    ),
-                    FloatUnary::Cos => map_f(
-                        s,
-                        lo,
-                        hi,
-                        d,
-                        a,
-                        #[inline(always)]
-                        |x| math::cos(s, x),
-                    ),
-                    FloatUnary::Tanh => map_f(
-                        s,
-                        lo,
-                        hi,
-                        d,
-                        a,
-                        #[inline(always)]
-                        |x| math::tanh(s, x),
-                    ),
-                    FloatUnary::Erf => map_f(
-                        s,
-                        lo,
-                        hi,
-                        d,
-                        a,
-                        #[inline(always)]
-                        |x| math::erf(s, x),
-                    ),
-                    FloatUnary::Square => map_f(
-                        s,
-                        lo,
-                        hi,
-                        d,
-                        a,
-                        #[inline(always)]
-                        |x| s.mul(x, x),
-                    ),
-                    FloatUnary::Recip => map_f(
-                        s,
-                        lo,
-                        hi,
-                        d,
-                        a,
-                        #[inline(always)]
-                        |x| s.div(s.splat(1.0), x),
-                    ),
-                    FloatUnary::Floor => map_f(
-                        s,
-                        lo,
-                        hi,
-                        d,
-                        a,
-                        #[inline(always)]
-                        |x| math::floor(s, x),
-                    ),
+                    FloatUnary::Neg => map!(map_f(d, a), |x| math::neg(s, x)),
+                    FloatUnary::Abs => map!(map_f(d, a), |x| math::abs(s, x)),
+                    FloatUnary::Sqrt => map!(map_f(d, a), |x| s.sqrt(x)),
+                    FloatUnary::Exp => map!(map_f(d, a), |x| math::exp(s, x)),
+                    FloatUnary::Log => map!(map_f(d, a), |x| math::log(s, x)),
+                    FloatUnary::Sin => map!(map_f(d, a), |x| math::sin(s, x)),
+                    FloatUnary::Cos => map!(map_f(d, a), |x| math::cos(s, x)),
+                    FloatUnary::Tanh => map!(map_f(d, a), |x| math::tanh(s, x)),
+                    FloatUnary::Erf => map!(map_f(d, a), |x| math::erf(s, x)),
+                    FloatUnary::Square => map!(map_f(d, a), |x| s.mul(x, x)),
+                    FloatUnary::Recip => map!(map_f(d, a), |x| s.div(s.splat(1.0), x)),
+                    FloatUnary::Floor => map!(map_f(d, a), |x| math::floor(s, x)),
                 }
             }
-            Op::LogicUnary(LogicUnary::Not, d, a) => map_u(
-                s,
-                lo,
-                hi,
-                ctx.p(d),
-                ctx.p(a),
-                #[inline(always)]
-                |x| to_bool(s, s.eq_u(x, s.splat_u(0))),
-            ),
+            Op::LogicUnary(LogicUnary::Not, d, a) => {
+                map!(map_u(ctx.p(d), ctx.p(a)), |x| to_bool(
+                    s,
+                    s.eq_u(x, s.splat_u(0))
+                ))
+            }
             Op::LogicBinary(b, d, x, y) => {
                 let (d, x, y) = (ctx.p(d), ctx.p(x), ctx.p(y));
                 match b {
-                    LogicBinary::And => map_uu(
+                    LogicBinary::And => map!(map_uu(d, x, y), |a, b| to_bool(
                         s,
-                        lo,
-                        hi,
-                        d,
-                        x,
-                        y,
-                        #[inline(always)]
-                        |a, b| to_bool(s, s.mask_and(truthy(s, a), truthy(s, b))),
-                    ),
-                    LogicBinary::Or => map_uu(
+                        s.mask_and(truthy(s, a), truthy(s, b))
+                    )),
+                    LogicBinary::Or => map!(map_uu(d, x, y), |a, b| to_bool(
                         s,
-                        lo,
-                        hi,
-                        d,
-                        x,
-                        y,
-                        #[inline(always)]
-                        |a, b| to_bool(s, s.mask_or(truthy(s, a), truthy(s, b))),
-                    ),
+                        s.mask_or(truthy(s, a), truthy(s, b))
+                    )),
                 }
             }
             Op::FloatBinary(FloatBinary::Pow, d, x, y) => {
                 let (d, x, y) = (ctx.p(d), ctx.p(x), ctx.p(y));
-                map_ff(
-                    s,
-                    lo,
-                    hi,
-                    d,
-                    x,
-                    y,
-                    #[inline(always)]
-                    |a, b| math::pow(s, a, b),
-                )
+                map!(map_ff(d, x, y), |a, b| math::pow(s, a, b))
             }
             Op::BinaryF(b, d, x, y) => {
                 let (d, x, y) = (ctx.p(d), ctx.p(x), ctx.p(y));
                 match b {
-                    BinaryOp::Add => map_ff(
-                        s,
-                        lo,
-                        hi,
-                        d,
-                        x,
-                        y,
-                        #[inline(always)]
-                        |a, b| s.add(a, b),
-                    ),
-                    BinaryOp::Sub => map_ff(
-                        s,
-                        lo,
-                        hi,
-                        d,
-                        x,
-                        y,
-                        #[inline(always)]
-                        |a, b| s.sub(a, b),
-                    ),
-                    BinaryOp::Mul => map_ff(
-                        s,
-                        lo,
-                        hi,
-                        d,
-                        x,
-                        y,
-                        #[inline(always)]
-                        |a, b| s.mul(a, b),
-                    ),
-                    BinaryOp::Div => map_ff(
-                        s,
-                        lo,
-                        hi,
-                        d,
-                        x,
-                        y,
-                        #[inline(always)]
-                        |a, b| s.div(a, b),
-                    ),
-                    BinaryOp::Min => map_ff(
-                        s,
-                        lo,
-                        hi,
-                        d,
-                        x,
-                        y,
-                        #[inline(always)]
-                        |a, b| math::min(s, a, b),
-                    ),
-                    BinaryOp::Max => map_ff(
-                        s,
-                        lo,
-                        hi,
-                        d,
-                        x,
-                        y,
-                        #[inline(always)]
-                        |a, b| math::max(s, a, b),
-                    ),
+                    BinaryOp::Add => map!(map_ff(d, x, y), |a, b| s.add(a, b)),
+                    BinaryOp::Sub => map!(map_ff(d, x, y), |a, b| s.sub(a, b)),
+                    BinaryOp::Mul => map!(map_ff(d, x, y), |a, b| s.mul(a, b)),
+                    BinaryOp::Div => map!(map_ff(d, x, y), |a, b| s.div(a, b)),
+                    BinaryOp::Min => map!(map_ff(d, x, y), |a, b| math::min(s, a, b)),
+                    BinaryOp::Max => map!(map_ff(d, x, y), |a, b| math::max(s, a, b)),
                 }
             }
             Op::BinaryU(b, d, x, y) => {
                 let (d, x, y) = (ctx.p(d), ctx.p(x), ctx.p(y));
                 match b {
-                    BinaryOp::Add => map_uu(
-                        s,
-                        lo,
-                        hi,
-                        d,
-                        x,
-                        y,
-                        #[inline(always)]
-                        |a, b| s.add_u(a, b),
-                    ),
-                    BinaryOp::Sub => map_uu(
-                        s,
-                        lo,
-                        hi,
-                        d,
-                        x,
-                        y,
-                        #[inline(always)]
-                        |a, b| s.sub_u(a, b),
-                    ),
-                    BinaryOp::Mul => map_uu(
-                        s,
-                        lo,
-                        hi,
-                        d,
-                        x,
-                        y,
-                        #[inline(always)]
-                        |a, b| s.mul_u(a, b),
-                    ),
-                    BinaryOp::Min => map_uu(
-                        s,
-                        lo,
-                        hi,
-                        d,
-                        x,
-                        y,
-                        #[inline(always)]
-                        |a, b| s.min_u(a, b),
-                    ),
-                    BinaryOp::Max => map_uu(
-                        s,
-                        lo,
-                        hi,
-                        d,
-                        x,
-                        y,
-                        #[inline(always)]
-                        |a, b| s.max_u(a, b),
-                    ),
+                    BinaryOp::Add => map!(map_uu(d, x, y), |a, b| s.add_u(a, b)),
+                    BinaryOp::Sub => map!(map_uu(d, x, y), |a, b| s.sub_u(a, b)),
+                    BinaryOp::Mul => map!(map_uu(d, x, y), |a, b| s.mul_u(a, b)),
+                    BinaryOp::Min => map!(map_uu(d, x, y), |a, b| s.min_u(a, b)),
+                    BinaryOp::Max => map!(map_uu(d, x, y), |a, b| s.max_u(a, b)),
                     BinaryOp::Div => {
                         // No vector integer division on x86: one lane at a time.
                         for i in lo..hi {
@@ -611,16 +399,9 @@ unsafe fn exec<V: Simd>(s: V, ctx: &Ctx<'_>, op: &Op, lo: usize, hi: usize) {
                     i += V::LANES;
                 }
             }
-            Op::CompareU(c, d, x, y) => map_uu(
-                s,
-                lo,
-                hi,
-                ctx.p(d),
-                ctx.p(x),
-                ctx.p(y),
-                #[inline(always)]
-                |a, b| to_bool(s, compare_u(s, c, a, b)),
-            ),
+            Op::CompareU(c, d, x, y) => map!(map_uu(ctx.p(d), ctx.p(x), ctx.p(y)), |a, b| {
+                to_bool(s, compare_u(s, c, a, b))
+            }),
             Op::Select(d, c, a, b) => {
                 let (d, c, a, b) = (ctx.p(d), ctx.p(c), ctx.p(a), ctx.p(b));
                 let mut i = lo;
@@ -631,42 +412,20 @@ unsafe fn exec<V: Simd>(s: V, ctx: &Ctx<'_>, op: &Op, lo: usize, hi: usize) {
                     i += V::LANES;
                 }
             }
-            Op::U32ToF32(d, a) => map_u(
-                s,
-                lo,
-                hi,
-                ctx.p(d),
-                ctx.p(a),
-                #[inline(always)]
-                |x| s.to_bits(s.u32_to_f32(x)),
-            ),
-            Op::F32ToU32(d, a) => map_u(
-                s,
-                lo,
-                hi,
-                ctx.p(d),
-                ctx.p(a),
-                #[inline(always)]
-                |x| math::f32_to_u32(s, s.from_bits(x)),
-            ),
-            Op::F32ToBool(d, a) => map_u(
-                s,
-                lo,
-                hi,
-                ctx.p(d),
-                ctx.p(a),
-                #[inline(always)]
-                |x| to_bool(s, s.ne(s.from_bits(x), s.splat(0.0))),
-            ),
-            Op::U32ToBool(d, a) => map_u(
-                s,
-                lo,
-                hi,
-                ctx.p(d),
-                ctx.p(a),
-                #[inline(always)]
-                |x| to_bool(s, truthy(s, x)),
-            ),
+            Op::U32ToF32(d, a) => map!(map_u(ctx.p(d), ctx.p(a)), |x| s.to_bits(s.u32_to_f32(x))),
+            Op::F32ToU32(d, a) => {
+                map!(map_u(ctx.p(d), ctx.p(a)), |x| math::f32_to_u32(
+                    s,
+                    s.from_bits(x)
+                ))
+            }
+            Op::F32ToBool(d, a) => {
+                map!(map_u(ctx.p(d), ctx.p(a)), |x| to_bool(
+                    s,
+                    s.ne(s.from_bits(x), s.splat(0.0))
+                ))
+            }
+            Op::U32ToBool(d, a) => map!(map_u(ctx.p(d), ctx.p(a)), |x| to_bool(s, truthy(s, x))),
             Op::Random(d, args, word) => {
                 let d = ctx.p(d);
                 let [k0, k1, c0, c1] = args.map(|l| ctx.p(l).cast_const());
