@@ -17,184 +17,101 @@ use crate::plan::Slot;
 /// Register number. `f32` and `u32` registers live in separate files.
 pub type Reg = u32;
 
-/// One instruction. Bool values are `u32` 0/1 registers.
+/// One instruction. Each variant's doc is its meaning over its fields: `f[r]` and `u[r]`
+/// are register `r` of the `f32` and `u32` files (bools are `u32` 0/1); `buffer` indexes the
+/// launch's bindings of the kind named (`in_f`, `out_u`, ...); a `per_step` buffer holds
+/// `[steps, n]` lanes and is addressed at `lane + step * n`; `k` and `column` address a
+/// packed `[n, k]` row.
+#[allow(missing_docs)] // every field is named in its variant's formula
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Instr {
-    /// `f[dst] = in_f[buffer][lane (+ step offset)]`.
+    /// `f[dst] = in_f[buffer][lane]` (`per_step`: plus `step * n`).
     LoadF {
-        /// Destination register.
         dst: Reg,
-        /// Index into the kernel's `f32` input buffers.
         buffer: u32,
-        /// Per-step input (`[steps, n]`): offset by `step * n`.
         per_step: bool,
     },
-    /// `u[dst] = in_u[buffer][lane (+ step offset)]`.
+    /// `u[dst] = in_u[buffer][lane]` (`per_step`: plus `step * n`).
     LoadU {
-        /// Destination register.
         dst: Reg,
-        /// Index into the kernel's `u32` input buffers.
         buffer: u32,
-        /// Per-step input.
         per_step: bool,
     },
-    /// `f[dst] = in_f[buffer][lane * k + column]` (a column of a packed input).
+    /// `f[dst] = in_f[buffer][lane * k + column]`: a column of a packed input.
     LoadPackedF {
-        /// Destination register.
         dst: Reg,
-        /// Index into the `f32` input buffers.
         buffer: u32,
-        /// Row width.
         k: u32,
-        /// Column.
         column: u32,
-        /// Per-step input.
         per_step: bool,
     },
     /// `f[dst] = out_f[buffer][lane]`: a carried input updated in place, read from the
     /// output binding that also receives its next value (see [`super::state_reads`]).
-    LoadStateF {
-        /// Destination register.
-        dst: Reg,
-        /// Index into the kernel's `f32` output buffers.
-        buffer: u32,
-    },
+    LoadStateF { dst: Reg, buffer: u32 },
     /// `u[dst] = out_u[buffer][lane]` (see [`Instr::LoadStateF`]).
-    LoadStateU {
-        /// Destination register.
-        dst: Reg,
-        /// Index into the kernel's `u32` output buffers.
-        buffer: u32,
-    },
+    LoadStateU { dst: Reg, buffer: u32 },
     /// `f[dst] = params_f[index]`.
-    ParamF {
-        /// Destination register.
-        dst: Reg,
-        /// Index into the `f32` params buffer.
-        index: u32,
-    },
+    ParamF { dst: Reg, index: u32 },
     /// `u[dst] = params_u[index]`.
-    ParamU {
-        /// Destination register.
-        dst: Reg,
-        /// Index into the `u32` params buffer.
-        index: u32,
-    },
-    /// `f[dst] = constant` (bits of an `f32`).
-    ConstF {
-        /// Destination register.
-        dst: Reg,
-        /// The constant's bits.
-        bits: u32,
-    },
-    /// `u[dst] = constant`.
-    ConstU {
-        /// Destination register.
-        dst: Reg,
-        /// The constant.
-        value: u32,
-    },
+    ParamU { dst: Reg, index: u32 },
+    /// `f[dst] = f32::from_bits(bits)`.
+    ConstF { dst: Reg, bits: u32 },
+    /// `u[dst] = value`.
+    ConstU { dst: Reg, value: u32 },
     /// `u[dst] = lane`.
-    Lane {
-        /// Destination register.
-        dst: Reg,
-    },
+    Lane { dst: Reg },
     /// `f[dst] = op(f[a])`.
-    UnaryF {
-        /// The op.
-        op: FloatUnary,
-        /// Destination register.
-        dst: Reg,
-        /// Operand register.
-        a: Reg,
-    },
+    UnaryF { op: FloatUnary, dst: Reg, a: Reg },
     /// `u[dst] = op(u[a])` (bool).
-    LogicUnary {
-        /// The op.
-        op: LogicUnary,
-        /// Destination register.
-        dst: Reg,
-        /// Operand register.
-        a: Reg,
-    },
+    LogicUnary { op: LogicUnary, dst: Reg, a: Reg },
     /// `u[dst] = op(u[a], u[b])` (bool).
     LogicBinary {
-        /// The op.
         op: LogicBinary,
-        /// Destination register.
         dst: Reg,
-        /// Left operand.
         a: Reg,
-        /// Right operand.
         b: Reg,
     },
     /// `f[dst] = op(f[a], f[b])` (float-only ops).
     FloatBinary {
-        /// The op.
         op: FloatBinary,
-        /// Destination register.
         dst: Reg,
-        /// Left operand.
         a: Reg,
-        /// Right operand.
         b: Reg,
     },
     /// `f[dst] = op(f[a], f[b])`.
     BinaryF {
-        /// The op.
         op: BinaryOp,
-        /// Destination register.
         dst: Reg,
-        /// Left operand.
         a: Reg,
-        /// Right operand.
         b: Reg,
     },
     /// `u[dst] = op(u[a], u[b])` (integer).
     BinaryU {
-        /// The op.
         op: BinaryOp,
-        /// Destination register.
         dst: Reg,
-        /// Left operand.
         a: Reg,
-        /// Right operand.
         b: Reg,
     },
     /// `f[dst] = f[acc] + f[a] * f[b]`, or `f[a] * f[b]` without `acc`: one term of an
     /// [`Op::Affine`](crate::graph::Op::Affine), rounded twice (never a fused multiply-add).
     /// Lowering emits an affine's terms as one unbroken chain, each reading the last.
     MulAdd {
-        /// Destination register.
         dst: Reg,
-        /// The running sum, if any.
         acc: Option<Reg>,
-        /// The weight.
         a: Reg,
-        /// The input.
         b: Reg,
     },
     /// `stash[slot] = f[src]`: an input of [`Instr::DotParams`] in the thread's local array
     /// (see [`super::compact`]).
-    Stash {
-        /// Slot of the local array.
-        slot: u32,
-        /// The register stored.
-        src: Reg,
-    },
+    Stash { slot: u32, src: Reg },
     /// `f[dst] = f[acc] + sum_k params_f[first_param + k] * stash[slot + k]` over
     /// `k < len`, left to right, each product and sum rounded (without `acc` the sum starts
     /// at the first product): an affine chain as a run-time loop (see [`super::compact`]).
     DotParams {
-        /// Destination register.
         dst: Reg,
-        /// The running sum, if any.
         acc: Option<Reg>,
-        /// Index of the first weight in the `f32` params buffer.
         first_param: u32,
-        /// First stash slot of the inputs.
         slot: u32,
-        /// Terms.
         len: u32,
     },
     /// A dense layer as a run-time loop over its rows (see [`super::reroll`]): for every
@@ -203,147 +120,71 @@ pub enum Instr {
     /// `params_f[first_param + j stride]` and the inputs from `stash[in_slot]`, with the
     /// same rounding as the row's `DotParams`, `BinaryF` add and `UnaryF`.
     DenseParams {
-        /// First stash slot of the outputs.
         out_slot: u32,
-        /// First stash slot of the inputs.
         in_slot: u32,
-        /// Outputs.
         rows: u32,
-        /// Inputs (terms per row).
         len: u32,
-        /// Index of row 0's first weight in the `f32` params buffer.
         first_param: u32,
-        /// Index of row 0's bias.
         bias_param: u32,
-        /// Params from one row's weights (and bias) to the next row's.
         stride: u32,
-        /// Applied to each output after the bias, if any.
         activation: Option<FloatUnary>,
     },
     /// `f[dst] = stash[slot]`: an output of [`Instr::DenseParams`] back in a register.
-    Unstash {
-        /// Destination register.
-        dst: Reg,
-        /// Slot of the local array.
-        slot: u32,
-    },
+    Unstash { dst: Reg, slot: u32 },
     /// `u[dst] = f[a] op f[b]`.
     CompareF {
-        /// The comparison.
         op: CompareOp,
-        /// Destination register.
         dst: Reg,
-        /// Left operand.
         a: Reg,
-        /// Right operand.
         b: Reg,
     },
     /// `u[dst] = u[a] op u[b]`.
     CompareU {
-        /// The comparison.
         op: CompareOp,
-        /// Destination register.
         dst: Reg,
-        /// Left operand.
         a: Reg,
-        /// Right operand.
         b: Reg,
     },
     /// `f[dst] = u[cond] != 0 ? f[a] : f[b]`.
-    SelectF {
-        /// Destination register.
-        dst: Reg,
-        /// Condition register (u32).
-        cond: Reg,
-        /// Value where the condition holds.
-        a: Reg,
-        /// Value elsewhere.
-        b: Reg,
-    },
+    SelectF { dst: Reg, cond: Reg, a: Reg, b: Reg },
     /// `u[dst] = u[cond] != 0 ? u[a] : u[b]`.
-    SelectU {
-        /// Destination register.
-        dst: Reg,
-        /// Condition register.
-        cond: Reg,
-        /// Value where the condition holds.
-        a: Reg,
-        /// Value elsewhere.
-        b: Reg,
-    },
+    SelectU { dst: Reg, cond: Reg, a: Reg, b: Reg },
     /// `f[dst] = f32(u[a])`.
-    U32ToF32 {
-        /// Destination register.
-        dst: Reg,
-        /// Source register.
-        a: Reg,
-    },
+    U32ToF32 { dst: Reg, a: Reg },
     /// `u[dst] = u32(f[a])` (truncating).
-    F32ToU32 {
-        /// Destination register.
-        dst: Reg,
-        /// Source register.
-        a: Reg,
-    },
+    F32ToU32 { dst: Reg, a: Reg },
     /// `u[dst] = f[a] != 0`.
-    F32ToBool {
-        /// Destination register.
-        dst: Reg,
-        /// Source register.
-        a: Reg,
-    },
+    F32ToBool { dst: Reg, a: Reg },
     /// `u[dst] = u[a] != 0`.
-    U32ToBool {
-        /// Destination register.
-        dst: Reg,
-        /// Source register.
-        a: Reg,
-    },
-    /// `f[dst[w]] = uniform(threefry(u[key0], u[key1]; u[counter0], u[counter1])[w])` for
-    /// each word `w` with a destination: one Threefry evaluation serves both words.
+    U32ToBool { dst: Reg, a: Reg },
+    /// `f[dst[w]] = uniform(threefry(u[key[0]], u[key[1]]; u[counter[0]], u[counter[1]])[w])`
+    /// for each word `w` with a destination: one Threefry evaluation serves both words.
     Random {
-        /// Destination register of each output word, if it is used.
         dst: [Option<Reg>; 2],
-        /// Key registers.
         key: [Reg; 2],
-        /// Counter registers.
         counter: [Reg; 2],
     },
     /// Runs [`KernelProgram::guards`]`[index]` here: its instructions execute only in
     /// lanes whose condition register is non-zero.
-    Guard {
-        /// Index into the program's guard blocks.
-        index: u32,
-    },
-    /// `out_f[buffer][lane (+ step offset)] = f[src]`.
+    Guard { index: u32 },
+    /// `out_f[buffer][lane] = f[src]` (`per_step`: plus `step * n`).
     StoreF {
-        /// Index into the `f32` output buffers.
         buffer: u32,
-        /// Source register.
         src: Reg,
-        /// Per-step output (`[steps, n]`).
         per_step: bool,
     },
-    /// `out_u[buffer][lane (+ step offset)] = u[src]`.
+    /// `out_u[buffer][lane] = u[src]` (`per_step`: plus `step * n`).
     StoreU {
-        /// Index into the `u32` output buffers.
         buffer: u32,
-        /// Source register.
         src: Reg,
-        /// Per-step output.
         per_step: bool,
     },
-    /// `out_f[buffer][lane * k + column] = f[src]` (one column of a packed output).
+    /// `out_f[buffer][lane * k + column] = f[src]`: one column of a packed output.
     StorePackedF {
-        /// Index into the `f32` output buffers.
         buffer: u32,
-        /// Source register.
         src: Reg,
-        /// Row width.
         k: u32,
-        /// Column.
         column: u32,
-        /// Per-step output.
         per_step: bool,
     },
 }
