@@ -14,6 +14,7 @@ use cartfuse_fusion::cubecl;
 use cartfuse_fusion::exec::{ExecError, PlanExecutor};
 use cartfuse_fusion::graph::Graph;
 use cartfuse_fusion::interpret::{HostArray, Scalar};
+use cartfuse_fusion::launch::LaunchTotals;
 use cartfuse_fusion::plan::Plan;
 use cubecl::prelude::*;
 
@@ -121,6 +122,7 @@ pub fn profile_cartpole<R: Runtime>(
 /// measure a step the same way.
 pub struct TimedEnv<E: GraphEnv, B: EnvBackend> {
     env: VecEnv<E, B>,
+    plan: StepPlan,
     actions: DeviceActions<B::Buffer>,
     /// Seconds of the first call beyond a steady call, plus the CPU's kernels built ahead.
     compile_s: f64,
@@ -152,6 +154,7 @@ impl<E: GraphEnv, B: EnvBackend> TimedEnv<E, B> {
         sync(&env)?;
         let mut timed = Self {
             env,
+            plan,
             actions,
             compile_s: 0.0,
             warm_call_s: f64::MAX,
@@ -195,6 +198,55 @@ impl<E: GraphEnv, B: EnvBackend> TimedEnv<E, B> {
     pub fn env(&self) -> &VecEnv<E, B> {
         &self.env
     }
+
+    /// The profile of repeats of `calls` calls that took `step_times` seconds per batch step
+    /// each, with launches and bytes from the ledger since `before` (taken before the first
+    /// of them) and `flops` per env-step.
+    pub fn summarize(
+        &self,
+        calls: u64,
+        step_times: &[f64],
+        before: &LaunchTotals,
+        flops: f64,
+    ) -> StepProfile {
+        let num_envs = self.env.num_envs();
+        let k = self.steps_per_call();
+        let totals = self.env.ledger().totals().since(before);
+        let batch_steps = (calls * step_times.len() as u64 * k as u64) as f64;
+        let bytes_per_env_step = totals.bytes_moved() as f64 / (batch_steps * num_envs as f64);
+        let median = median(step_times.to_vec());
+        StepProfile {
+            plan: self.plan.to_string(),
+            num_envs,
+            steps_per_call: k,
+            calls_per_repeat: calls,
+            step_s_median: median,
+            step_s_min: step_times.iter().copied().fold(f64::INFINITY, f64::min),
+            step_s_max: step_times.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            env_steps_per_s: num_envs as f64 / median,
+            launches_per_step: totals.launches as f64 / batch_steps,
+            bytes_per_env_step,
+            gbps: bytes_per_env_step * num_envs as f64 / median / 1e9,
+            gflops: flops * num_envs as f64 / median / 1e9,
+            compile_s: self.compile_s,
+            launches_total: self.env.ledger().totals().launches,
+        }
+    }
+}
+
+/// The median of `values` (the mean of the middle two for an even count).
+///
+/// # Panics
+/// On no values.
+pub fn median(mut values: Vec<f64>) -> f64 {
+    assert!(!values.is_empty(), "a median of no values");
+    values.sort_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        (values[mid - 1] + values[mid]) / 2.0
+    }
 }
 
 /// Profiles the step of `env` under `plan` over `num_envs` envs on `backend`, calling
@@ -220,27 +272,7 @@ pub fn profile_env<E: GraphEnv, B: EnvBackend>(
         step_times.push(timed.time_calls(calls)? / (calls as f64 * k as f64));
         progress(repeat + 1, settings.repeats);
     }
-    let totals = timed.env().ledger().totals().since(&before);
-    let batch_steps = (calls * settings.repeats as u64 * k as u64) as f64;
-    let bytes_per_env_step = totals.bytes_moved() as f64 / (batch_steps * num_envs as f64);
-    step_times.sort_by(f64::total_cmp);
-    let median = step_times[step_times.len() / 2];
-    Ok(StepProfile {
-        plan: plan.to_string(),
-        num_envs,
-        steps_per_call: k,
-        calls_per_repeat: calls,
-        step_s_median: median,
-        step_s_min: step_times[0],
-        step_s_max: *step_times.last().expect("at least one repeat"),
-        env_steps_per_s: num_envs as f64 / median,
-        launches_per_step: totals.launches as f64 / batch_steps,
-        bytes_per_env_step,
-        gbps: bytes_per_env_step * num_envs as f64 / median / 1e9,
-        gflops: flops * num_envs as f64 / median / 1e9,
-        compile_s: timed.compile_s(),
-        launches_total: timed.env().ledger().totals().launches,
-    })
+    Ok(timed.summarize(calls, &step_times, &before, flops))
 }
 
 /// What profiling one plan of one graph at one size measured.
