@@ -21,6 +21,8 @@ mod close;
 mod device_learner;
 /// Random valid graphs for the property tests.
 mod graph_gen;
+/// `scripts/gpu-check.sh` without a GPU: arguments, the no-GPU path, the summary.
+mod gpu_check;
 /// The release binary's SIMD code is inlined under its target features.
 mod inlining;
 /// `cartfuse train` end to end.
