@@ -511,7 +511,11 @@ fn reproduce_quick_writes_the_whole_report() {
     }
     // Two runs' factors against each other: a report agrees with itself.
     let json = dir.join("report.json");
-    let same = cartfuse(&["compare-reports", json.to_str().unwrap(), json.to_str().unwrap()]);
+    let same = cartfuse(&[
+        "compare-reports",
+        json.to_str().unwrap(),
+        json.to_str().unwrap(),
+    ]);
     assert!(same.status.success(), "{}", stderr(&same));
     assert!(stdout(&same).contains("ablation: "), "{}", stdout(&same));
     // Launch counts in the report are the plans' own.
@@ -628,7 +632,11 @@ fn replay_runs_any_environment_from_gymnasiums_states() {
 
 #[test]
 fn compare_reports_and_crossover_refuse_bad_input() {
-    let missing = cartfuse(&["compare-reports", "/nonexistent/a.json", "/nonexistent/b.json"]);
+    let missing = cartfuse(&[
+        "compare-reports",
+        "/nonexistent/a.json",
+        "/nonexistent/b.json",
+    ]);
     assert!(!missing.status.success());
     assert!(stderr(&missing).contains("cannot read /nonexistent/a.json"));
     let dir = std::env::temp_dir().join(format!("cartfuse-compare-{}", std::process::id()));
@@ -638,7 +646,11 @@ fn compare_reports_and_crossover_refuse_bad_input() {
     let path = not_a_report.to_str().unwrap();
     let bad = cartfuse(&["compare-reports", path, path]);
     assert!(!bad.status.success());
-    assert!(stderr(&bad).contains("is not a cartfuse report.json"), "{}", stderr(&bad));
+    assert!(
+        stderr(&bad).contains("is not a cartfuse report.json"),
+        "{}",
+        stderr(&bad)
+    );
     std::fs::remove_dir_all(dir).ok();
     let backwards = cartfuse(&["--device", "wgpu", "crossover", "--from", "64", "--to", "4"]);
     assert!(!backwards.status.success());
@@ -657,14 +669,24 @@ fn compare_reports_and_crossover_refuse_bad_input() {
 fn crossover_times_the_cpu_against_the_device_in_turns() {
     let dir = std::env::temp_dir().join(format!("cartfuse-crossover-{}", std::process::id()));
     let run = cartfuse(&[
-        "--device", "wgpu", "crossover", "--plans", "fused", "--to", "16", "--budget", "0.05",
-        "--out", dir.to_str().unwrap(),
+        "--device",
+        "wgpu",
+        "crossover",
+        "--plans",
+        "fused",
+        "--to",
+        "16",
+        "--budget",
+        "0.05",
+        "--out",
+        dir.to_str().unwrap(),
     ]);
     assert!(run.status.success(), "{}", stderr(&run));
     let text = stdout(&run);
     assert!(text.contains("fused: the device"), "{text}");
     let result: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("crossover.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(dir.join("crossover.json")).unwrap())
+            .unwrap();
     let points = result["points"].as_array().unwrap();
     assert_eq!(points.len(), 3, "n = 1, 4, 16");
     for point in points {
@@ -673,7 +695,10 @@ fn crossover_times_the_cpu_against_the_device_in_turns() {
         assert_eq!(point["device_step_s"].as_array().unwrap().len(), rounds);
     }
     assert_eq!(
-        std::fs::read_to_string(dir.join("crossover.csv")).unwrap().lines().count(),
+        std::fs::read_to_string(dir.join("crossover.csv"))
+            .unwrap()
+            .lines()
+            .count(),
         4
     );
     std::fs::remove_dir_all(dir).ok();

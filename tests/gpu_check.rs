@@ -17,7 +17,8 @@ fn gpu_check(args: &[&str], nvidia_smi: &str) -> Output {
 }
 
 fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("cartfuse-gpu-check-{name}-{}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("cartfuse-gpu-check-{name}-{}", std::process::id()));
     std::fs::remove_dir_all(&dir).ok();
     dir
 }
@@ -25,7 +26,13 @@ fn scratch(name: &str) -> std::path::PathBuf {
 #[test]
 fn bad_arguments_are_refused_with_status_2() {
     let none = "/nonexistent/nvidia-smi";
-    for args in [&[][..], &["--bogus"], &["a", "b"], &["--summary"], &["--bin"]] {
+    for args in [
+        &[][..],
+        &["--bogus"],
+        &["a", "b"],
+        &["--summary"],
+        &["--bin"],
+    ] {
         let run = gpu_check(args, none);
         assert_eq!(run.status.code(), Some(2), "{args:?}: {}", stderr(&run));
         assert!(stderr(&run).starts_with("gpu-check: "), "{}", stderr(&run));
@@ -53,7 +60,10 @@ fn without_a_gpu_it_says_so_and_how_to_run_it_within_seconds() {
     assert_eq!(run.status.code(), Some(3), "{}", stderr(&run));
     let message = stderr(&run);
     assert!(message.contains("no GPU found"), "{message}");
-    assert!(message.contains("bash scripts/gpu-check.sh --build"), "{message}");
+    assert!(
+        message.contains("bash scripts/gpu-check.sh --build"),
+        "{message}"
+    );
     assert!(!out.exists(), "nothing is written without a GPU");
     // With a GPU but no binaries it names what to build.
     let fake = scratch("fake-smi");
@@ -62,11 +72,19 @@ fn without_a_gpu_it_says_so_and_how_to_run_it_within_seconds() {
     std::fs::write(&smi, "#!/bin/sh\necho 'Fake GPU, 1.0, 1 MiB'\n").unwrap();
     Command::new("chmod").arg("+x").arg(&smi).status().unwrap();
     let run = gpu_check(
-        &["--bin", fake.join("bin").to_str().unwrap(), out.to_str().unwrap()],
+        &[
+            "--bin",
+            fake.join("bin").to_str().unwrap(),
+            out.to_str().unwrap(),
+        ],
         smi.to_str().unwrap(),
     );
     assert_eq!(run.status.code(), Some(4), "{}", stderr(&run));
-    assert!(stderr(&run).contains("cartfuse is missing"), "{}", stderr(&run));
+    assert!(
+        stderr(&run).contains("cartfuse is missing"),
+        "{}",
+        stderr(&run)
+    );
     std::fs::remove_dir_all(fake).ok();
 }
 
@@ -90,7 +108,10 @@ fn the_summary_reads_a_recorded_results_directory() {
     }
     let empty = scratch("empty");
     std::fs::create_dir_all(&empty).unwrap();
-    let run = gpu_check(&["--summary", empty.to_str().unwrap()], "/nonexistent/nvidia-smi");
+    let run = gpu_check(
+        &["--summary", empty.to_str().unwrap()],
+        "/nonexistent/nvidia-smi",
+    );
     assert_eq!(run.status.code(), Some(2));
     assert!(stderr(&run).contains("not a gpu-check results directory"));
     std::fs::remove_dir_all(empty).ok();

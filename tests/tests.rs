@@ -19,10 +19,10 @@ mod close;
 /// burn's policy and the env step on one device (wgpu), against the host source.
 #[cfg(feature = "wgpu")]
 mod device_learner;
-/// Random valid graphs for the property tests.
-mod graph_gen;
 /// `scripts/gpu-check.sh` without a GPU: arguments, the no-GPU path, the summary.
 mod gpu_check;
+/// Random valid graphs for the property tests.
+mod graph_gen;
 /// The release binary's SIMD code is inlined under its target features.
 mod inlining;
 /// `cartfuse train` end to end.

@@ -9,9 +9,9 @@
 //! At each size every row, and eager beside them, is built, warmed and timed in turns
 //! ([`ladder_cells`]), so each factor is the median of per-round ratios.
 
-use cartfuse_env::{EnvBackend, StepPlan};
 use cartfuse_env::engine::RandomSource;
 use cartfuse_env::graph::StateLayout;
+use cartfuse_env::{EnvBackend, StepPlan};
 use cartfuse_fusion::plan::Strategy;
 
 use crate::cells::{AblationCell, Over, cartpole_cells, set_over_eager};

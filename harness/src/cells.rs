@@ -184,7 +184,13 @@ pub fn cartpole_cells<B: EnvBackend>(
     settings: &TurnsSettings,
 ) -> Result<Vec<AblationCell>, ReproduceError> {
     let config = cartpole_next_step();
-    cells_in_turns(backend, (config.params, config.episode()), rows, n, settings)
+    cells_in_turns(
+        backend,
+        (config.params, config.episode()),
+        rows,
+        n,
+        settings,
+    )
 }
 
 /// Sets every cell's factor over the cell labelled `eager` among `cells` (one size).

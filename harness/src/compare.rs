@@ -83,7 +83,12 @@ impl Row {
                 s.over_xla_default,
                 f.over_xla_default,
             ),
-            take("vs eager", self.speedup_over_eager, s.over_eager, f.over_eager),
+            take(
+                "vs eager",
+                self.speedup_over_eager,
+                s.over_eager,
+                f.over_eager,
+            ),
         ]
         .into_iter()
         .flatten()

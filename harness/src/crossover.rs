@@ -71,9 +71,11 @@ impl Crossover {
                 .and_then(CrossoverPoint::device_speedup)
         };
         // Rates in a common unit: the CPU at 1, the device at its speedup.
-        crossover(&self.sizes(), |n| point(n).map(|r| r.median), |n| {
-            point(n).map(|_| 1.0)
-        })
+        crossover(
+            &self.sizes(),
+            |n| point(n).map(|r| r.median),
+            |n| point(n).map(|_| 1.0),
+        )
     }
 }
 
@@ -89,7 +91,11 @@ pub fn sizes(from: usize, to: usize, step: usize) -> Vec<usize> {
     out
 }
 
-fn timed<B: EnvBackend + 'static>(backend: &B, plan: StepPlan, n: usize) -> Result<Box<dyn Turn>, EnvError> {
+fn timed<B: EnvBackend + 'static>(
+    backend: &B,
+    plan: StepPlan,
+    n: usize,
+) -> Result<Box<dyn Turn>, EnvError> {
     let config = cartpole_next_step();
     Ok(Box::new(TimedEnv::new(
         backend.clone(),
@@ -113,7 +119,9 @@ pub fn measure_crossover<B: EnvBackend + 'static>(
     let mut points = Vec::new();
     for &plan in plans {
         for &n in sizes {
-            progress(&format!("{plan} on the CPU and on the device in turns, n = {n}"));
+            progress(&format!(
+                "{plan} on the CPU and on the device in turns, n = {n}"
+            ));
             let mut point = CrossoverPoint {
                 plan: plan.to_string(),
                 num_envs: n,

@@ -42,11 +42,9 @@ pub struct EnvStudy {
 impl EnvStudy {
     /// The cell of `env`/`runtime`/`plan` at `n`.
     pub fn cell(&self, env: &str, runtime: &str, plan: &str, n: usize) -> Option<&EnvCell> {
-        self.cells
-            .iter()
-            .find(|c| {
-                c.env == env && c.runtime == runtime && c.cell.row == plan && c.cell.num_envs == n
-            })
+        self.cells.iter().find(|c| {
+            c.env == env && c.runtime == runtime && c.cell.row == plan && c.cell.num_envs == n
+        })
     }
 
     /// The runtimes measured, in order.
@@ -153,7 +151,10 @@ fn measure_env<E: GraphEnv, B: EnvBackend>(
     let episode = EpisodeOptions::default_for::<E>();
     let flops = flops_per_env_step(&env, AutoresetMode::NextStep);
     for &n in sizes {
-        progress(&format!("{}: every plan in turns on {runtime}, n = {n}", E::ID));
+        progress(&format!(
+            "{}: every plan in turns on {runtime}, n = {n}",
+            E::ID
+        ));
         let mut at_n = cells_in_turns(backend, (env.clone(), episode), &cpu_plans(), n, settings)?;
         set_over_eager(&mut at_n);
         cells.extend(at_n.into_iter().map(|cell| EnvCell {

@@ -152,7 +152,10 @@ pub fn run_rounds(
             expected: "at least 1 round",
         });
     }
-    let calls: Vec<u64> = turns.iter().map(|t| t.calls_for(settings.repeat_s)).collect();
+    let calls: Vec<u64> = turns
+        .iter()
+        .map(|t| t.calls_for(settings.repeat_s))
+        .collect();
     let mut step_s = vec![Vec::new(); turns.len()];
     let start = Instant::now();
     let mut round = 0;
@@ -250,10 +253,15 @@ pub fn plans_in_turns<E: GraphEnv, B: EnvBackend>(
     let mut timed: Vec<&mut TimedEnv<E, B>> =
         built.iter_mut().filter_map(|t| t.as_mut().ok()).collect();
     let before: Vec<_> = timed.iter().map(|t| t.env().ledger().totals()).collect();
-    let calls: Vec<u64> = timed.iter().map(|t| t.calls_for(settings.repeat_s)).collect();
+    let calls: Vec<u64> = timed
+        .iter()
+        .map(|t| t.calls_for(settings.repeat_s))
+        .collect();
     let step_s = {
-        let mut turns: Vec<&mut dyn Turn> =
-            timed.iter_mut().map(|t| &mut **t as &mut dyn Turn).collect();
+        let mut turns: Vec<&mut dyn Turn> = timed
+            .iter_mut()
+            .map(|t| &mut **t as &mut dyn Turn)
+            .collect();
         run_rounds(&mut turns, settings, progress)?
     };
     let summaries: Vec<PlanInTurns> = timed
@@ -476,8 +484,10 @@ mod tests {
             .collect();
         let mut turns: Vec<&mut dyn Turn> = fakes.iter_mut().map(|f| f as &mut dyn Turn).collect();
         let mut seen = Vec::new();
-        let step_s = run_rounds(&mut turns, &TurnsSettings::exactly(4, 0.01), |r| seen.push(r))
-            .unwrap();
+        let step_s = run_rounds(&mut turns, &TurnsSettings::exactly(4, 0.01), |r| {
+            seen.push(r)
+        })
+        .unwrap();
         assert_eq!(seen, [1, 2, 3, 4]);
         assert_eq!(step_s.len(), 3);
         assert!(step_s.iter().all(|s| s.len() == 4));
@@ -524,7 +534,10 @@ mod tests {
             &Cpu::default(),
             config.params,
             config.episode(),
-            &[StepPlan::Graph(Strategy::Eager), StepPlan::Graph(Strategy::Fused)],
+            &[
+                StepPlan::Graph(Strategy::Eager),
+                StepPlan::Graph(Strategy::Fused),
+            ],
             64,
             &settings,
             |_| {},
@@ -535,6 +548,9 @@ mod tests {
         assert_eq!(fused.profile.launches_per_step, 1.0);
         assert!(eager.profile.launches_per_step > 10.0);
         assert_eq!(eager.round_step_s.len(), 3);
-        assert_eq!(fused.profile.step_s_median, median(fused.round_step_s.clone()));
+        assert_eq!(
+            fused.profile.step_s_median,
+            median(fused.round_step_s.clone())
+        );
     }
 }

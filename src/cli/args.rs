@@ -275,7 +275,9 @@ pub struct CompareReportsArgs {
 fn parse_seconds(value: &str) -> Result<f64, String> {
     match value.parse::<f64>() {
         Ok(s) if s > 0.0 && s <= 3600.0 => Ok(s),
-        _ => Err(format!("expected seconds between 0 and 3600, got `{value}`")),
+        _ => Err(format!(
+            "expected seconds between 0 and 3600, got `{value}`"
+        )),
     }
 }
 

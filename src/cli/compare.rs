@@ -12,7 +12,10 @@ pub fn run(args: CompareReportsArgs) -> anyhow::Result<()> {
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
     };
     let (first, second) = (read(&args.first)?, read(&args.second)?);
-    let (a, b) = (args.first.display().to_string(), args.second.display().to_string());
+    let (a, b) = (
+        args.first.display().to_string(),
+        args.second.display().to_string(),
+    );
     let pairs = compare((&a, &first), (&b, &second))?;
     println!("factor | n | first: median (slowest-fastest, rounds) | second | agree");
     for pair in pairs.iter().filter(|p| args.all || !p.agrees()) {

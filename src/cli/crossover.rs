@@ -40,7 +40,8 @@ pub fn run(device: Device, args: CrossoverArgs) -> anyhow::Result<()> {
         let description = device_description(kind, &opened.description);
         eprintln!("device: {description} ({kind})");
         let backend = Cube::new(opened.client, description);
-        let progress = progress::Progress::new((args.plans.len() * sizes.len()) as u64, "crossover");
+        let progress =
+            progress::Progress::new((args.plans.len() * sizes.len()) as u64, "crossover");
         let measured = measure_crossover(&backend, &args.plans, &sizes, &settings, |m| {
             progress.start(m)
         })?;
@@ -74,8 +75,9 @@ fn render(crossover: &Crossover) -> String {
             plans.push(&point.plan);
         }
         let rate = |step_s: &[f64]| {
-            (!step_s.is_empty())
-                .then(|| point.num_envs as f64 / cartfuse::harness::profile::median(step_s.to_vec()))
+            (!step_s.is_empty()).then(|| {
+                point.num_envs as f64 / cartfuse::harness::profile::median(step_s.to_vec())
+            })
         };
         let _ = writeln!(
             out,

@@ -22,7 +22,11 @@ pub fn description(index: usize) -> String {
         .ok()
         .and_then(|text| {
             let line = text.lines().next()?.to_string();
-            let after = line.split("Kernel Module").nth(1)?.split_whitespace().next()?;
+            let after = line
+                .split("Kernel Module")
+                .nth(1)?
+                .split_whitespace()
+                .next()?;
             Some(format!(", NVIDIA driver {after}"))
         })
         .unwrap_or_default();
@@ -36,7 +40,10 @@ pub fn l2_cache_bytes() -> Option<u64> {
     let device = result::device::get(0).ok()?;
     // SAFETY: `device` came from `result::device::get`.
     let bytes = unsafe {
-        result::device::get_attribute(device, CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)
+        result::device::get_attribute(
+            device,
+            CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE,
+        )
     }
     .ok()?;
     u64::try_from(bytes).ok()

@@ -66,15 +66,10 @@ pub fn run(device: Device, args: ReproduceArgs) -> anyhow::Result<()> {
         eprintln!("device: {description} ({kind})");
         settings.device_cache_bytes = device_cache_bytes(kind, &description);
         let progress = progress::Progress::new(settings.tasks() as u64, "reproduce");
-        let report = reproduce::<R>(
-            opened.client,
-            description,
-            &settings,
-            |message| {
-                tracing::info!("measuring {message}");
-                progress.start(message);
-            },
-        )?;
+        let report = reproduce::<R>(opened.client, description, &settings, |message| {
+            tracing::info!("measuring {message}");
+            progress.start(message);
+        })?;
         progress.finish();
         anyhow::Ok(report)
     });

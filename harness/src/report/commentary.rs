@@ -9,8 +9,8 @@ use crate::turns::RoundRatio;
 
 use super::table::{bytes, seconds};
 
-pub use ablation::ablation;
 pub(crate) use ablation::STUDY_FACTORS;
+pub use ablation::ablation;
 
 /// A report and a profile of made-up numbers for the report's tests.
 #[cfg(test)]

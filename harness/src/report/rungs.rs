@@ -183,10 +183,7 @@ pub fn table(report: &Report) -> Table {
         row.extend(factor_cells(Some(m.measured)));
         row.extend([
             Cell::number(m.study, Format::Ratio),
-            Cell::number(
-                m.study.and_then(|s| m.launch_share_for(s)),
-                Format::Percent,
-            ),
+            Cell::number(m.study.and_then(|s| m.launch_share_for(s)), Format::Percent),
             Cell::text(m.decides()),
         ]);
         table.push(row);
@@ -293,13 +290,20 @@ mod tests {
         let share = first.launch_share_for(1.87).unwrap();
         assert!((share - (1.0 / 1.87 - 1.0) / (0.5 - 1.0)).abs() < 1e-12);
         assert_eq!(first.launch_share_for(3.0), None);
-        assert!(first.decides().starts_with("launch cost"), "{}", first.decides());
+        assert!(
+            first.decides().starts_with("launch cost"),
+            "{}",
+            first.decides()
+        );
         let lines = commentary(&report);
         let line = lines
             .iter()
             .find(|l| l.starts_with("**random precomputed**"))
             .unwrap();
-        assert!(line.contains("the model gives the study's 1.87x where launches are"), "{line}");
+        assert!(
+            line.contains("the model gives the study's 1.87x where launches are"),
+            "{line}"
+        );
         // "no concatenate" changes neither launches (3 -> 3) nor bytes: limits of 1x, so the
         // study's 3.41x is out of reach of any device balance.
         let flat = lines

@@ -314,7 +314,8 @@ pub(crate) mod tests {
                 .unwrap()
         };
         assert!(
-            line(&faster).contains("2.00x (faster; rounds 2.00-2.00x of 3) at n = 4096 on Some GPU"),
+            line(&faster)
+                .contains("2.00x (faster; rounds 2.00-2.00x of 3) at n = 4096 on Some GPU"),
             "{}",
             line(&faster)
         );
