@@ -16,10 +16,13 @@ Build first, on any Linux x86-64 machine with Rust (no CUDA toolkit needed):
 
 This runs `cargo build --release --features cuda` and `cargo test --release --features cuda
 --no-run`, then copies the CLI and the integration-test binary, stripped, into the binary
-directory (default target/gpu-check/bin, about 60 MB). Carry that directory (and this
-repository's scripts/) to the GPU machine and run
+directory (default target/gpu-check/bin) and packs them into target/gpu-check/bin.tar.gz
+(gzip, for a copy limited in size). Carry either (with this repository's scripts/) to the
+GPU machine and run
 
     bash scripts/gpu-check.sh OUT_DIR
+
+(the binaries are unpacked from bin.tar.gz beside the binary directory when it is missing).
 
 OUT_DIR must be empty or absent. On the GPU machine it needs the NVIDIA driver; the wgpu
 suites need a Vulkan loader (libvulkan1) and the NVIDIA Vulkan driver (its ICD file is found
@@ -122,8 +125,9 @@ case "$mode" in
     cp "$target/release/cartfuse" "$bin/cartfuse"
     cp "$tests" "$bin/integration"
     strip "$bin/cartfuse" "$bin/integration"
-    ls -la "$bin"
-    echo "gpu-check: carry $bin (and scripts/) to the GPU machine, then: bash scripts/gpu-check.sh --bin $bin OUT_DIR"
+    tar -czf "$(dirname "$bin")/bin.tar.gz" -C "$bin" cartfuse integration
+    ls -la "$bin" "$(dirname "$bin")/bin.tar.gz"
+    echo "gpu-check: carry $(dirname "$bin")/bin.tar.gz (or $bin) and scripts/ to the GPU machine, then: bash scripts/gpu-check.sh OUT_DIR"
     exit 0 ;;
 esac
 
@@ -140,11 +144,15 @@ if [ -z "$gpus" ]; then
 gpu-check: no GPU found (nvidia-smi lists none, or there is no NVIDIA driver).
 Run it where there is one: build the binaries here or anywhere with
     bash scripts/gpu-check.sh --build
-carry target/gpu-check/bin and scripts/ to a machine with an NVIDIA GPU and its driver, and
+carry target/gpu-check/bin.tar.gz and scripts/ to a machine with an NVIDIA GPU and its driver, and
 run there
     bash scripts/gpu-check.sh OUT_DIR
 EOF
   exit 3
+fi
+packed="$(dirname "$bin")/bin.tar.gz"
+if [ ! -x "$bin/cartfuse" ] && [ -f "$packed" ]; then
+  mkdir -p "$bin" && tar -xzf "$packed" -C "$bin" || die "cannot unpack $packed" 4
 fi
 for binary in cartfuse integration; do
   [ -x "$bin/$binary" ] || die "$bin/$binary is missing: build with \`bash scripts/gpu-check.sh --build\` and carry $bin" 4
