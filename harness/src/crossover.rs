@@ -132,7 +132,7 @@ pub fn measure_crossover<B: EnvBackend + 'static>(
             match (timed(&cpu, plan, n), timed(device, plan, n)) {
                 (Ok(mut on_cpu), Ok(mut on_device)) => {
                     let mut turns: Vec<&mut dyn Turn> = vec![&mut *on_cpu, &mut *on_device];
-                    let mut step_s = run_rounds(&mut turns, settings, |_| {})?.into_iter();
+                    let mut step_s = run_rounds(&mut turns, settings, |_| {})?.step_s.into_iter();
                     point.cpu_step_s = step_s.next().unwrap_or_default();
                     point.device_step_s = step_s.next().unwrap_or_default();
                 }

@@ -170,13 +170,27 @@ impl<E: GraphEnv, B: EnvBackend> TimedEnv<E, B> {
 
     /// Seconds of `calls` back-to-back calls, synchronised before and after.
     pub fn time_calls(&mut self, calls: u64) -> Result<f64, EnvError> {
+        self.time_repeat(calls, f64::INFINITY)
+            .map(|(seconds, _)| seconds)
+    }
+
+    /// Up to `calls` back-to-back calls, stopping early once `limit_s` seconds have passed
+    /// (checked every 16 calls): `(seconds, calls made)`, synchronised before and after.
+    /// On a machine that slows down after the calls were sized (a loaded 2-core VM can
+    /// stall a two-thread step for a scheduler slice), a repeat stays bounded.
+    pub fn time_repeat(&mut self, calls: u64, limit_s: f64) -> Result<(f64, u64), EnvError> {
         sync(&self.env)?;
         let start = Instant::now();
-        for _ in 0..calls {
+        let mut made = 0;
+        while made < calls {
             self.env.step_device(&self.actions)?;
+            made += 1;
+            if made % 16 == 0 && start.elapsed().as_secs_f64() > limit_s {
+                break;
+            }
         }
         sync(&self.env)?;
-        Ok(start.elapsed().as_secs_f64())
+        Ok((start.elapsed().as_secs_f64(), made))
     }
 
     /// Calls that make one repeat last at least `seconds`, from the steady call's time.
@@ -199,12 +213,12 @@ impl<E: GraphEnv, B: EnvBackend> TimedEnv<E, B> {
         &self.env
     }
 
-    /// The profile of repeats of `calls` calls that took `step_times` seconds per batch step
-    /// each, with launches and bytes from the ledger since `before` (taken before the first
-    /// of them) and `flops` per env-step.
+    /// The profile of repeats of (up to) `calls` calls, `total_calls` in all, that took
+    /// `step_times` seconds per batch step each, with launches and bytes from the ledger
+    /// since `before` (taken before the first of them) and `flops` per env-step.
     pub fn summarize(
         &self,
-        calls: u64,
+        (calls, total_calls): (u64, u64),
         step_times: &[f64],
         before: &LaunchTotals,
         flops: f64,
@@ -212,7 +226,7 @@ impl<E: GraphEnv, B: EnvBackend> TimedEnv<E, B> {
         let num_envs = self.env.num_envs();
         let k = self.steps_per_call();
         let totals = self.env.ledger().totals().since(before);
-        let batch_steps = (calls * step_times.len() as u64 * k as u64) as f64;
+        let batch_steps = (total_calls * k as u64) as f64;
         let bytes_per_env_step = totals.bytes_moved() as f64 / (batch_steps * num_envs as f64);
         let median = median(step_times.to_vec());
         StepProfile {
@@ -272,7 +286,12 @@ pub fn profile_env<E: GraphEnv, B: EnvBackend>(
         step_times.push(timed.time_calls(calls)? / (calls as f64 * k as f64));
         progress(repeat + 1, settings.repeats);
     }
-    Ok(timed.summarize(calls, &step_times, &before, flops))
+    Ok(timed.summarize(
+        (calls, calls * settings.repeats as u64),
+        &step_times,
+        &before,
+        flops,
+    ))
 }
 
 /// What profiling one plan of one graph at one size measured.

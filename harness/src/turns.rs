@@ -102,10 +102,14 @@ impl TurnsSettings {
     }
 }
 
+/// A repeat may run this many times its planned length before it stops early.
+const REPEAT_LIMIT: f64 = 4.0;
+
 /// Something timed in turns: repeats of back-to-back calls.
 pub trait Turn {
-    /// Seconds of `calls` back-to-back calls, synchronised before and after.
-    fn time_calls(&mut self, calls: u64) -> Result<f64, EnvError>;
+    /// Up to `calls` back-to-back calls, stopping early past `limit_s` seconds:
+    /// `(seconds, calls made)`, synchronised before and after.
+    fn time_repeat(&mut self, calls: u64, limit_s: f64) -> Result<(f64, u64), EnvError>;
     /// Calls that make one repeat last at least `seconds`.
     fn calls_for(&self, seconds: f64) -> u64;
     /// Env steps per call.
@@ -113,8 +117,8 @@ pub trait Turn {
 }
 
 impl<E: GraphEnv, B: EnvBackend> Turn for TimedEnv<E, B> {
-    fn time_calls(&mut self, calls: u64) -> Result<f64, EnvError> {
-        TimedEnv::time_calls(self, calls)
+    fn time_repeat(&mut self, calls: u64, limit_s: f64) -> Result<(f64, u64), EnvError> {
+        TimedEnv::time_repeat(self, calls, limit_s)
     }
 
     fn calls_for(&self, seconds: f64) -> u64 {
@@ -138,13 +142,24 @@ pub fn round_order(round: usize, k: usize) -> Vec<usize> {
     order
 }
 
-/// Times `turns` in rounds as `settings` says: returns the seconds per env step of each,
-/// one per round (`[plan][round]`), calling `progress(rounds done)` after each round.
+/// What [`run_rounds`] measured: each plan's seconds per env-batch step, one per round,
+/// and the calls each plan made in all.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rounds {
+    /// Seconds per env-batch step, `[plan][round]`.
+    pub step_s: Vec<Vec<f64>>,
+    /// Calls made per plan, every round together.
+    pub calls: Vec<u64>,
+}
+
+/// Times `turns` in rounds as `settings` says, calling `progress(rounds done)` after each
+/// round. A repeat that runs past four times its planned length stops early (the machine
+/// slowed down after the calls were sized) and counts the calls it made.
 pub fn run_rounds(
     turns: &mut [&mut dyn Turn],
     settings: &TurnsSettings,
     mut progress: impl FnMut(usize),
-) -> Result<Vec<Vec<f64>>, EnvError> {
+) -> Result<Rounds, EnvError> {
     if settings.min_rounds == 0 {
         return Err(EnvError::InvalidParam {
             name: "rounds",
@@ -156,18 +171,23 @@ pub fn run_rounds(
         .iter()
         .map(|t| t.calls_for(settings.repeat_s))
         .collect();
-    let mut step_s = vec![Vec::new(); turns.len()];
+    let mut rounds = Rounds {
+        step_s: vec![Vec::new(); turns.len()],
+        calls: vec![0; turns.len()],
+    };
     let start = Instant::now();
     let mut round = 0;
     while !turns.is_empty() && settings.another_round(round, start.elapsed().as_secs_f64()) {
         for i in round_order(round, turns.len()) {
-            let seconds = turns[i].time_calls(calls[i])?;
-            step_s[i].push(seconds / (calls[i] as f64 * turns[i].steps_per_call() as f64));
+            let (seconds, made) =
+                turns[i].time_repeat(calls[i], REPEAT_LIMIT * settings.repeat_s)?;
+            rounds.step_s[i].push(seconds / (made as f64 * turns[i].steps_per_call() as f64));
+            rounds.calls[i] += made;
         }
         round += 1;
         progress(round);
     }
-    Ok(step_s)
+    Ok(rounds)
 }
 
 /// A speed ratio taken round by round: each round's time of the reference over the time of
@@ -257,7 +277,7 @@ pub fn plans_in_turns<E: GraphEnv, B: EnvBackend>(
         .iter()
         .map(|t| t.calls_for(settings.repeat_s))
         .collect();
-    let step_s = {
+    let rounds = {
         let mut turns: Vec<&mut dyn Turn> = timed
             .iter_mut()
             .map(|t| &mut **t as &mut dyn Turn)
@@ -266,8 +286,8 @@ pub fn plans_in_turns<E: GraphEnv, B: EnvBackend>(
     };
     let summaries: Vec<PlanInTurns> = timed
         .iter()
-        .zip(step_s)
-        .zip(before.iter().zip(calls))
+        .zip(rounds.step_s)
+        .zip(before.iter().zip(calls.into_iter().zip(rounds.calls)))
         .map(|((t, round_step_s), (before, calls))| PlanInTurns {
             profile: t.summarize(calls, &round_step_s, before, flops),
             round_step_s,
@@ -450,17 +470,21 @@ mod tests {
         assert_eq!(round_order(1, 2), [1, 0]);
     }
 
-    /// A plan whose calls take a known time, recording when it ran.
+    /// A plan whose calls take a known time (`actual_s`; sized as if `call_s`), recording
+    /// when it ran.
     struct Fake {
         call_s: f64,
+        actual_s: f64,
         log: std::rc::Rc<std::cell::RefCell<Vec<usize>>>,
         id: usize,
     }
 
     impl Turn for Fake {
-        fn time_calls(&mut self, calls: u64) -> Result<f64, EnvError> {
+        fn time_repeat(&mut self, calls: u64, limit_s: f64) -> Result<(f64, u64), EnvError> {
             self.log.borrow_mut().push(self.id);
-            Ok(self.call_s * calls as f64)
+            // Calls slower than planned stop at the limit (at least one is made).
+            let made = calls.min(((limit_s / self.actual_s) as u64).max(1));
+            Ok((self.actual_s * made as f64, made))
         }
         fn calls_for(&self, seconds: f64) -> u64 {
             (seconds / self.call_s).ceil() as u64
@@ -478,20 +502,23 @@ mod tests {
             .enumerate()
             .map(|(id, &call_s)| Fake {
                 call_s,
+                actual_s: call_s,
                 log: log.clone(),
                 id,
             })
             .collect();
         let mut turns: Vec<&mut dyn Turn> = fakes.iter_mut().map(|f| f as &mut dyn Turn).collect();
         let mut seen = Vec::new();
-        let step_s = run_rounds(&mut turns, &TurnsSettings::exactly(4, 0.01), |r| {
+        let rounds = run_rounds(&mut turns, &TurnsSettings::exactly(4, 0.01), |r| {
             seen.push(r)
         })
         .unwrap();
         assert_eq!(seen, [1, 2, 3, 4]);
-        assert_eq!(step_s.len(), 3);
-        assert!(step_s.iter().all(|s| s.len() == 4));
-        assert!((step_s[2][0] - 4e-3).abs() < 1e-12);
+        assert_eq!(rounds.step_s.len(), 3);
+        assert!(rounds.step_s.iter().all(|s| s.len() == 4));
+        assert!((rounds.step_s[2][0] - 4e-3).abs() < 1e-12);
+        // 10 ms repeats: 10, 5 and 3 calls a round.
+        assert_eq!(rounds.calls, [40, 20, 12]);
         assert_eq!(&log.borrow()[..6], &[0, 1, 2, 2, 1, 0]);
         // A budget no round can meet runs up to the round limit; no rounds is an error.
         let budget = TurnsSettings {
@@ -499,8 +526,16 @@ mod tests {
             max_rounds: 7,
             ..TurnsSettings::exactly(2, 0.01)
         };
-        let step_s = run_rounds(&mut turns, &budget, |_| {}).unwrap();
-        assert!(step_s.iter().all(|s| s.len() == 7));
+        let rounds = run_rounds(&mut turns, &budget, |_| {}).unwrap();
+        assert!(rounds.step_s.iter().all(|s| s.len() == 7));
+        drop(turns);
+        // A plan that slowed to 25 ms a call after its calls were sized (10 of 1 ms for a
+        // 10 ms repeat) stops at the limit, 4 x 10 ms: one call of 25 ms, counted as such.
+        fakes[0].actual_s = 0.025;
+        let mut turns: Vec<&mut dyn Turn> = fakes.iter_mut().map(|f| f as &mut dyn Turn).collect();
+        let rounds = run_rounds(&mut turns, &TurnsSettings::exactly(1, 0.01), |_| {}).unwrap();
+        assert_eq!(rounds.calls[0], 1);
+        assert_eq!(rounds.step_s[0], [0.025]);
         assert!(matches!(
             run_rounds(&mut turns, &TurnsSettings::exactly(0, 0.01), |_| {}),
             Err(EnvError::InvalidParam { name: "rounds", .. })
