@@ -78,9 +78,14 @@ impl TurnsSettings {
         Self { budget_s, ..self }
     }
 
-    /// Whether another round runs after `rounds` rounds that took `elapsed_s` seconds.
+    /// Whether another round runs after `rounds` rounds that took `elapsed_s` seconds: up
+    /// to `min_rounds`, then within the budget up to `max_rounds`. With a budget, a size
+    /// whose rounds are slow (n = 1M on lavapipe: eager alone takes seconds a call on a
+    /// loaded machine) stops short of `min_rounds` at twice the budget, after at least
+    /// [`FLOOR_ROUNDS`] rounds, so the run keeps its time.
     fn another_round(&self, rounds: usize, elapsed_s: f64) -> bool {
-        rounds < self.min_rounds
+        let capped = self.budget_s > 0.0 && elapsed_s >= 2.0 * self.budget_s;
+        (rounds < self.min_rounds && (rounds < FLOOR_ROUNDS || !capped))
             || (rounds < self.max_rounds.max(self.min_rounds) && elapsed_s < self.budget_s)
     }
 
@@ -95,12 +100,21 @@ impl TurnsSettings {
         } else {
             format!(
                 "at least {} rounds of {} s repeats per size, more until the size has taken \
-                 {} s (at most {} rounds)",
-                self.min_rounds, self.repeat_s, self.budget_s, self.max_rounds
+                 {} s (at most {} rounds; where rounds are slow, fewer, at least {}, stopping \
+                 at {} s)",
+                self.min_rounds,
+                self.repeat_s,
+                self.budget_s,
+                self.max_rounds,
+                FLOOR_ROUNDS,
+                2.0 * self.budget_s
             )
         }
     }
 }
+
+/// Rounds every size gets, whatever its budget.
+pub const FLOOR_ROUNDS: usize = 3;
 
 /// A repeat may run this many times its planned length before it stops early.
 const REPEAT_LIMIT: f64 = 4.0;
@@ -441,6 +455,24 @@ mod tests {
         // Rounds that do not pair up give no ratio.
         assert_eq!(RoundRatio::of(&[1.0], &[1.0, 2.0]), None);
         assert_eq!(RoundRatio::of(&[], &[]), None);
+    }
+
+    #[test]
+    fn slow_rounds_stop_at_twice_the_budget() {
+        let settings = TurnsSettings::default_report();
+        assert!(
+            settings.another_round(8, 20.0),
+            "min rounds within twice the budget"
+        );
+        assert!(!settings.another_round(5, 30.0), "past twice the budget");
+        assert!(
+            settings.another_round(2, 300.0),
+            "never fewer than three rounds"
+        );
+        assert!(settings.another_round(40, 14.0) && !settings.another_round(40, 15.0));
+        assert!(!settings.another_round(301, 1.0));
+        // Without a budget the rounds asked for always run.
+        assert!(TurnsSettings::exactly(9, 0.05).another_round(8, 1e6));
     }
 
     #[test]
