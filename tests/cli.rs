@@ -470,8 +470,15 @@ fn reproduce_quick_writes_the_whole_report() {
             .unwrap_or(0);
         assert!(bytes > 200, "{file} is missing or empty");
     }
+    // stderr is not a terminal here: progress comes as plain lines, section and size.
+    assert!(
+        stderr(&run).contains("] ablation: eager and 9 rows in turns, n = 1 ("),
+        "{}",
+        stderr(&run)
+    );
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["mode"], "quick");
     assert!(report["roofline"]["copy_gbps"].as_f64().unwrap() > 0.0);
     assert!(report["dispatch"]["empty_launch_s"].as_f64().unwrap() > 0.0);
     let cells = report["ablation"].as_array().unwrap();
@@ -486,8 +493,31 @@ fn reproduce_quick_writes_the_whole_report() {
         );
         if let Some(ok) = profile.get("Ok") {
             assert!(ok["env_steps_per_s"].as_f64().unwrap() > 0.0);
+            // Every row was timed in the rounds of its size; each factor lies within its
+            // slowest and fastest round.
+            assert_eq!(cell["rounds"], 3, "{cell}");
+            for (median, spread) in [
+                ("speedup_over_previous", "over_previous"),
+                ("speedup_over_xla_default", "over_xla_default"),
+                ("speedup_over_eager", "over_eager"),
+            ] {
+                if let Some(m) = cell[median].as_f64() {
+                    let slowest = cell["slowest_round"][spread].as_f64().unwrap();
+                    let fastest = cell["fastest_round"][spread].as_f64().unwrap();
+                    assert!(slowest <= m && m <= fastest, "{cell}");
+                }
+            }
         }
     }
+    // Two runs' factors against each other: a report agrees with itself.
+    let json = dir.join("report.json");
+    let same = cartfuse(&[
+        "compare-reports",
+        json.to_str().unwrap(),
+        json.to_str().unwrap(),
+    ]);
+    assert!(same.status.success(), "{}", stderr(&same));
+    assert!(stdout(&same).contains("ablation: "), "{}", stdout(&same));
     // Launch counts in the report are the plans' own.
     let launches = |row: &str| {
         cells.iter().find(|c| c["row"] == row).unwrap()["profile"]["Ok"]["launches_per_step"]
@@ -507,6 +537,9 @@ fn reproduce_quick_writes_the_whole_report() {
     }
     let markdown = std::fs::read_to_string(dir.join("report.md")).unwrap();
     assert!(markdown.contains("## The study's CartPole ablation, replayed"));
+    assert!(markdown.contains("### Why each rung gives its factor on this device"));
+    assert!(markdown.contains("This is a `--quick` run"));
+    assert!(dir.join("rungs.csv").exists());
     assert!(markdown.contains("![Roofline"));
     std::fs::remove_dir_all(dir).ok();
 }
@@ -593,6 +626,81 @@ fn replay_runs_any_environment_from_gymnasiums_states() {
         stderr(&bad).contains("must hold 4 numbers [theta1, theta2, dtheta1, dtheta2], found 2"),
         "{}",
         stderr(&bad)
+    );
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn compare_reports_and_crossover_refuse_bad_input() {
+    let missing = cartfuse(&[
+        "compare-reports",
+        "/nonexistent/a.json",
+        "/nonexistent/b.json",
+    ]);
+    assert!(!missing.status.success());
+    assert!(stderr(&missing).contains("cannot read /nonexistent/a.json"));
+    let dir = std::env::temp_dir().join(format!("cartfuse-compare-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let not_a_report = dir.join("x.json");
+    std::fs::write(&not_a_report, "{\"ablation\": 3}").unwrap();
+    let path = not_a_report.to_str().unwrap();
+    let bad = cartfuse(&["compare-reports", path, path]);
+    assert!(!bad.status.success());
+    assert!(
+        stderr(&bad).contains("is not a cartfuse report.json"),
+        "{}",
+        stderr(&bad)
+    );
+    std::fs::remove_dir_all(dir).ok();
+    let backwards = cartfuse(&["--device", "wgpu", "crossover", "--from", "64", "--to", "4"]);
+    assert!(!backwards.status.success());
+    assert!(stderr(&backwards).contains("--from (64) must not be larger than --to (4)"));
+    let no_device = cartfuse(&["--device", "cpu", "crossover"]);
+    assert!(!no_device.status.success());
+    assert!(stderr(&no_device).contains("choose one with --device wgpu or --device cuda"));
+    let budget = cartfuse(&["--device", "wgpu", "crossover", "--budget", "0"]);
+    assert!(!budget.status.success());
+    assert!(stderr(&budget).contains("expected seconds between 0 and 3600"));
+}
+
+/// The CPU against the device in turns over a few sizes: every point has its rounds on
+/// both sides, and the verdict names the crossover or says there is none.
+#[test]
+fn crossover_times_the_cpu_against_the_device_in_turns() {
+    let dir = std::env::temp_dir().join(format!("cartfuse-crossover-{}", std::process::id()));
+    let run = cartfuse(&[
+        "--device",
+        "wgpu",
+        "crossover",
+        "--plans",
+        "fused",
+        "--to",
+        "16",
+        "--budget",
+        "0.05",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let text = stdout(&run);
+    assert!(text.contains("fused: the device"), "{text}");
+    let result: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("crossover.json")).unwrap())
+            .unwrap();
+    let points = result["points"].as_array().unwrap();
+    assert_eq!(points.len(), 3, "n = 1, 4, 16");
+    for point in points {
+        let rounds = point["cpu_step_s"].as_array().unwrap().len();
+        // A loaded machine may stop a size at the floor of three rounds (turns::FLOOR_ROUNDS).
+        assert!(rounds >= 3, "{point}");
+        assert_eq!(point["device_step_s"].as_array().unwrap().len(), rounds);
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.join("crossover.csv"))
+            .unwrap()
+            .lines()
+            .count(),
+        4
     );
     std::fs::remove_dir_all(dir).ok();
 }

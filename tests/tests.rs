@@ -19,6 +19,8 @@ mod close;
 /// burn's policy and the env step on one device (wgpu), against the host source.
 #[cfg(feature = "wgpu")]
 mod device_learner;
+/// `scripts/gpu-check.sh` without a GPU: arguments, the no-GPU path, the summary.
+mod gpu_check;
 /// Random valid graphs for the property tests.
 mod graph_gen;
 /// The release binary's SIMD code is inlined under its target features.

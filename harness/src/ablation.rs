@@ -5,11 +5,18 @@
 //! changed program; each row changes one thing from the row before; the study's
 //! reported factor for the corresponding change is carried beside it, as published (the
 //! report compares; it never copies these into measurements).
+//!
+//! At each size every row, and eager beside them, is built, warmed and timed in turns
+//! ([`ladder_cells`]), so each factor is the median of per-round ratios.
 
-use cartfuse_env::StepPlan;
 use cartfuse_env::engine::RandomSource;
 use cartfuse_env::graph::StateLayout;
+use cartfuse_env::{EnvBackend, StepPlan};
 use cartfuse_fusion::plan::Strategy;
+
+use crate::cells::{AblationCell, Over, cartpole_cells, set_over_eager};
+use crate::reproduce::ReproduceError;
+use crate::turns::TurnsSettings;
 
 /// One row of the ladder.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,4 +107,38 @@ pub fn ladder() -> Vec<AblationRow> {
             study_launches: None,
         },
     ]
+}
+
+/// Eager and every row of the ladder at `n` on `backend`, timed in turns: the eager cell,
+/// then one cell per row with its factors over the measured row before it, over
+/// xla-default and over eager, each the median of per-round ratios.
+pub fn ladder_cells<B: EnvBackend>(
+    backend: &B,
+    n: usize,
+    settings: &TurnsSettings,
+) -> Result<(AblationCell, Vec<AblationCell>), ReproduceError> {
+    let rows: Vec<(&str, StepPlan)> = std::iter::once(("eager", StepPlan::Graph(Strategy::Eager)))
+        .chain(ladder().iter().map(|row| (row.label, row.plan)))
+        .collect();
+    let mut cells = cartpole_cells(backend, &rows, n, settings)?;
+    set_over_eager(&mut cells);
+    let eager = cells.remove(0);
+    set_ladder_factors(&mut cells);
+    Ok((eager, cells))
+}
+
+/// Sets each ladder cell's factors over the measured row before it and over the ladder's
+/// first row (`cells`: the ladder's rows at one size, in order). The first row's factor over
+/// itself is 1; without a measured first row there is no baseline.
+pub fn set_ladder_factors(cells: &mut [AblationCell]) {
+    let baseline = ladder()[0].label;
+    let first = cells
+        .iter()
+        .find(|c| c.row == baseline && c.profile.is_ok())
+        .cloned();
+    for i in 0..cells.len() {
+        let previous = cells[..i].iter().rev().find(|c| c.profile.is_ok()).cloned();
+        cells[i].set_factor(Over::Previous, previous.as_ref());
+        cells[i].set_factor(Over::XlaDefault, first.as_ref());
+    }
 }

@@ -47,6 +47,27 @@ impl BurnBackend {
         BurnBackend::NdArray,
     ];
 
+    /// The backends the report runs beside a device of `runtime` (`wgpu` or `cuda`): burn's
+    /// CubeCL backends on that runtime (a CUDA machine may have no Vulkan driver), and
+    /// NdArray.
+    pub fn on(runtime: &str) -> Vec<BurnBackend> {
+        match runtime {
+            #[cfg(feature = "cuda")]
+            "cuda" => vec![BurnBackend::CudaFusion, BurnBackend::NdArray],
+            _ => Self::ALL.to_vec(),
+        }
+    }
+
+    /// The name of burn's fusion backend on the runtime a report names (`wgpu<wgsl>`,
+    /// `cuda`, ...), and of its unfused one where the report runs it.
+    pub fn names_on(runtime: &str) -> (&'static str, &'static str) {
+        if runtime.starts_with("cuda") {
+            ("burn cuda fusion", "burn cuda unfused")
+        } else {
+            ("burn wgpu fusion", "burn wgpu unfused")
+        }
+    }
+
     /// The backend with this [`BurnBackend::probe_arg`].
     pub fn from_probe_arg(arg: &str) -> Option<Self> {
         Self::ALL.iter().copied().find(|b| b.probe_arg() == arg)

@@ -5,13 +5,14 @@
 //! simulations; [`CpuStudy::crossover`] finds the size at which this run's device starts to
 //! beat this run's CPU.
 
-use cartfuse_env::{AutoresetMode, CartPoleConfig, EnvBackend, EnvError, StepPlan};
+use cartfuse_env::StepPlan;
+use cartfuse_fusion::{cpu::Cpu, exec::Backend};
 use cartfuse_fusion::cpu::roofline::measure_roofline;
 use cartfuse_fusion::plan::Strategy;
-use cartfuse_fusion::{cpu::Cpu, exec::Backend};
 
-use crate::profile::{ProfileSettings, StepProfile, profile_env};
-use crate::reproduce::{AblationCell, ReproduceError, Skipped};
+use crate::cells::{AblationCell, cartpole_cells, set_over_eager};
+use crate::reproduce::ReproduceError;
+use crate::turns::TurnsSettings;
 
 /// The plans measured on the CPU, with their row labels.
 pub fn cpu_plans() -> Vec<(&'static str, StepPlan)> {
@@ -39,7 +40,7 @@ pub struct CpuStudy {
     pub copy_gbps: f64,
     /// Host peak `f32` multiply+add throughput (not fused), in GFLOP/s.
     pub gflops: f64,
-    /// Every plan at every size, row-major; `speedup_over_eager` is against CPU eager.
+    /// Every plan at every size, size-major; `speedup_over_eager` is against CPU eager.
     pub cells: Vec<AblationCell>,
 }
 
@@ -100,87 +101,26 @@ pub fn fastest<'a>(
         .max_by(|a, b| a.1.total_cmp(&b.1))
 }
 
-/// Profiles CartPole (`NextStep` autoreset) under `plan` at `n` on `backend`; a size that does
-/// not fit becomes a [`Skipped`] cell.
-pub fn cartpole_cell<B: EnvBackend>(
-    backend: &B,
-    plan: StepPlan,
-    label: &str,
-    n: usize,
-    settings: &ProfileSettings,
-) -> Result<AblationCell, ReproduceError> {
-    let config = CartPoleConfig {
-        autoreset: AutoresetMode::NextStep,
-        ..CartPoleConfig::default()
-    };
-    let profile = skip_if_too_big(profile_env(
-        backend.clone(),
-        config.params,
-        config.episode(),
-        plan,
-        n,
-        settings,
-        |_, _| {},
-    ))?;
-    Ok(AblationCell {
-        row: label.into(),
-        num_envs: n,
-        profile,
-        speedup_over_previous: None,
-        speedup_over_xla_default: None,
-        speedup_over_eager: None,
-    })
-}
-
-/// A profile, or a [`Skipped`] reason when the size does not fit the runtime; other errors
-/// stay errors.
-pub fn skip_if_too_big(
-    profile: Result<StepProfile, EnvError>,
-) -> Result<Result<StepProfile, Skipped>, EnvError> {
-    match profile {
-        Ok(profile) => Ok(Ok(profile)),
-        Err(EnvError::TooManyEnvs {
-            requested,
-            max,
-            limit,
-        }) => Ok(Err(Skipped {
-            reason: format!("does not fit: {requested} envs, at most {max} ({limit})"),
-        })),
-        Err(other) => Err(other),
-    }
-}
-
-/// Measures the host roofline and every CPU plan at every size; `progress(message)` before
-/// each measurement.
+/// Measures the host roofline, then every CPU plan at each size, timed in turns;
+/// `progress(message)` before each measurement.
 pub fn measure_cpu(
     sizes: &[usize],
     roofline_copy_bytes: u64,
-    settings: &ProfileSettings,
+    settings: &TurnsSettings,
     mut progress: impl FnMut(&str),
 ) -> Result<CpuStudy, ReproduceError> {
     let cpu = Cpu::default();
     progress("host roofline");
     let roofline = measure_roofline(cpu.options().threads, roofline_copy_bytes as usize);
     let mut cells: Vec<AblationCell> = Vec::new();
-    for (label, plan) in cpu_plans() {
-        for &n in sizes {
-            progress(&format!("CPU {label}, n = {n}"));
-            cells.push(cartpole_cell(&cpu, plan, label, n, settings)?);
-        }
-    }
-    let eager_time = |n: usize, cells: &[AblationCell]| {
-        cells
-            .iter()
-            .find(|c| c.row == "eager" && c.num_envs == n)
-            .and_then(|c| c.profile.as_ref().ok())
-            .map(|p| p.step_s_median)
-    };
-    for i in 0..cells.len() {
-        let n = cells[i].num_envs;
-        let eager = eager_time(n, &cells);
-        if let (Some(e), Ok(p)) = (eager, &cells[i].profile) {
-            cells[i].speedup_over_eager = Some(e / p.step_s_median);
-        }
+    for &n in sizes {
+        progress(&format!(
+            "CPU: {} plans in turns, n = {n}",
+            cpu_plans().len()
+        ));
+        let mut at_n = cartpole_cells(&cpu, &cpu_plans(), n, settings)?;
+        set_over_eager(&mut at_n);
+        cells.extend(at_n);
     }
     Ok(CpuStudy {
         device: cpu.description(),
@@ -194,38 +134,17 @@ pub fn measure_cpu(
 
 /// Measurements [`measure_cpu`] takes for `sizes`.
 pub fn cpu_tasks(sizes: usize) -> usize {
-    1 + cpu_plans().len() * sizes
+    1 + sizes
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::StepProfile;
 
     fn cell(row: &str, n: usize, rate: f64) -> AblationCell {
-        AblationCell {
-            row: row.into(),
-            num_envs: n,
-            profile: Ok(StepProfile {
-                plan: row.into(),
-                num_envs: n,
-                steps_per_call: 1,
-                calls_per_repeat: 1,
-                step_s_median: n as f64 / rate,
-                step_s_min: 0.0,
-                step_s_max: 0.0,
-                env_steps_per_s: rate,
-                launches_per_step: 1.0,
-                bytes_per_env_step: 88.0,
-                gbps: 0.0,
-                gflops: 0.0,
-                compile_s: 0.0,
-                launches_total: 1,
-            }),
-            speedup_over_previous: None,
-            speedup_over_xla_default: None,
-            speedup_over_eager: None,
-        }
+        let mut profile = crate::report::commentary::test_profile(row, n, n as f64 / rate, 1.0);
+        profile.env_steps_per_s = rate;
+        AblationCell::new(row, n, Ok(profile), vec![n as f64 / rate])
     }
 
     #[test]

@@ -4,12 +4,14 @@
 //! elementwise chain; CartPole's is short.
 
 use cartfuse_env::registry::{ENV_IDS, unknown_env};
-use cartfuse_env::{AutoresetMode, EnvBackend, EnvError, EpisodeOptions, GraphEnv, with_env};
+use cartfuse_env::{AutoresetMode, EnvBackend, EpisodeOptions, GraphEnv, with_env};
 use cartfuse_fusion::cpu::Cpu;
 
-use crate::cpu_study::{cpu_plans, skip_if_too_big};
-use crate::profile::{ProfileSettings, StepProfile, flops_per_env_step, profile_env};
-use crate::reproduce::{ReproduceError, Skipped};
+use crate::cells::{AblationCell, cells_in_turns, set_over_eager};
+use crate::cpu_study::cpu_plans;
+use crate::profile::flops_per_env_step;
+use crate::reproduce::ReproduceError;
+use crate::turns::TurnsSettings;
 
 /// One environment under one plan at one size on one runtime.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -18,16 +20,12 @@ pub struct EnvCell {
     pub env: String,
     /// `cpu`, or the device's runtime name.
     pub runtime: String,
-    /// Plan label.
-    pub plan: String,
-    /// Envs stepped in parallel.
-    pub num_envs: usize,
     /// FLOPs of one env-step, counted on the step graph (the same for every plan).
     pub flops_per_env_step: f64,
-    /// What was measured, or why not.
-    pub profile: Result<StepProfile, Skipped>,
-    /// Eager's time per step over this plan's (same env, runtime and n).
-    pub speedup_over_eager: Option<f64>,
+    /// The plan (`row`) at this size, timed in turns with the environment's other plans;
+    /// its factor over eager on the same runtime, round by round.
+    #[serde(flatten)]
+    pub cell: AblationCell,
 }
 
 /// What the environment study measured.
@@ -44,9 +42,9 @@ pub struct EnvStudy {
 impl EnvStudy {
     /// The cell of `env`/`runtime`/`plan` at `n`.
     pub fn cell(&self, env: &str, runtime: &str, plan: &str, n: usize) -> Option<&EnvCell> {
-        self.cells
-            .iter()
-            .find(|c| c.env == env && c.runtime == runtime && c.plan == plan && c.num_envs == n)
+        self.cells.iter().find(|c| {
+            c.env == env && c.runtime == runtime && c.cell.row == plan && c.cell.num_envs == n
+        })
     }
 
     /// The runtimes measured, in order.
@@ -83,7 +81,7 @@ pub fn measure_study<B: EnvBackend>(
     device: &B,
     runtime: &str,
     (envs, sizes): (&[&'static str], &[usize]),
-    settings: &ProfileSettings,
+    settings: &TurnsSettings,
     mut progress: impl FnMut(&str),
 ) -> Result<Option<EnvStudy>, ReproduceError> {
     if envs.is_empty() {
@@ -107,19 +105,19 @@ pub fn measure_study<B: EnvBackend>(
 
 /// Measurements [`measure_envs`] takes per runtime.
 pub fn env_tasks(envs: usize, sizes: usize) -> usize {
-    envs * cpu_plans().len() * sizes
+    envs * sizes
 }
 
-/// Profiles every plan of every environment in `envs` at every size on `backend` (labelled
-/// `runtime`); `progress(message)` before each measurement. Plans an environment lacks
-/// (the hand-written kernel outside CartPole) are left out; sizes that do not fit become
-/// [`Skipped`] cells.
+/// Every plan of every environment in `envs` at every size on `backend` (labelled
+/// `runtime`), the plans of one environment and size timed in turns; `progress(message)`
+/// before each size. Plans an environment lacks (the hand-written kernel outside CartPole)
+/// are left out; sizes that do not fit become [`Skipped`](crate::reproduce::Skipped) cells.
 pub fn measure_envs<B: EnvBackend>(
     backend: &B,
     runtime: &str,
     envs: &[&str],
     sizes: &[usize],
-    settings: &ProfileSettings,
+    settings: &TurnsSettings,
     mut progress: impl FnMut(&str),
 ) -> Result<Vec<EnvCell>, ReproduceError> {
     let mut cells = Vec::new();
@@ -146,46 +144,25 @@ fn measure_env<E: GraphEnv, B: EnvBackend>(
     runtime: &str,
     env: E,
     sizes: &[usize],
-    settings: &ProfileSettings,
+    settings: &TurnsSettings,
     progress: &mut impl FnMut(&str),
     cells: &mut Vec<EnvCell>,
 ) -> Result<(), ReproduceError> {
     let episode = EpisodeOptions::default_for::<E>();
     let flops = flops_per_env_step(&env, AutoresetMode::NextStep);
     for &n in sizes {
-        let first = cells.len();
-        for (label, plan) in cpu_plans() {
-            progress(&format!("{} {label} on {runtime}, n = {n}", E::ID));
-            let profile = match profile_env(
-                backend.clone(),
-                env.clone(),
-                episode,
-                plan,
-                n,
-                settings,
-                |_, _| {},
-            ) {
-                Err(EnvError::PlanUnavailable { .. }) => continue,
-                profile => skip_if_too_big(profile)?,
-            };
-            cells.push(EnvCell {
-                env: E::ID.into(),
-                runtime: runtime.into(),
-                plan: label.into(),
-                num_envs: n,
-                flops_per_env_step: flops,
-                profile,
-                speedup_over_eager: None,
-            });
-        }
-        let time = |c: &EnvCell| c.profile.as_ref().ok().map(|p| p.step_s_median);
-        let eager = cells[first..]
-            .iter()
-            .find(|c| c.plan == "eager")
-            .and_then(time);
-        for cell in &mut cells[first..] {
-            cell.speedup_over_eager = eager.zip(time(cell)).map(|(e, t)| e / t);
-        }
+        progress(&format!(
+            "{}: every plan in turns on {runtime}, n = {n}",
+            E::ID
+        ));
+        let mut at_n = cells_in_turns(backend, (env.clone(), episode), &cpu_plans(), n, settings)?;
+        set_over_eager(&mut at_n);
+        cells.extend(at_n.into_iter().map(|cell| EnvCell {
+            env: E::ID.into(),
+            runtime: runtime.into(),
+            flops_per_env_step: flops,
+            cell,
+        }));
     }
     Ok(())
 }

@@ -6,7 +6,10 @@
 pub mod ablation;
 pub mod burn_bench;
 pub mod burn_step;
+pub mod cells;
+pub mod compare;
 pub mod cpu_study;
+pub mod crossover;
 pub mod dispatch;
 pub mod env_study;
 pub mod plot;

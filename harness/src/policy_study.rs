@@ -77,6 +77,29 @@ impl PolicySettings {
         }
     }
 
+    /// The default report's section on the native CPU: three sizes, eager to fused-x10, one
+    /// PPO run per sample source.
+    pub fn default_cpu() -> Self {
+        Self {
+            sizes: vec![8, 512, 4096],
+            plans: strategies(&["eager", "fused", "fused-x10"]),
+            repeats: 3,
+            training: vec![(None, 1), (strategy(Some(FUSED_TRAINING_PLAN)), 1)],
+            ..Self::full_cpu()
+        }
+    }
+
+    /// The default report's section on the device: two sizes, fused-x10, PPO once with the
+    /// policy fused into the rollout.
+    pub fn default_device() -> Self {
+        Self {
+            sizes: vec![8, 4096],
+            plans: strategies(&["fused-x10"]),
+            training: vec![(strategy(Some(FUSED_TRAINING_PLAN)), 1)],
+            ..Self::full_device()
+        }
+    }
+
     /// A quick look on the native CPU: two sizes, fused-x10, one PPO run.
     pub fn quick() -> Self {
         Self {

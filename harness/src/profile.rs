@@ -13,6 +13,7 @@ use cartfuse_fusion::cubecl;
 use cartfuse_fusion::exec::ReadError;
 use cartfuse_fusion::exec::{ExecError, Executor};
 use cartfuse_fusion::graph::Graph;
+use cartfuse_fusion::exec::LaunchTotals;
 use cartfuse_fusion::graph::{HostArray, Scalar};
 use cartfuse_fusion::plan::Plan;
 use cubecl::prelude::*;
@@ -121,6 +122,7 @@ pub fn profile_cartpole<R: Runtime>(
 /// measure a step the same way.
 pub struct TimedEnv<E: GraphEnv, B: EnvBackend> {
     env: VecEnv<E, B>,
+    plan: StepPlan,
     actions: DeviceActions<B::Buffer>,
     /// Seconds of the first call beyond a steady call, plus the CPU's kernels built ahead.
     compile_s: f64,
@@ -152,6 +154,7 @@ impl<E: GraphEnv, B: EnvBackend> TimedEnv<E, B> {
         sync(&env)?;
         let mut timed = Self {
             env,
+            plan,
             actions,
             compile_s: 0.0,
             warm_call_s: f64::MAX,
@@ -167,13 +170,27 @@ impl<E: GraphEnv, B: EnvBackend> TimedEnv<E, B> {
 
     /// Seconds of `calls` back-to-back calls, synchronised before and after.
     pub fn time_calls(&mut self, calls: u64) -> Result<f64, EnvError> {
+        self.time_repeat(calls, f64::INFINITY)
+            .map(|(seconds, _)| seconds)
+    }
+
+    /// Up to `calls` back-to-back calls, stopping early once `limit_s` seconds have passed
+    /// (checked every 16 calls): `(seconds, calls made)`, synchronised before and after.
+    /// On a machine that slows down after the calls were sized (a loaded 2-core VM can
+    /// stall a two-thread step for a scheduler slice), a repeat stays bounded.
+    pub fn time_repeat(&mut self, calls: u64, limit_s: f64) -> Result<(f64, u64), EnvError> {
         sync(&self.env)?;
         let start = Instant::now();
-        for _ in 0..calls {
+        let mut made = 0;
+        while made < calls {
             self.env.step_device(&self.actions)?;
+            made += 1;
+            if made % 16 == 0 && start.elapsed().as_secs_f64() > limit_s {
+                break;
+            }
         }
         sync(&self.env)?;
-        Ok(start.elapsed().as_secs_f64())
+        Ok((start.elapsed().as_secs_f64(), made))
     }
 
     /// Calls that make one repeat last at least `seconds`, from the steady call's time.
@@ -194,6 +211,55 @@ impl<E: GraphEnv, B: EnvBackend> TimedEnv<E, B> {
     /// The env.
     pub fn env(&self) -> &VecEnv<E, B> {
         &self.env
+    }
+
+    /// The profile of repeats of (up to) `calls` calls, `total_calls` in all, that took
+    /// `step_times` seconds per batch step each, with launches and bytes from the ledger
+    /// since `before` (taken before the first of them) and `flops` per env-step.
+    pub fn summarize(
+        &self,
+        (calls, total_calls): (u64, u64),
+        step_times: &[f64],
+        before: &LaunchTotals,
+        flops: f64,
+    ) -> StepProfile {
+        let num_envs = self.env.num_envs();
+        let k = self.steps_per_call();
+        let totals = self.env.ledger().totals().since(before);
+        let batch_steps = (total_calls * k as u64) as f64;
+        let bytes_per_env_step = totals.bytes_moved() as f64 / (batch_steps * num_envs as f64);
+        let median = median(step_times.to_vec());
+        StepProfile {
+            plan: self.plan.to_string(),
+            num_envs,
+            steps_per_call: k,
+            calls_per_repeat: calls,
+            step_s_median: median,
+            step_s_min: step_times.iter().copied().fold(f64::INFINITY, f64::min),
+            step_s_max: step_times.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            env_steps_per_s: num_envs as f64 / median,
+            launches_per_step: totals.launches as f64 / batch_steps,
+            bytes_per_env_step,
+            gbps: bytes_per_env_step * num_envs as f64 / median / 1e9,
+            gflops: flops * num_envs as f64 / median / 1e9,
+            compile_s: self.compile_s,
+            launches_total: self.env.ledger().totals().launches,
+        }
+    }
+}
+
+/// The median of `values` (the mean of the middle two for an even count).
+///
+/// # Panics
+/// On no values.
+pub fn median(mut values: Vec<f64>) -> f64 {
+    assert!(!values.is_empty(), "a median of no values");
+    values.sort_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        (values[mid - 1] + values[mid]) / 2.0
     }
 }
 
@@ -220,27 +286,12 @@ pub fn profile_env<E: GraphEnv, B: EnvBackend>(
         step_times.push(timed.time_calls(calls)? / (calls as f64 * k as f64));
         progress(repeat + 1, settings.repeats);
     }
-    let totals = timed.env().ledger().totals().since(&before);
-    let batch_steps = (calls * settings.repeats as u64 * k as u64) as f64;
-    let bytes_per_env_step = totals.bytes_moved() as f64 / (batch_steps * num_envs as f64);
-    step_times.sort_by(f64::total_cmp);
-    let median = step_times[step_times.len() / 2];
-    Ok(StepProfile {
-        plan: plan.to_string(),
-        num_envs,
-        steps_per_call: k,
-        calls_per_repeat: calls,
-        step_s_median: median,
-        step_s_min: step_times[0],
-        step_s_max: *step_times.last().expect("at least one repeat"),
-        env_steps_per_s: num_envs as f64 / median,
-        launches_per_step: totals.launches as f64 / batch_steps,
-        bytes_per_env_step,
-        gbps: bytes_per_env_step * num_envs as f64 / median / 1e9,
-        gflops: flops * num_envs as f64 / median / 1e9,
-        compile_s: timed.compile_s(),
-        launches_total: timed.env().ledger().totals().launches,
-    })
+    Ok(timed.summarize(
+        (calls, calls * settings.repeats as u64),
+        &step_times,
+        &before,
+        flops,
+    ))
 }
 
 /// What profiling one plan of one graph at one size measured.

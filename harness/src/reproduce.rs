@@ -1,6 +1,6 @@
 //! `cartfuse reproduce`: every measurement of the report, in one run, on one device.
 
-use cartfuse_env::{EnvError, StepPlan};
+use cartfuse_env::EnvError;
 
 use cartfuse_fusion::cpu::Cpu;
 use cartfuse_fusion::cube::Cube;
@@ -11,9 +11,11 @@ use cubecl::prelude::*;
 
 use cartfuse_fusion::cubecl;
 
-use crate::ablation::ladder;
+use crate::ablation::{ladder, ladder_cells};
 use crate::burn_bench::{BurnBackend, BurnProfile, bench_backend};
-use crate::cpu_study::{CpuStudy, cartpole_cell, measure_cpu};
+pub use crate::cells::AblationCell;
+use crate::cells::pairs_in_turns;
+use crate::cpu_study::{CpuStudy, measure_cpu};
 use crate::dispatch::{
     DispatchTax, break_even_steps, busy_fraction, fit_launch_cost, measure_dispatch_tax,
 };
@@ -23,35 +25,18 @@ use crate::profile::{PlanProfile, StepProfile, profile_plan};
 use crate::roofline::{DeviceRoofline, measure_roofline};
 pub use crate::tail::TailRow;
 use crate::tail::measure_tail;
-use crate::turns::{InTurns, fused_against_hand_written};
+use crate::turns::{InTurns, TurnsSettings};
 use crate::workloads::{Elementwise, elementwise_inputs};
 
 mod settings;
 
-pub use settings::ReproduceSettings;
+pub use settings::{ReproduceMode, ReproduceSettings};
 
 /// A measurement that could not be taken, with the reason (e.g. it does not fit).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Skipped {
     /// Why.
     pub reason: String,
-}
-
-/// One ablation cell: a row of the ladder at one size.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct AblationCell {
-    /// Row label.
-    pub row: String,
-    /// Env count.
-    pub num_envs: usize,
-    /// The profile, or why there is none.
-    pub profile: Result<StepProfile, Skipped>,
-    /// Time-per-step ratio: previous measured row / this row.
-    pub speedup_over_previous: Option<f64>,
-    /// Time-per-step ratio: xla-default / this row.
-    pub speedup_over_xla_default: Option<f64>,
-    /// Time-per-step ratio: eager / this row.
-    pub speedup_over_eager: Option<f64>,
 }
 
 /// One point of the elementwise sweep.
@@ -106,8 +91,16 @@ pub struct Report {
     pub runtime: String,
     /// Crate versions, from this build.
     pub versions: Vec<(String, String)>,
-    /// Whether this was a `--quick` run.
-    pub quick: bool,
+    /// Which run this was: `quick`, `default` or `full`.
+    pub mode: ReproduceMode,
+    /// How the device's plan tables were timed in turns (the ablation with eager).
+    pub turns: TurnsSettings,
+    /// How the CPU's plan table was timed in turns.
+    pub cpu_turns: TurnsSettings,
+    /// Seconds the whole measurement took.
+    pub elapsed_s: f64,
+    /// The device's last-level cache in bytes, where known.
+    pub cache_bytes: Option<u64>,
     /// The device roofline.
     pub roofline: DeviceRoofline,
     /// Launch costs.
@@ -138,8 +131,8 @@ pub struct Report {
     pub envs: Option<EnvStudy>,
     /// The policy inside the rollout: the native CPU, then the device.
     pub policy: Vec<PolicyStudy>,
-    /// `fused` against the hand-written step timed in turns: the device at every ablation
-    /// size, then the native CPU.
+    /// `fused` against the hand-written step, from the rounds of the plan tables: the device
+    /// at every ablation size, then the native CPU.
     pub in_turns: Vec<InTurns>,
 }
 
@@ -197,18 +190,14 @@ pub enum ReproduceError {
     UnknownEnv(String),
 }
 
-fn step_time(cell: &AblationCell) -> Option<f64> {
-    cell.profile.as_ref().ok().map(|p| p.step_s_median)
-}
-
 /// Runs every measurement of the report. `progress(message)` is called before each one.
 pub fn reproduce<R: Runtime>(
     client: ComputeClient<R>,
     device: String,
     settings: &ReproduceSettings,
-    quick: bool,
     mut progress: impl FnMut(&str),
 ) -> Result<Report, ReproduceError> {
+    let started = std::time::Instant::now();
     let ledger = LaunchLedger::new();
     let backend = Cube::new(client.clone(), device.clone());
     progress("device roofline");
@@ -223,55 +212,27 @@ pub fn reproduce<R: Runtime>(
     let mut dispatch = measure_dispatch_tax(&client, &ledger, settings.dispatch_launches, 5);
 
     let mut eager = Vec::new();
-    for &n in &settings.ablation_sizes {
-        progress(&format!("CartPole eager, n = {n}"));
-        eager.push(cartpole_cell(
-            &backend,
-            StepPlan::Graph(Strategy::Eager),
-            "eager",
-            n,
-            &settings.profile,
-        )?);
-    }
     let mut ablation = Vec::new();
-    for row in ladder() {
-        for (i, &n) in settings.ablation_sizes.iter().enumerate() {
-            progress(&format!("ablation: {}, n = {n}", row.label));
-            let mut cell = cartpole_cell(&backend, row.plan, row.label, n, &settings.profile)?;
-            if let Some(t) = step_time(&cell) {
-                let previous = ablation
-                    .iter()
-                    .rev()
-                    .filter(|c: &&AblationCell| c.num_envs == n)
-                    .find_map(step_time);
-                // The baseline is the first row of the ladder at this size; when it was
-                // skipped there is no baseline, never the row itself.
-                let baseline = if cell.row == ladder()[0].label {
-                    Some(t)
-                } else {
-                    ablation
-                        .iter()
-                        .find(|c: &&AblationCell| c.num_envs == n && c.row == ladder()[0].label)
-                        .and_then(step_time)
-                };
-                cell.speedup_over_previous = previous.map(|p| p / t);
-                cell.speedup_over_xla_default = baseline.map(|b| b / t);
-                cell.speedup_over_eager = step_time(&eager[i]).map(|e| e / t);
-            }
-            ablation.push(cell);
-        }
+    for &n in &settings.ablation_sizes {
+        progress(&format!(
+            "ablation: eager and {} rows in turns, n = {n}",
+            ladder().len()
+        ));
+        let (eager_cell, rows) = ladder_cells(&backend, n, &settings.turns)?;
+        eager.push(eager_cell);
+        ablation.extend(rows);
     }
 
     let mut burn = Vec::new();
     for &n in &settings.ablation_sizes {
-        for &backend in BurnBackend::ALL {
+        for &backend in &settings.burn_backends {
             progress(&format!("{}, n = {n}", backend.name()));
             burn.push(bench_backend(backend, n, &settings.profile));
         }
     }
     let mut launch_probe_failures = Vec::new();
     if let Some(probe) = &settings.launch_probe {
-        for backend in probed_backends() {
+        for backend in probed_backends(&settings.burn_backends) {
             progress(&format!("{} launches from CubeCL's log", backend.name()));
             let launches = probe.run(backend);
             if let Err(reason) = &launches {
@@ -361,7 +322,7 @@ pub fn reproduce<R: Runtime>(
                 });
             }
         }
-        let Some(eager_step) = step_time(&eager[i]) else {
+        let Some(eager_step) = eager[i].step_time() else {
             continue;
         };
         for cell in ablation.iter().filter(|c| c.num_envs == n) {
@@ -387,26 +348,20 @@ pub fn reproduce<R: Runtime>(
     let cpu = measure_cpu(
         &settings.ablation_sizes,
         settings.roofline_copy_bytes,
-        &settings.profile,
+        &settings.cpu_turns,
         &mut progress,
     )?;
-    let mut in_turns = fused_against_hand_written(
-        &backend,
-        &settings.ablation_sizes,
-        &settings.turns,
-        &mut progress,
-    )?;
-    in_turns.extend(fused_against_hand_written(
+    let mut in_turns = pairs_in_turns(&ablation, ("fused", "hand-written"), &backend);
+    in_turns.extend(pairs_in_turns(
+        &cpu.cells,
+        ("fused", "hand-written"),
         &Cpu::default(),
-        &settings.ablation_sizes,
-        &settings.turns,
-        &mut progress,
-    )?);
+    ));
     let envs = measure_study(
         &backend,
         R::name(&client),
         (&settings.env_ids, &settings.env_sizes),
-        &settings.env_profile,
+        &settings.env_turns,
         &mut progress,
     )?;
     let mut on_device = measure_policy(&backend, &settings.policy_device, &mut progress);
@@ -423,7 +378,11 @@ pub fn reproduce<R: Runtime>(
         device,
         runtime: R::name(&client).to_string(),
         versions: build_versions(),
-        quick,
+        mode: settings.mode,
+        turns: settings.turns,
+        cpu_turns: settings.cpu_turns,
+        elapsed_s: started.elapsed().as_secs_f64(),
+        cache_bytes: settings.device_cache_bytes,
         roofline,
         dispatch,
         ablation,
@@ -440,12 +399,9 @@ pub fn reproduce<R: Runtime>(
     })
 }
 
-/// The burn backends whose launches the probe counts.
-fn probed_backends() -> impl Iterator<Item = BurnBackend> {
-    BurnBackend::ALL
-        .iter()
-        .copied()
-        .filter(|b| b.launches_kernels())
+/// The burn backends of `backends` whose launches the probe counts.
+fn probed_backends(backends: &[BurnBackend]) -> impl Iterator<Item = BurnBackend> + '_ {
+    backends.iter().copied().filter(|b| b.launches_kernels())
 }
 
 /// The adapter's name from a device description `"NAME (TYPE, DRIVER INFO)"` (the format

@@ -84,6 +84,8 @@ pub enum BurnBackendArg {
     WgpuFusion,
     /// burn's CubeCL wgpu backend without fusion.
     WgpuUnfused,
+    /// burn's CUDA backend with fusion.
+    CudaFusion,
 }
 
 fn parse_plan(name: &str) -> Result<StepPlan, String> {
@@ -141,6 +143,13 @@ pub enum Command {
     /// The main job: replay the XLA fusion study's CartPole ablation, the roofline
     /// workloads, the dispatch tax and the compile break-even, and write the report.
     Reproduce(ReproduceArgs),
+    /// Check two `report.json` files of runs on one machine against each other: every
+    /// factor's median in each must lie within the other's rounds (exit status 1 when a
+    /// ladder factor does not).
+    CompareReports(CompareReportsArgs),
+    /// Time the same CartPole plans on the native CPU and on `--device` in turns from 1 to
+    /// 1M envs, and print the size from which the device wins (the study: about 70).
+    Crossover(CrossoverArgs),
     /// Print how a strategy partitions a graph: kernels, ops, buffers, bytes, boundaries.
     Plan(PlanArgs),
     /// Measure one plan: env-steps/s (median of repeats), launches and bytes per step, JIT time.
@@ -182,12 +191,20 @@ pub struct BurnProbeArgs {
 /// `cartfuse reproduce`.
 #[derive(Debug, clap::Args)]
 pub struct ReproduceArgs {
-    /// Small sizes and short timings (under 2 minutes on a 2-core lavapipe machine).
-    #[arg(long)]
+    /// Small sizes and three rounds: the report's structure in about a minute.
+    #[arg(long, conflicts_with = "full")]
     pub quick: bool,
+    /// Every size of the study's sweep and more rounds in turns (about 25 minutes on a
+    /// 2-core machine; the default run covers every section in under 10).
+    #[arg(long)]
+    pub full: bool,
     /// Directory for report.md, report.json, the CSVs and the plots.
     #[arg(long, default_value = "cartfuse-report")]
     pub out: PathBuf,
+    /// Seconds of rounds in turns per size on the device (the CPU's plans get two thirds of
+    /// it); default 15 (`--full`: 45).
+    #[arg(long, value_parser = parse_seconds)]
+    pub turns_budget: Option<f64>,
     /// Rounds of the heavy workload's per-element loop.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub heavy_loops: Option<u32>,
@@ -195,6 +212,51 @@ pub struct ReproduceArgs {
     /// environment (`all`), on the CPU and the device at n = 4096 and 1M.
     #[arg(long, value_parser = parse_study_envs)]
     pub env: Option<StudyEnvs>,
+}
+
+/// `cartfuse crossover`.
+#[derive(Debug, clap::Args)]
+pub struct CrossoverArgs {
+    /// Plans, each on both sides (comma-separated).
+    #[arg(long, value_delimiter = ',', value_parser = parse_plan, default_value = "fused,hand-written")]
+    pub plans: Vec<StepPlan>,
+    /// The smallest size.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub from: u64,
+    /// The largest size.
+    #[arg(long, default_value_t = 1 << 20, value_parser = clap::value_parser!(u64).range(1..))]
+    pub to: u64,
+    /// Sizes go up by this factor.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(2..))]
+    pub step: u64,
+    /// Seconds of rounds in turns per plan and size (at least 5 rounds).
+    #[arg(long, default_value_t = 2.0, value_parser = parse_seconds)]
+    pub budget: f64,
+    /// Also write crossover.json and crossover.csv into this directory.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// `cartfuse compare-reports`.
+#[derive(Debug, clap::Args)]
+pub struct CompareReportsArgs {
+    /// The first run's `report.json`.
+    pub first: PathBuf,
+    /// The second run's `report.json`.
+    pub second: PathBuf,
+    /// Print every factor, not only those that disagree.
+    #[arg(long)]
+    pub all: bool,
+}
+
+/// A positive number of seconds, at most an hour.
+fn parse_seconds(value: &str) -> Result<f64, String> {
+    match value.parse::<f64>() {
+        Ok(s) if s > 0.0 && s <= 3600.0 => Ok(s),
+        _ => Err(format!(
+            "expected seconds between 0 and 3600, got `{value}`"
+        )),
+    }
 }
 
 /// The environments `reproduce --env` names.

@@ -4,15 +4,18 @@ use cartfuse::harness::burn_bench::{BurnBackend, launches_per_step_from_log};
 
 use super::args::{BurnBackendArg, BurnProbeArgs};
 
-/// The harness backend of an argument (the wgpu backends exist only with the `wgpu` feature).
+/// The harness backend of an argument (the wgpu backends exist only with the `wgpu`
+/// feature, the CUDA one with `cuda`).
 pub fn backend(arg: BurnBackendArg) -> anyhow::Result<BurnBackend> {
     match arg {
         #[cfg(feature = "wgpu")]
         BurnBackendArg::WgpuFusion => Ok(BurnBackend::WgpuFusion),
         #[cfg(feature = "wgpu")]
         BurnBackendArg::WgpuUnfused => Ok(BurnBackend::WgpuUnfused),
-        #[cfg(not(feature = "wgpu"))]
-        other => anyhow::bail!("burn-probe: {other:?} needs a build with the `wgpu` feature"),
+        #[cfg(feature = "cuda")]
+        BurnBackendArg::CudaFusion => Ok(BurnBackend::CudaFusion),
+        #[allow(unreachable_patterns)]
+        other => anyhow::bail!("burn-probe: {other:?} needs a build with its runtime's feature"),
     }
 }
 

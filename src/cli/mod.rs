@@ -3,6 +3,10 @@
 pub mod args;
 mod bench;
 mod burn_probe;
+mod compare;
+mod crossover;
+#[cfg(feature = "cuda")]
+mod cuda_info;
 mod plan;
 mod progress;
 mod replay;
@@ -24,6 +28,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::BurnProbe(args) => burn_probe::run(args),
         Command::Reproduce(args) => reproduce::run(device()?, args),
+        Command::CompareReports(args) => compare::run(args),
+        Command::Crossover(args) => crossover::run(device()?, args),
         Command::Plan(args) => plan::run(args),
         Command::Bench(args) => bench::run(device()?, args),
         Command::Rollout(args) => rollout::run(device()?, args),

@@ -3,12 +3,12 @@
 use anyhow::Context;
 use cartfuse::fusion::device::{Device, RuntimeKind};
 use cartfuse::fusion::dispatch_runtime;
-use cartfuse::harness::burn_bench::LaunchProbe;
+use cartfuse::harness::burn_bench::{BurnBackend, LaunchProbe};
 use cartfuse::harness::plot::write_plots;
 use cartfuse::harness::report::write_report;
 // A build without a device runtime has no device to reproduce on (an error at run time).
 #[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(unused_imports))]
-use cartfuse::harness::reproduce::{Report, ReproduceSettings, reproduce};
+use cartfuse::harness::reproduce::{Report, ReproduceMode, ReproduceSettings, reproduce};
 
 use super::args::ReproduceArgs;
 #[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(unused_imports))]
@@ -33,11 +33,20 @@ pub fn run(device: Device, args: ReproduceArgs) -> anyhow::Result<()> {
             RuntimeKind::Wgpu
         }
     };
-    let mut settings = if args.quick {
-        ReproduceSettings::quick()
+    let mode = if args.quick {
+        ReproduceMode::Quick
+    } else if args.full {
+        ReproduceMode::Full
     } else {
-        ReproduceSettings::full()
+        ReproduceMode::Default
     };
+    let mut settings = ReproduceSettings::of(mode);
+    settings.burn_backends = BurnBackend::on(kind.name());
+    if let Some(budget) = args.turns_budget {
+        settings.turns.budget_s = budget;
+        settings.cpu_turns.budget_s = budget * 2.0 / 3.0;
+        settings.env_turns.budget_s = budget / 3.0;
+    }
     if let Some(loops) = args.heavy_loops {
         settings.heavy_loops = loops;
     }
@@ -53,20 +62,15 @@ pub fn run(device: Device, args: ReproduceArgs) -> anyhow::Result<()> {
     let out = &args.out;
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let report: anyhow::Result<Report> = dispatch_runtime!(kind, |opened: R| {
-        eprintln!("device: {} ({kind})", opened.description);
-        let bar = progress::bar(settings.tasks() as u64, "reproduce");
-        let report = reproduce::<R>(
-            opened.client,
-            opened.description.clone(),
-            &settings,
-            args.quick,
-            |message| {
-                tracing::info!("measuring {message}");
-                bar.set_message(message.to_string());
-                bar.inc(1);
-            },
-        )?;
-        bar.finish_and_clear();
+        let description = device_description(kind, &opened.description);
+        eprintln!("device: {description} ({kind})");
+        settings.device_cache_bytes = device_cache_bytes(kind, &description);
+        let progress = progress::Progress::new(settings.tasks() as u64, "reproduce");
+        let report = reproduce::<R>(opened.client, description, &settings, |message| {
+            tracing::info!("measuring {message}");
+            progress.start(message);
+        })?;
+        progress.finish();
         anyhow::Ok(report)
     });
     let report = report?;
@@ -78,4 +82,29 @@ pub fn run(device: Device, args: ReproduceArgs) -> anyhow::Result<()> {
     write_report(&report, out, &plots)?;
     println!("wrote {}", out.join("report.md").display());
     Ok(())
+}
+
+/// The last-level cache of the device the report runs on, where it is known: the host's
+/// for a wgpu adapter that emulates a GPU on the CPU (Mesa's lavapipe), the L2 for CUDA.
+#[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(dead_code))]
+fn device_cache_bytes(kind: RuntimeKind, description: &str) -> Option<u64> {
+    match kind {
+        RuntimeKind::Wgpu if description.contains("(Cpu, ") => {
+            cartfuse::fusion::cpu::cache::last_level_cache_bytes()
+        }
+        #[cfg(feature = "cuda")]
+        RuntimeKind::Cuda => super::cuda_info::l2_cache_bytes(),
+        _ => None,
+    }
+}
+
+/// The device's description for the report: the adapter's for wgpu (name, type, driver),
+/// the driver's for CUDA (name, driver API and kernel module versions).
+#[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(dead_code))]
+pub(super) fn device_description(kind: RuntimeKind, opened: &str) -> String {
+    match kind {
+        #[cfg(feature = "cuda")]
+        RuntimeKind::Cuda => super::cuda_info::description(0),
+        _ => opened.to_string(),
+    }
 }

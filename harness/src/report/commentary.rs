@@ -5,14 +5,16 @@ mod ablation;
 
 use crate::ablation::ladder;
 use crate::reproduce::Report;
+use crate::turns::RoundRatio;
 
 use super::table::{bytes, seconds};
 
+pub(crate) use ablation::STUDY_FACTORS;
 pub use ablation::ablation;
 
-/// A report of made-up numbers for the report's tests.
+/// A report and a profile of made-up numbers for the report's tests.
 #[cfg(test)]
-pub(crate) use ablation::tests::report as test_report;
+pub(crate) use ablation::tests::{profile as test_profile, report as test_report};
 
 /// Ratios within this distance of 1 are called "about the same" (timing noise).
 const SAME: f64 = 0.03;
@@ -28,8 +30,30 @@ pub fn speed(ratio: f64) -> String {
     }
 }
 
-fn speed_or(ratio: Option<f64>) -> String {
-    ratio.map_or_else(|| "not measured".into(), speed)
+/// A factor taken round by round in words, with its spread: `1.52x (faster; rounds
+/// 1.40-1.61x of 31)`; where the rounds fall on both sides of 1 while the median says
+/// faster or slower, it says that the spread is wider than the difference.
+pub fn speed_in_turns(ratio: RoundRatio) -> String {
+    let words = if (ratio.median - 1.0).abs() < SAME {
+        "about the same speed"
+    } else if ratio.median > 1.0 {
+        "faster"
+    } else {
+        "slower"
+    };
+    let mut text = format!(
+        "{:.2}x ({words}; rounds {:.2}-{:.2}x of {}",
+        ratio.median, ratio.slowest_round, ratio.fastest_round, ratio.rounds
+    );
+    if ratio.spread_covers(1.0) && (ratio.median - 1.0).abs() >= SAME {
+        text += ", on both sides of 1: the spread is wider than the difference";
+    }
+    text.push(')');
+    text
+}
+
+fn speed_or(ratio: Option<RoundRatio>) -> String {
+    ratio.map_or_else(|| "not measured".into(), speed_in_turns)
 }
 
 /// `measured` against a factor the study reported.
@@ -43,9 +67,16 @@ fn against_study(measured: f64, study: f64) -> &'static str {
     }
 }
 
-/// Time of `from` over time of `to` at `n`.
-fn ratio(report: &Report, from: &str, to: &str, n: usize) -> Option<f64> {
-    Some(report.step_time(from, n)? / report.step_time(to, n)?)
+/// Time of `from` over time of `to` at `n`, round by round (both rows of the device's
+/// tables at `n`, timed in the same rounds).
+pub fn in_turns(report: &Report, from: &str, to: &str, n: usize) -> Option<RoundRatio> {
+    let rounds = |row: &str| {
+        report
+            .cell(row, n)
+            .filter(|c| c.profile.is_ok())
+            .map(|c| c.round_step_s.as_slice())
+    };
+    RoundRatio::of(rounds(from)?, rounds(to)?)
 }
 
 /// The fastest of `rows` at `n`: `(label, time)`.
@@ -212,7 +243,8 @@ pub fn burn(report: &Report) -> Vec<String> {
         .map_or("not measured".into(), |p| {
             format!("{:.1}", p.launches_per_step)
         });
-    if let Some(fusion) = report.burn_profile("burn wgpu fusion", small)
+    let (fusion_name, unfused_name) = crate::burn_bench::BurnBackend::names_on(&report.runtime);
+    if let Some(fusion) = report.burn_profile(fusion_name, small)
         && let (Some(blocks), Some(fused_ops), Some(unfused_ops)) = (
             fusion.fused_blocks_per_step,
             fusion.fused_ops_per_step,
@@ -236,7 +268,7 @@ pub fn burn(report: &Report) -> Vec<String> {
             },
         ));
     }
-    if let Some(fusion) = report.burn_profile("burn wgpu fusion", small)
+    if let Some(fusion) = report.burn_profile(fusion_name, small)
         && let Some(launches) = fusion.launches_per_step
     {
         let launch_time = launches * launch;
@@ -257,7 +289,7 @@ pub fn burn(report: &Report) -> Vec<String> {
         ));
     }
     if let (Some(unfused), Some(eager)) = (
-        report.burn_profile("burn wgpu unfused", large),
+        report.burn_profile(unfused_name, large),
         report.profile("eager", large),
     ) {
         out.push(format!(
@@ -317,5 +349,24 @@ mod tests {
         assert_eq!(speed(1.01), "1.01x (about the same speed)");
         assert_eq!(against_study(2.0, 1.87), "above");
         assert_eq!(against_study(1.0, 1.87), "below");
+        let ratio = |median, slowest_round, fastest_round| RoundRatio {
+            median,
+            slowest_round,
+            fastest_round,
+            rounds: 9,
+        };
+        assert_eq!(
+            speed_in_turns(ratio(1.5, 1.4, 1.6)),
+            "1.50x (faster; rounds 1.40-1.60x of 9)"
+        );
+        assert_eq!(
+            speed_in_turns(ratio(0.9, 0.8, 1.1)),
+            "0.90x (slower; rounds 0.80-1.10x of 9, on both sides of 1: the spread is wider \
+             than the difference)"
+        );
+        assert_eq!(
+            speed_in_turns(ratio(1.01, 0.9, 1.1)),
+            "1.01x (about the same speed; rounds 0.90-1.10x of 9)"
+        );
     }
 }

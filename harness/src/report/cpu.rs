@@ -5,8 +5,10 @@
 use crate::cpu_study::{CpuStudy, cpu_plans, crossover, fastest};
 use crate::reproduce::Report;
 
-use super::commentary::speed;
-use super::table::{Cell, Column, Format, Shown, Table};
+use crate::cells::Over;
+
+use super::commentary::{speed, speed_in_turns};
+use super::table::{Cell, Column, Format, Shown, Table, factor_cells, factor_columns};
 
 /// The study's crossover: XLA's CPU backend beat the GPU below about this many simulations.
 pub const STUDY_CROSSOVER: usize = 70;
@@ -67,39 +69,46 @@ pub fn roofline(report: &Report) -> Table {
 
 /// Every CPU plan at every size: env-steps/s and the ratio to CPU eager.
 pub fn plans(report: &Report) -> Table {
+    let mut columns = vec![
+        Column::new("plan", ""),
+        Column::new("n", ""),
+        Column::new("rounds", ""),
+        Column::new("env-steps/s", "1/s"),
+        Column::new("time per step (median round)", "s"),
+        Column::new("passes per step", ""),
+        Column::new("bytes per env-step", "bytes"),
+        Column::new("achieved bandwidth", "GB/s"),
+    ];
+    columns.extend(factor_columns("x CPU eager"));
+    columns.push(Column::new("skipped", "").shown(Shown::WhenPresent));
     let mut table = Table::new(
         "CartPole on the CPU: every plan against CPU eager",
         "cpu_plans.csv",
-        vec![
-            Column::new("plan", ""),
-            Column::new("n", ""),
-            Column::new("env-steps/s", "1/s"),
-            Column::new("time per step", "s"),
-            Column::new("passes per step", ""),
-            Column::new("bytes per env-step", "bytes"),
-            Column::new("achieved bandwidth", "GB/s"),
-            Column::new("x CPU eager", ""),
-            Column::new("skipped", "").shown(Shown::WhenPresent),
-        ],
+        columns,
     );
-    for cell in &report.cpu.cells {
+    let mut cells: Vec<_> = report.cpu.cells.iter().collect();
+    let plan_order = |row: &str| cpu_plans().iter().position(|(label, _)| *label == row);
+    cells.sort_by_key(|c| plan_order(&c.row));
+    for cell in cells {
         let p = cell.profile.as_ref().ok();
-        table.push(vec![
+        let mut row = vec![
             Cell::text(cell.row.clone()),
             Cell::Number(cell.num_envs as f64, Format::Fixed(0)),
+            Cell::Number(cell.rounds as f64, Format::Fixed(0)),
             Cell::number(p.map(|p| p.env_steps_per_s), Format::Si),
             Cell::number(p.map(|p| p.step_s_median), Format::Seconds),
             Cell::number(p.map(|p| p.launches_per_step), Format::Fixed(1)),
             Cell::number(p.map(|p| p.bytes_per_env_step), Format::Fixed(0)),
             Cell::number(p.map(|p| p.gbps), Format::FixedUnit(2, "GB/s")),
-            Cell::number(cell.speedup_over_eager, Format::Ratio),
-            Cell::text(
-                cell.profile
-                    .as_ref()
-                    .err()
-                    .map_or(String::new(), |s| s.reason.clone()),
-            ),
-        ]);
+        ];
+        row.extend(factor_cells(cell.factor(Over::Eager)));
+        row.push(Cell::text(
+            cell.profile
+                .as_ref()
+                .err()
+                .map_or(String::new(), |s| s.reason.clone()),
+        ));
+        table.push(row);
     }
     table
 }
@@ -148,6 +157,7 @@ pub fn crossovers(report: &Report) -> Table {
         ),
         "cpu_crossover.csv",
         vec![
+            Column::new("device (driver; runtime)", ""),
             Column::new("plan", ""),
             Column::new("the device wins from n =", ""),
             Column::new("device / CPU at the smallest n", ""),
@@ -158,6 +168,7 @@ pub fn crossovers(report: &Report) -> Table {
     let largest = report.sizes().last().copied().unwrap_or(0);
     for plan in plan_crossovers(report) {
         table.push(vec![
+            Cell::text(format!("{} ({})", report.device, report.runtime)),
             Cell::text(plan.row),
             match plan.from {
                 Some(n) => Cell::Number(n as f64, Format::Fixed(0)),
@@ -242,12 +253,12 @@ pub fn commentary(report: &Report) -> Vec<String> {
         ));
     }
     if let Some(&n) = sizes.last()
-        && let (Some(fused), Some(eager)) = (rate(study, "fused", n), rate(study, "eager", n))
+        && let Some(factor) = study.cell("fused", n).and_then(|c| c.factor(Over::Eager))
     {
         out.push(format!(
             "At n = {n}, CPU fused against CPU eager (the numpy-like baseline: one pass per op, \
-             every intermediate through memory): {}.",
-            speed(fused / eager)
+             every intermediate through memory), in turns: {}.",
+            speed_in_turns(factor)
         ));
     }
     if let Some(&n) = sizes.last()
@@ -274,7 +285,8 @@ pub fn commentary(report: &Report) -> Vec<String> {
                 .map(|b| b.env_steps_per_s),
         ) {
             out.push(format!(
-                "At n = {n}, the CPU's best plan ({}) against burn NdArray: {}.",
+                "At n = {n}, the CPU's best plan ({}) against burn NdArray (timed apart, \
+                 median of repeats): {}.",
                 cpu.0,
                 speed(cpu.1 / burn)
             ));

@@ -1,58 +1,64 @@
 //! The every-environment section (`reproduce --env all`): every plan of every environment on
 //! each runtime, and where fusion pays most. Tables and sentences come from the run.
 
+use crate::cells::Over;
 use crate::env_study::{EnvCell, EnvStudy};
+use crate::turns::RoundRatio;
 
-use super::table::{Cell, Column, Format, Shown, Table};
+use super::table::{Cell, Column, Format, Shown, Table, factor_cells, factor_columns};
 
 fn profile(cell: Option<&EnvCell>) -> Option<&crate::profile::StepProfile> {
-    cell.and_then(|c| c.profile.as_ref().ok())
+    cell.and_then(|c| c.cell.profile.as_ref().ok())
 }
 
 fn rate(cell: Option<&EnvCell>) -> Option<f64> {
-    cell.and_then(|c| c.profile.as_ref().ok())
-        .map(|p| p.env_steps_per_s)
+    profile(cell).map(|p| p.env_steps_per_s)
 }
 
 /// Every plan of every environment at every size on every runtime.
 pub fn plans(study: &EnvStudy) -> Table {
+    let mut columns = vec![
+        Column::new("environment", ""),
+        Column::new("runtime", ""),
+        Column::new("plan", ""),
+        Column::new("n", ""),
+        Column::new("rounds", ""),
+        Column::new("env-steps/s", "1/s"),
+        Column::new("launches per step", ""),
+        Column::new("bytes per env-step", "bytes"),
+        Column::new("FLOPs per env-step", "FLOP"),
+        Column::new("achieved GFLOP/s", "GFLOP/s"),
+    ];
+    columns.extend(factor_columns("x eager"));
+    columns.push(Column::new("skipped", "").shown(Shown::WhenPresent));
     let mut table = Table::new(
         "Every environment under every plan",
         "env_plans.csv",
-        vec![
-            Column::new("environment", ""),
-            Column::new("runtime", ""),
-            Column::new("plan", ""),
-            Column::new("n", ""),
-            Column::new("env-steps/s", "1/s"),
-            Column::new("launches per step", ""),
-            Column::new("bytes per env-step", "bytes"),
-            Column::new("FLOPs per env-step", "FLOP"),
-            Column::new("achieved GFLOP/s", "GFLOP/s"),
-            Column::new("x eager", ""),
-            Column::new("skipped", "").shown(Shown::WhenPresent),
-        ],
+        columns,
     );
-    for cell in &study.cells {
+    for env_cell in &study.cells {
+        let cell = &env_cell.cell;
         let p = cell.profile.as_ref().ok();
-        table.push(vec![
-            Cell::text(cell.env.clone()),
-            Cell::text(cell.runtime.clone()),
-            Cell::text(cell.plan.clone()),
+        let mut row = vec![
+            Cell::text(env_cell.env.clone()),
+            Cell::text(env_cell.runtime.clone()),
+            Cell::text(cell.row.clone()),
             Cell::Number(cell.num_envs as f64, Format::Fixed(0)),
+            Cell::Number(cell.rounds as f64, Format::Fixed(0)),
             Cell::number(p.map(|p| p.env_steps_per_s), Format::Si),
             Cell::number(p.map(|p| p.launches_per_step), Format::Fixed(1)),
             Cell::number(p.map(|p| p.bytes_per_env_step), Format::Fixed(0)),
-            Cell::Number(cell.flops_per_env_step, Format::Fixed(0)),
+            Cell::Number(env_cell.flops_per_env_step, Format::Fixed(0)),
             Cell::number(p.map(|p| p.gflops), Format::Fixed(2)),
-            Cell::number(cell.speedup_over_eager, Format::Ratio),
-            Cell::text(
-                cell.profile
-                    .as_ref()
-                    .err()
-                    .map_or(String::new(), |s| s.reason.clone()),
-            ),
-        ]);
+        ];
+        row.extend(factor_cells(cell.factor(Over::Eager)));
+        row.push(Cell::text(
+            cell.profile
+                .as_ref()
+                .err()
+                .map_or(String::new(), |s| s.reason.clone()),
+        ));
+        table.push(row);
     }
     table
 }
@@ -70,7 +76,7 @@ pub fn fusion(study: &EnvStudy) -> Table {
             Column::new("eager bytes per env-step", "bytes"),
             Column::new("fused bytes per env-step", "bytes"),
             Column::new("FLOPs per env-step", "FLOP"),
-            Column::new("fused x eager", ""),
+            Column::new("fused x eager (median round; slowest-fastest)", ""),
             Column::new("best plan", ""),
             Column::new("best env-steps/s", "1/s"),
         ],
@@ -98,7 +104,10 @@ pub fn fusion(study: &EnvStudy) -> Table {
                         Format::Fixed(0),
                     ),
                     Cell::number(fused.map(|c| c.flops_per_env_step), Format::Fixed(0)),
-                    Cell::number(fused.and_then(|c| c.speedup_over_eager), Format::Ratio),
+                    factor_cells(fused.and_then(|c| c.cell.factor(Over::Eager)))
+                        .into_iter()
+                        .next()
+                        .expect("a median cell"),
                     best.map_or(Cell::Missing, |(plan, _)| Cell::text(plan)),
                     Cell::number(best.map(|b| b.1), Format::Si),
                 ]);
@@ -113,8 +122,8 @@ pub fn best<'a>(study: &'a EnvStudy, env: &str, runtime: &str, n: usize) -> Opti
     study
         .cells
         .iter()
-        .filter(|c| c.env == env && c.runtime == runtime && c.num_envs == n)
-        .filter_map(|c| rate(Some(c)).map(|r| (c.plan.as_str(), r)))
+        .filter(|c| c.env == env && c.runtime == runtime && c.cell.num_envs == n)
+        .filter_map(|c| rate(Some(c)).map(|r| (c.cell.row.as_str(), r)))
         .max_by(|a, b| a.1.total_cmp(&b.1))
 }
 
@@ -124,34 +133,43 @@ pub fn commentary(study: &EnvStudy) -> Vec<String> {
     let mut sentences = Vec::new();
     for runtime in study.runtimes() {
         for &n in &study.sizes {
-            let gains: Vec<(&str, f64, &EnvCell, &EnvCell)> = study
+            let gains: Vec<(&str, RoundRatio, &EnvCell, &EnvCell)> = study
                 .envs
                 .iter()
                 .filter_map(|env| {
                     let fused = study.cell(env, runtime, "fused", n)?;
                     let eager = study.cell(env, runtime, "eager", n)?;
-                    Some((env.as_str(), fused.speedup_over_eager?, fused, eager))
+                    Some((env.as_str(), fused.cell.factor(Over::Eager)?, fused, eager))
                 })
                 .collect();
-            let Some(top) = gains.iter().max_by(|a, b| a.1.total_cmp(&b.1)) else {
+            let Some(top) = gains
+                .iter()
+                .max_by(|a, b| a.1.median.total_cmp(&b.1.median))
+            else {
                 continue;
             };
-            let (Ok(fused), Ok(eager)) = (&top.2.profile, &top.3.profile) else {
+            let (Ok(fused), Ok(eager)) = (&top.2.cell.profile, &top.3.cell.profile) else {
                 continue;
             };
             let mut sentence = format!(
-                "On {runtime} at n = {n}, fusion pays most on {}: fused is {:.2}x eager, which \
+                "On {runtime} at n = {n}, fusion pays most on {}: fused is {} eager, which \
                  makes {:.0} launches and moves {:.0} bytes per env-step against fused's 1 \
                  launch and {:.0} bytes ({:.0} FLOPs per env-step)",
                 top.0,
-                top.1,
+                top.1.text(),
                 eager.launches_per_step,
                 eager.bytes_per_env_step,
                 fused.bytes_per_env_step,
                 top.2.flops_per_env_step,
             );
             if let Some(cartpole) = gains.iter().find(|g| g.0 == "CartPole-v1" && g.0 != top.0) {
-                sentence += &format!("; on CartPole-v1 fused is {:.2}x eager", cartpole.1);
+                sentence += &format!("; on CartPole-v1 fused is {} eager", cartpole.1.text());
+                if cartpole.1.fastest_round >= top.1.slowest_round {
+                    sentence += &format!(
+                        " (the two spreads overlap: this run does not tell {} from CartPole-v1)",
+                        top.0
+                    );
+                }
             }
             sentence.push('.');
             sentences.push(sentence);
@@ -163,47 +181,30 @@ pub fn commentary(study: &EnvStudy) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::StepProfile;
+    use crate::cells::AblationCell;
 
-    fn cell(env: &str, plan: &str, step_s: f64, launches: f64, bytes: f64) -> EnvCell {
+    fn cell(env: &str, plan: &str, step_s: &[f64], launches: f64, bytes: f64) -> EnvCell {
+        let mut profile = crate::report::commentary::test_profile(plan, 4096, step_s[0], launches);
+        profile.bytes_per_env_step = bytes;
         EnvCell {
             env: env.into(),
             runtime: "cpu".into(),
-            plan: plan.into(),
-            num_envs: 4096,
             flops_per_env_step: 100.0,
-            profile: Ok(StepProfile {
-                plan: plan.into(),
-                num_envs: 4096,
-                steps_per_call: 1,
-                calls_per_repeat: 10,
-                step_s_median: step_s,
-                step_s_min: step_s,
-                step_s_max: step_s,
-                env_steps_per_s: 4096.0 / step_s,
-                launches_per_step: launches,
-                bytes_per_env_step: bytes,
-                gbps: 1.0,
-                gflops: 1.0,
-                compile_s: 0.0,
-                launches_total: 1,
-            }),
-            speedup_over_eager: None,
+            cell: AblationCell::new(plan, 4096, Ok(profile), step_s.to_vec()),
         }
     }
 
     #[test]
     fn commentary_names_the_environment_fusion_helps_most_against_cartpole() {
         let mut cells = vec![
-            cell("CartPole-v1", "eager", 2e-3, 40.0, 500.0),
-            cell("CartPole-v1", "fused", 1e-3, 1.0, 88.0),
-            cell("Acrobot-v1", "eager", 8e-3, 300.0, 4000.0),
-            cell("Acrobot-v1", "fused", 1e-3, 1.0, 100.0),
+            cell("CartPole-v1", "eager", &[2e-3, 2e-3, 2e-3], 40.0, 500.0),
+            cell("CartPole-v1", "fused", &[1e-3, 1e-3, 0.5e-3], 1.0, 88.0),
+            cell("Acrobot-v1", "eager", &[8e-3, 8e-3, 8e-3], 300.0, 4000.0),
+            cell("Acrobot-v1", "fused", &[1e-3, 1e-3, 2e-3], 1.0, 100.0),
         ];
-        for i in 0..cells.len() {
-            let eager = cells[i - i % 2].profile.as_ref().unwrap().step_s_median;
-            let own = cells[i].profile.as_ref().unwrap().step_s_median;
-            cells[i].speedup_over_eager = Some(eager / own);
+        for pair in cells.chunks_mut(2) {
+            let eager = pair[0].cell.clone();
+            pair[1].cell.set_factor(Over::Eager, Some(&eager));
         }
         let study = EnvStudy {
             envs: vec!["CartPole-v1".into(), "Acrobot-v1".into()],
@@ -213,16 +214,21 @@ mod tests {
         let sentences = commentary(&study);
         assert_eq!(sentences.len(), 1);
         assert!(
-            sentences[0].starts_with("On cpu at n = 4096, fusion pays most on Acrobot-v1: fused is 8.00x eager, which makes 300 launches and moves 4000 bytes"),
+            sentences[0].starts_with("On cpu at n = 4096, fusion pays most on Acrobot-v1: fused is 8.00x (rounds 4.00-8.00x, 3 rounds) eager, which makes 300 launches and moves 4000 bytes"),
             "{}",
             sentences[0]
         );
+        // CartPole's rounds (2x, 2x, 4x) reach into Acrobot's (4x to 8x).
         assert!(
-            sentences[0].ends_with("on CartPole-v1 fused is 2.00x eager."),
+            sentences[0].ends_with(
+                "on CartPole-v1 fused is 2.00x (rounds 2.00-4.00x, 3 rounds) eager (the two \
+                 spreads overlap: this run does not tell Acrobot-v1 from CartPole-v1)."
+            ),
             "{}",
             sentences[0]
         );
         assert_eq!(best(&study, "Acrobot-v1", "cpu", 4096).unwrap().0, "fused");
         assert_eq!(fusion(&study).csv().lines().count(), 3);
+        assert!(plans(&study).markdown().contains("| 8.00x (4.00-8.00) |"));
     }
 }

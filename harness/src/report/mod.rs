@@ -9,6 +9,7 @@ pub mod commentary;
 pub mod cpu;
 pub mod envs;
 pub mod policy;
+pub mod rungs;
 pub mod table;
 pub mod tables;
 pub mod turns;
@@ -16,7 +17,7 @@ pub mod turns;
 use std::path::Path;
 
 use crate::ablation::ladder;
-use crate::reproduce::Report;
+use crate::reproduce::{Report, ReproduceMode};
 
 pub use table::{Cell, Column, Format, Shown, Table};
 
@@ -76,9 +77,7 @@ pub fn markdown(report: &Report, tables: &tables::Tables, plots: &[(String, Stri
             .join(", "),
         report.device_name,
     );
-    if report.quick {
-        md += "This is a `--quick` run: small sizes and short timings. Run `cartfuse reproduce` for the full report.\n\n";
-    }
+    md += &timing_paragraph(report);
     md += &format!(
         "## {}\n\n{}\n",
         tables.device.title,
@@ -86,7 +85,11 @@ pub fn markdown(report: &Report, tables: &tables::Tables, plots: &[(String, Stri
     );
 
     md += &format!("## {}\n\n", tables.ablation.title);
-    md += "Each row changes one thing from the row before (NextStep autoreset, CartPole-v1).\n\n";
+    md += "Each row changes one thing from the row before (NextStep autoreset, CartPole-v1). \
+           At each n eager and every row were built and warmed, then timed one repeat each \
+           per round, in an order that rotates between rounds; each factor (`vs previous`, \
+           `vs xla-default`, and `vs eager` in the CSV) is the median of the per-round \
+           ratios, with the slowest and the fastest round in brackets.\n\n";
     for row in ladder() {
         md += &format!(
             "- **{}**: {}. Study: {}.\n",
@@ -97,14 +100,31 @@ pub fn markdown(report: &Report, tables: &tables::Tables, plots: &[(String, Stri
     md += &tables.ablation.markdown();
     md += "### Where the measurement agrees with the study, and where it does not\n\n";
     md += &bullets(&commentary::ablation(report));
+    md += &format!(
+        "### {}\n\nA *model* beside the measurement: a step costs its launches times the \
+         launch cost plus its compulsory bytes over the copy bandwidth, both measured above. \
+         The launch-bound limit is the factor if launches were the whole step, the \
+         bandwidth-bound limit the factor if bytes were; the model sits between them by \
+         this device's balance of the two. `study needs launch share`: where the study's \
+         factor lies between the limits, the launch share of the step at which the model \
+         gives it.{}\n\n{}\n",
+        tables.rungs.title,
+        report.cache_bytes.map_or(String::new(), |c| format!(
+            " The device's last-level cache holds {} (a step whose bytes fit it reads and \
+             writes them faster than the copy bandwidth says).",
+            table::bytes(c as f64)
+        )),
+        tables.rungs.markdown()
+    );
+    md += &bullets(&rungs::commentary(report));
     if !report.in_turns.is_empty() {
         md += &format!(
             "### {}\n\nThe study's target for a generated kernel: within 10% of the \
-             hand-written one at every n. A ratio of two ablation cells timed minutes apart \
-             carries the machine's drift, so here both plans are built and warmed, then timed \
-             one repeat each, back to back, for {} at each n (the `rounds` column); \
-             the verdict is the median round's ratio (time of hand-written / time of fused: \
-             above 1, fused is faster), on the device and on the native CPU.\n\n{}\n",
+             hand-written one at every n. Both are rows of the tables above, so each round \
+             timed them in turns with the other plans ({} at each n on the device, the \
+             `rounds` column); the verdict is the median round's ratio (time of hand-written \
+             / time of fused: above 1, fused is faster), on the device and on the native \
+             CPU.\n\n{}\n",
             tables.in_turns.title,
             rounds_text(&report.in_turns),
             tables.in_turns.markdown()
@@ -113,7 +133,8 @@ pub fn markdown(report: &Report, tables: &tables::Tables, plots: &[(String, Stri
     }
 
     md += &format!(
-        "## {}\n\nTime-per-step ratio eager / plan (higher is faster).\n\n{}\n",
+        "## {}\n\nTime-per-step ratio eager / plan (higher is faster), the median round with \
+         the slowest and the fastest round in brackets.\n\n{}\n",
         tables.vs_eager.title,
         tables.vs_eager.markdown()
     );
@@ -235,13 +256,47 @@ fn bullets(sentences: &[String]) -> String {
     md
 }
 
+/// What this run was and how it timed: the mode, the budget in turns, the rounds it bought
+/// and the time the whole measurement took.
+fn timing_paragraph(report: &Report) -> String {
+    let rounds = |cells: &[crate::cells::AblationCell]| {
+        rounds_range(cells.iter().filter(|c| c.profile.is_ok()).map(|c| c.rounds))
+    };
+    let mode = match report.mode {
+        ReproduceMode::Quick => {
+            "a `--quick` run: small sizes and three rounds, for a look at the structure \
+             (`cartfuse reproduce` for the report)"
+        }
+        ReproduceMode::Default => {
+            "the default run: a time budget per size and fewer sizes than the study's \
+             sweep (`cartfuse reproduce --full` times every size, with more rounds)"
+        }
+        ReproduceMode::Full => "a `--full` run: every size, with more rounds",
+    };
+    format!(
+        "This is {mode}. Device plans timed in turns: {} ({} at each n here); CPU plans: {} \
+         ({}). The whole measurement took {:.0} min {:.0} s.\n\n",
+        report.turns.describe(),
+        rounds(&report.ablation),
+        report.cpu_turns.describe(),
+        rounds(&report.cpu.cells),
+        (report.elapsed_s / 60.0).floor(),
+        report.elapsed_s % 60.0,
+    )
+}
+
 /// How many rounds the sizes timed in turns ran: one count, or the range.
 fn rounds_text(turns: &[crate::turns::InTurns]) -> String {
-    let rounds = turns.iter().map(|t| t.plan_step_s.len());
-    let (fewest, most) = (rounds.clone().min().unwrap_or(0), rounds.max().unwrap_or(0));
-    if fewest == most {
-        format!("{fewest} rounds")
-    } else {
-        format!("{fewest} to {most} rounds (more where a step is short, within a time budget)")
+    rounds_range(turns.iter().map(|t| t.plan_step_s.len()))
+}
+
+/// `"9 rounds"`, `"9 to 41 rounds"`, or `"no rounds"`.
+fn rounds_range(counts: impl Iterator<Item = usize> + Clone) -> String {
+    match (counts.clone().min(), counts.max()) {
+        (Some(fewest), Some(most)) if fewest == most => format!("{fewest} rounds"),
+        (Some(fewest), Some(most)) => {
+            format!("{fewest} to {most} rounds (more where a step is short, within the budget)")
+        }
+        _ => "no rounds".into(),
     }
 }

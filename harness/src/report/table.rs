@@ -18,6 +18,14 @@ pub enum Format {
     Millis,
     /// A ratio, shown as `1.23x`.
     Ratio,
+    /// A ratio taken round by round (the median round's), shown with the slowest and the
+    /// fastest round: `1.23x (0.98-1.51)`.
+    RatioSpread {
+        /// The slowest round's ratio.
+        slowest: f64,
+        /// The fastest round's ratio.
+        fastest: f64,
+    },
     /// A fraction, shown as a percentage with one decimal.
     Percent,
     /// Bytes, shown in whole MiB (`4 MB`).
@@ -41,6 +49,9 @@ impl Format {
             Format::Seconds => seconds(value),
             Format::Millis => format!("{:.1} ms", value * 1e3),
             Format::Ratio => format!("{value:.2}x"),
+            Format::RatioSpread { slowest, fastest } => {
+                format!("{value:.2}x ({slowest:.2}-{fastest:.2})")
+            }
             Format::Percent => format!("{:.1}%", value * 100.0),
             Format::Mebibytes => format!("{} MB", (value as u64) >> 20),
             Format::Bytes => bytes(value),
@@ -135,6 +146,35 @@ fn csv_field(text: &str) -> String {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {
         text.to_string()
+    }
+}
+
+/// The three columns of a factor taken round by round: `name` (the median round's; Markdown
+/// shows the slowest and fastest round beside it), then its slowest and fastest round (CSV
+/// only). [`factor_cells`] fills them.
+pub fn factor_columns(name: &str) -> [Column; 3] {
+    [
+        Column::new(name, ""),
+        Column::new(format!("{name}: slowest round"), "").shown(Shown::CsvOnly),
+        Column::new(format!("{name}: fastest round"), "").shown(Shown::CsvOnly),
+    ]
+}
+
+/// The cells of [`factor_columns`] for `ratio` (missing cells for `None`).
+pub fn factor_cells(ratio: Option<crate::turns::RoundRatio>) -> [Cell; 3] {
+    match ratio {
+        Some(r) => [
+            Cell::Number(
+                r.median,
+                Format::RatioSpread {
+                    slowest: r.slowest_round,
+                    fastest: r.fastest_round,
+                },
+            ),
+            Cell::Number(r.slowest_round, Format::Ratio),
+            Cell::Number(r.fastest_round, Format::Ratio),
+        ],
+        None => [Cell::Missing, Cell::Missing, Cell::Missing],
     }
 }
 
@@ -352,6 +392,24 @@ mod tests {
         assert!(md.contains("| fused, x | 2.000 ms | - |\n"));
         assert!(md.contains("### n = 2"));
         assert!(!md.contains("note") && !md.contains("min"));
+    }
+
+    #[test]
+    fn a_factor_shows_its_rounds_in_markdown_and_three_columns_in_csv() {
+        let ratio = crate::turns::RoundRatio {
+            median: 1.234,
+            slowest_round: 0.98,
+            fastest_round: 1.51,
+            rounds: 9,
+        };
+        let mut table = Table::new("t", "t.csv", factor_columns("vs eager").to_vec());
+        table.push(factor_cells(Some(ratio)).to_vec());
+        table.push(factor_cells(None).to_vec());
+        assert!(table.markdown().contains("| 1.23x (0.98-1.51) |"));
+        assert_eq!(
+            table.csv(),
+            "vs eager,vs eager: slowest round,vs eager: fastest round\n1.234,0.98,1.51\n,,\n"
+        );
     }
 
     #[test]

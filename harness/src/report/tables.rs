@@ -1,9 +1,10 @@
 //! The report's tables, each built once from a [`Report`].
 
 use crate::ablation::ladder;
+use crate::cells::Over;
 use crate::reproduce::{AblationCell, Report};
 
-use super::table::{Cell, Column, Format, Shown, Table};
+use super::table::{Cell, Column, Format, Shown, Table, factor_cells, factor_columns};
 
 /// Every table of the report.
 #[derive(Debug, Clone, PartialEq)]
@@ -12,6 +13,8 @@ pub struct Tables {
     pub device: Table,
     /// The study's ladder at every size.
     pub ablation: Table,
+    /// Each rung's factor, modelled beside the measurement.
+    pub rungs: Table,
     /// `fused` against hand-written, timed in turns.
     pub in_turns: Table,
     /// Every ladder row against eager.
@@ -52,6 +55,7 @@ impl Tables {
         Self {
             device: device(report),
             ablation: ablation(report),
+            rungs: super::rungs::table(report),
             in_turns: super::turns::table(report),
             vs_eager: vs_eager(report),
             workloads: workloads(report),
@@ -78,6 +82,7 @@ impl Tables {
         let fixed = [
             &self.device,
             &self.ablation,
+            &self.rungs,
             &self.in_turns,
             &self.vs_eager,
             &self.workloads,
@@ -163,26 +168,30 @@ fn device(report: &Report) -> Table {
 }
 
 fn ablation(report: &Report) -> Table {
+    let mut columns = vec![
+        Column::new("n", "").shown(Shown::GroupBy),
+        Column::new("row", ""),
+        Column::new("launches/step", ""),
+        Column::new("study's kernels/step", ""),
+        Column::new(format!("bytes/env-step {MODEL_BYTES}"), "bytes"),
+        Column::new("time/step (median round)", "s"),
+        Column::new("fastest round", "s").shown(Shown::CsvOnly),
+        Column::new("slowest round", "s").shown(Shown::CsvOnly),
+        Column::new("env-steps/s", ""),
+        Column::new("JIT compile", "s"),
+        Column::new("rounds", ""),
+    ];
+    columns.extend(factor_columns("vs previous"));
+    columns.extend(factor_columns("vs xla-default"));
+    columns.extend(factor_columns("vs eager").map(|c| c.shown(Shown::CsvOnly)));
+    columns.extend([
+        Column::new("study", ""),
+        Column::new("skipped", "").shown(Shown::WhenPresent),
+    ]);
     let mut table = Table::new(
         "The study's CartPole ablation, replayed",
         "ablation.csv",
-        vec![
-            Column::new("n", "").shown(Shown::GroupBy),
-            Column::new("row", ""),
-            Column::new("launches/step", ""),
-            Column::new("study's kernels/step", ""),
-            Column::new(format!("bytes/env-step {MODEL_BYTES}"), "bytes"),
-            Column::new("time/step", "s"),
-            Column::new("fastest repeat", "s").shown(Shown::CsvOnly),
-            Column::new("slowest repeat", "s").shown(Shown::CsvOnly),
-            Column::new("env-steps/s", ""),
-            Column::new("JIT compile", "s"),
-            Column::new("vs previous", ""),
-            Column::new("vs xla-default", ""),
-            Column::new("vs eager", "").shown(Shown::CsvOnly),
-            Column::new("study", ""),
-            Column::new("skipped", "").shown(Shown::WhenPresent),
-        ],
+        columns,
     );
     let row_of = |label: &str| ladder().into_iter().find(|row| row.label == label);
     let study = |label: &str| row_of(label).map_or("", |row| row.study);
@@ -197,7 +206,7 @@ fn ablation(report: &Report) -> Table {
     for cell in cells {
         let p = cell.profile.as_ref().ok();
         let num = |value: Option<f64>, format| Cell::number(value, format);
-        table.push(vec![
+        let mut row = vec![
             n_cell(cell.num_envs),
             Cell::text(&cell.row),
             num(p.map(|p| p.launches_per_step), Format::Fixed(1)),
@@ -208,9 +217,12 @@ fn ablation(report: &Report) -> Table {
             num(p.map(|p| p.step_s_max), Format::Seconds),
             num(p.map(|p| p.env_steps_per_s), Format::Si),
             num(p.map(|p| p.compile_s), Format::Millis),
-            num(cell.speedup_over_previous, Format::Ratio),
-            num(cell.speedup_over_xla_default, Format::Ratio),
-            num(cell.speedup_over_eager, Format::Ratio),
+            Cell::Number(cell.rounds as f64, Format::Fixed(0)),
+        ];
+        for over in [Over::Previous, Over::XlaDefault, Over::Eager] {
+            row.extend(factor_cells(cell.factor(over)));
+        }
+        row.extend([
             Cell::text(study(&cell.row)),
             Cell::text(
                 cell.profile
@@ -219,6 +231,7 @@ fn ablation(report: &Report) -> Table {
                     .map_or("", |s| s.reason.as_str()),
             ),
         ]);
+        table.push(row);
     }
     table
 }
@@ -226,29 +239,30 @@ fn ablation(report: &Report) -> Table {
 fn vs_eager(report: &Report) -> Table {
     let mut columns = vec![
         Column::new("n", ""),
+        Column::new("rounds", ""),
         Column::new("eager launches/step", "").shown(Shown::CsvOnly),
         Column::new(format!("eager bytes/env-step {MODEL_BYTES}"), "bytes").shown(Shown::CsvOnly),
         Column::new("eager time/step", "s"),
     ];
-    columns.extend(ladder().iter().map(|row| Column::new(row.label, "")));
+    columns.extend(ladder().iter().flat_map(|row| factor_columns(row.label)));
     let mut table = Table::new("Every plan against eager", "vs_eager.csv", columns);
     for eager in &report.eager {
         let n = eager.num_envs;
         let p = eager.profile.as_ref().ok();
         let mut row = vec![
             n_cell(n),
+            Cell::Number(eager.rounds as f64, Format::Fixed(0)),
             Cell::number(p.map(|p| p.launches_per_step), Format::Fixed(1)),
             Cell::number(p.map(|p| p.bytes_per_env_step), Format::Fixed(1)),
             Cell::number(p.map(|p| p.step_s_median), Format::Seconds),
         ];
-        row.extend(ladder().iter().map(|r| {
-            Cell::number(
+        row.extend(ladder().iter().flat_map(|r| {
+            factor_cells(
                 report
                     .ablation
                     .iter()
                     .find(|c| c.row == r.label && c.num_envs == n)
-                    .and_then(|c| c.speedup_over_eager),
-                Format::Ratio,
+                    .and_then(|c| c.factor(Over::Eager)),
             )
         }));
         table.push(row);
@@ -439,7 +453,10 @@ fn burn_vs_cartfuse(report: &Report) -> Table {
         "burn_vs_cartfuse.csv",
         vec![
             Column::new("n", ""),
-            Column::new("burn wgpu fusion", "s"),
+            Column::new(
+                crate::burn_bench::BurnBackend::names_on(&report.runtime).0,
+                "s",
+            ),
             Column::new("cartfuse fused", "s"),
             Column::new("burn / fused", ""),
             Column::new("cartfuse hand-written", "s"),
@@ -450,7 +467,8 @@ fn burn_vs_cartfuse(report: &Report) -> Table {
     for eager in &report.eager {
         let n = eager.num_envs;
         let burn = |name: &str| report.burn_time(name, n);
-        let (fusion, unfused) = (burn("burn wgpu fusion"), burn("burn wgpu unfused"));
+        let (fusion_name, unfused_name) = crate::burn_bench::BurnBackend::names_on(&report.runtime);
+        let (fusion, unfused) = (burn(fusion_name), burn(unfused_name));
         let (fused, hand) = (
             report.step_time("fused", n),
             report.step_time("hand-written", n),

@@ -5,10 +5,10 @@ use crate::ablation::ladder;
 use crate::reproduce::Report;
 
 use super::super::table::seconds;
-use super::{SAME, against_study, ends, fastest, ratio, speed, speed_or};
+use super::{against_study, ends, fastest, in_turns, speed_in_turns, speed_or};
 
 /// Factors the study reported for a row of the ladder (quoted, never measured here).
-const STUDY_FACTORS: [(&str, f64); 4] = [
+pub(crate) const STUDY_FACTORS: [(&str, f64); 4] = [
     ("random precomputed", 1.87),
     ("concat rule patched", 1.1),
     ("no concatenate", 3.41),
@@ -19,7 +19,8 @@ const STUDY_TOTAL: f64 = 10.56;
 /// The study's hand-written CUDA kernel against its best XLA version.
 const STUDY_HAND_WRITTEN: f64 = 2.7;
 
-/// Sentences under the ablation tables.
+/// Sentences under the ablation tables. Every factor is the median of per-round ratios,
+/// stated with its slowest and fastest round.
 pub fn ablation(report: &Report) -> Vec<String> {
     let Some((small, large)) = ends(report) else {
         return Vec::new();
@@ -30,13 +31,18 @@ pub fn ablation(report: &Report) -> Vec<String> {
     let baseline = ladder()[0].label;
     if let Some(p) = report.profile(baseline, small) {
         let (r_small, r_large) = (
-            ratio(report, baseline, "fused", small),
-            ratio(report, baseline, "fused", large),
+            in_turns(report, baseline, "fused", small),
+            in_turns(report, baseline, "fused", large),
         );
         let trend = match (r_small, r_large) {
-            (Some(s), Some(l)) if s > l => {
-                format!("; the gain is larger at n = {small}, where launches weigh most")
-            }
+            (Some(s), Some(l)) if s.slowest_round > l.fastest_round => format!(
+                "; the gain is larger at n = {small}, where launches weigh most (the rounds \
+                 of the two sizes do not overlap)"
+            ),
+            (Some(s), Some(l)) if s.median > l.median => format!(
+                "; the median gain is larger at n = {small}, but the rounds of the two sizes \
+                 overlap"
+            ),
             (Some(_), Some(_)) => format!("; the gain is not larger at n = {small} here"),
             _ => String::new(),
         };
@@ -67,7 +73,7 @@ pub fn ablation(report: &Report) -> Vec<String> {
         if row == "hand-written" || row == "fused" {
             continue;
         }
-        let at = |n| ratio(report, previous, row, n);
+        let at = |n| in_turns(report, previous, row, n);
         let shape = [large, small]
             .into_iter()
             .find_map(|n| Some((report.profile(previous, n)?, report.profile(row, n)?)));
@@ -86,12 +92,16 @@ pub fn ablation(report: &Report) -> Vec<String> {
             );
         }
         sentence.push('.');
-        sentence += &explained(report, (previous, row), (small, large), launch);
         let study = STUDY_FACTORS.iter().find(|(label, _)| *label == row);
         if let (Some((_, factor)), Some(measured)) = (study, at(large)) {
             sentence += &format!(
-                " The study reported {factor}x; this run is {} that at n = {large}.",
-                against_study(measured, *factor)
+                " The study reported {factor}x; this run is {} that at n = {large}{}.",
+                against_study(measured.median, *factor),
+                if measured.spread_covers(*factor) {
+                    ", and the study's factor lies within this run's rounds"
+                } else {
+                    ", outside this run's rounds"
+                }
             );
         }
         if let Some((a, b)) = shape {
@@ -104,26 +114,28 @@ pub fn ablation(report: &Report) -> Vec<String> {
             }
             if row == "horizontal"
                 && device.to_lowercase().contains("llvmpipe")
-                && at(large).is_some_and(|r| r < 1.0 - SAME)
+                && at(large).is_some_and(|r| r.fastest_round < 1.0)
                 && a.bytes_per_env_step == b.bytes_per_env_step
             {
                 sentence += &format!(
-                    " At n = {large} it is slower while moving the same bytes; on llvmpipe this \
-                     fits every part of a shared launch being evaluated under a mask (a \
-                     hypothesis from these timings, not checked in llvmpipe's source)."
+                    " At n = {large} it is slower in every round while moving the same bytes; \
+                     on llvmpipe this fits every part of a shared launch being evaluated under \
+                     a mask (a hypothesis from these timings, not checked in llvmpipe's \
+                     source)."
                 );
             }
         }
+        sentence += " Why, from launches, bytes and this device's costs: the next table.";
         out.push(sentence);
     }
     let best = |n| fastest(report, &graph_rows, n);
     let total = |n| {
-        let (label, t) = best(n)?;
-        Some((label, report.step_time(baseline, n)? / t))
+        let (label, _) = best(n)?;
+        Some((label, in_turns(report, baseline, label, n)?))
     };
     let total_text = |n| {
         total(n).map_or("not measured".into(), |(label, r)| {
-            format!("{} ({label})", speed(r))
+            format!("{} ({label})", speed_in_turns(r))
         })
     };
     let mut sentence = format!(
@@ -135,14 +147,13 @@ pub fn ablation(report: &Report) -> Vec<String> {
     if let Some((_, r)) = total(large) {
         sentence += &format!(
             ", {} the study's factor at n = {large}",
-            against_study(r, STUDY_TOTAL)
+            against_study(r.median, STUDY_TOTAL)
         );
     }
     sentence.push('.');
     out.push(sentence);
-    let hand = |n| Some(best(n)?.1 / report.step_time("hand-written", n)?);
-    let hand_vs_fused =
-        |n| Some(report.step_time("fused", n)? / report.step_time("hand-written", n)?);
+    let hand = |n| in_turns(report, best(n)?.0, "hand-written", n);
+    let hand_vs_fused = |n| in_turns(report, "fused", "hand-written", n);
     let all_rows: Vec<&str> = rows.iter().map(|r| r.label).collect();
     let overall = |n| fastest(report, &all_rows, n).map_or("not measured", |(l, _)| l);
     out.push(format!(
@@ -151,7 +162,8 @@ pub fn ablation(report: &Report) -> Vec<String> {
          n = {large} on {device}. It branches on `done` and draws reset states only for lanes \
          that reset; so does the generated `fused` kernel, whose reset draws run under a guard \
          on the select's condition. Against `fused` alone it is {} at n = {small} and {} at \
-         n = {large}. The fastest row is {} at n = {small} and {} at n = {large}.",
+         n = {large}. The fastest row by its median round is {} at n = {small} and {} at \
+         n = {large}.",
         speed_or(hand(small)),
         speed_or(hand(large)),
         speed_or(hand_vs_fused(small)),
@@ -175,42 +187,6 @@ pub fn ablation(report: &Report) -> Vec<String> {
     out
 }
 
-/// What the launch and byte counts of `previous` -> `row` account for: at `small`, the
-/// change in launches times the launch cost against the measured change in step time; at
-/// `large`, the change in bytes against the change in time.
-fn explained(
-    report: &Report,
-    (previous, row): (&str, &str),
-    (small, large): (usize, usize),
-    launch: f64,
-) -> String {
-    let mut out = String::new();
-    if let (Some(a), Some(b)) = (report.profile(previous, small), report.profile(row, small)) {
-        let launches = b.launches_per_step - a.launches_per_step;
-        out += &format!(
-            " At n = {small} the {:+.1} launches per step model {} per step (*model*: launches \
-             x launch cost); the step changed by {} (measured).",
-            launches,
-            signed_seconds(launches * launch),
-            signed_seconds(b.step_s_median - a.step_s_median),
-        );
-    }
-    if let (Some(a), Some(b)) = (report.profile(previous, large), report.profile(row, large)) {
-        out += &format!(
-            " At n = {large} bytes per env-step go x{:.2} and time per step x{:.2}.",
-            b.bytes_per_env_step / a.bytes_per_env_step,
-            b.step_s_median / a.step_s_median,
-        );
-    }
-    out
-}
-
-/// A signed duration: `+72.3 us`, `-1.2 ms`.
-fn signed_seconds(value: f64) -> String {
-    let sign = if value < 0.0 { "-" } else { "+" };
-    format!("{sign}{}", seconds(value.abs()))
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -219,7 +195,8 @@ pub(crate) mod tests {
     use crate::reproduce::{AblationCell, Skipped};
     use crate::roofline::DeviceRoofline;
 
-    fn profile(plan: &str, n: usize, step_s: f64, launches: f64) -> StepProfile {
+    /// A profile of made-up numbers for the report's tests.
+    pub(crate) fn profile(plan: &str, n: usize, step_s: f64, launches: f64) -> StepProfile {
         StepProfile {
             plan: plan.into(),
             num_envs: n,
@@ -241,26 +218,33 @@ pub(crate) mod tests {
     /// A report on `device` where each ladder row at the large size takes `large_times[i]`.
     pub(crate) fn report(device: &str, large_times: [f64; 9]) -> Report {
         let sizes = [1, 4096];
-        let cell = |row: &str, n: usize, t: Option<f64>| AblationCell {
-            row: row.into(),
-            num_envs: n,
-            profile: t.map(|t| profile(row, n, t, 1.0)).ok_or(Skipped {
-                reason: "does not fit".into(),
-            }),
-            speedup_over_previous: None,
-            speedup_over_xla_default: None,
-            speedup_over_eager: None,
+        // Three rounds per cell: the time, 0.9x and 1.1x of it.
+        let cell = |row: &str, n: usize, t: Option<f64>| {
+            AblationCell::new(
+                row,
+                n,
+                t.map(|t| profile(row, n, t, 1.0)).ok_or(Skipped {
+                    reason: "does not fit".into(),
+                }),
+                t.map_or(Vec::new(), |t| vec![t, 0.9 * t, 1.1 * t]),
+            )
         };
         let mut ablation = Vec::new();
-        for (i, row) in ladder().iter().enumerate() {
-            for n in sizes {
-                let t = if n == 1 {
-                    1e-3 / (i + 1) as f64
-                } else {
-                    large_times[i]
-                };
-                ablation.push(cell(row.label, n, Some(t)));
-            }
+        for n in sizes {
+            let mut at_n: Vec<AblationCell> = ladder()
+                .iter()
+                .enumerate()
+                .map(|(i, row)| {
+                    let t = if n == 1 {
+                        1e-3 / (i + 1) as f64
+                    } else {
+                        large_times[i]
+                    };
+                    cell(row.label, n, Some(t))
+                })
+                .collect();
+            crate::ablation::set_ladder_factors(&mut at_n);
+            ablation.extend(at_n);
         }
         Report {
             envs: None,
@@ -269,7 +253,11 @@ pub(crate) mod tests {
             device_name: device.into(),
             runtime: "wgpu".into(),
             versions: vec![],
-            quick: true,
+            mode: crate::reproduce::ReproduceMode::Quick,
+            turns: crate::turns::TurnsSettings::quick(),
+            cpu_turns: crate::turns::TurnsSettings::quick(),
+            elapsed_s: 61.0,
+            cache_bytes: None,
             roofline: DeviceRoofline {
                 copy_bytes: 1 << 20,
                 copy_gbps: 10.0,
@@ -325,15 +313,22 @@ pub(crate) mod tests {
                 .cloned()
                 .unwrap()
         };
-        assert!(line(&faster).contains("2.00x (faster) at n = 4096 on Some GPU"));
-        assert!(line(&slower).contains("0.50x (slower) at n = 4096 on Some GPU"));
+        assert!(
+            line(&faster)
+                .contains("2.00x (faster; rounds 2.00-2.00x of 3) at n = 4096 on Some GPU"),
+            "{}",
+            line(&faster)
+        );
+        assert!(line(&slower).contains("0.50x (slower; rounds 0.50-0.50x of 3) at n = 4096"));
         assert!(line(&faster).contains("below that at n = 4096"));
         let all = faster.join(" ");
         assert!(
             !all.contains("llvmpipe") && !all.contains("lavapipe"),
             "{all}"
         );
-        assert!(all.contains("The fastest row is hand-written at n = 1 and fused-x10 at n = 4096"));
+        assert!(all.contains(
+            "The fastest row by its median round is hand-written at n = 1 and fused-x10 at n = 4096"
+        ));
     }
 
     #[test]
@@ -351,32 +346,6 @@ pub(crate) mod tests {
             .unwrap();
         assert!(
             line.contains("not measured at n = 1, not measured at n = 4096"),
-            "{line}"
-        );
-    }
-
-    #[test]
-    fn each_rung_says_what_its_launches_and_bytes_account_for() {
-        let lines = ablation(&report(
-            "Some GPU",
-            [8.0, 4.0, 3.0, 2.0, 2.0, 2.0, 1.0, 0.5, 0.9],
-        ));
-        let line = lines
-            .iter()
-            .find(|l| l.starts_with("**random precomputed**"))
-            .unwrap();
-        // Every row makes 1 launch per step at both sizes in this report: 0 launches more
-        // model no change, and the step took 1/2 - 1 ms = -0.5 ms at n = 1.
-        assert!(
-            line.contains("At n = 1 the +0.0 launches per step model +0.0 us per step"),
-            "{line}"
-        );
-        assert!(
-            line.contains("the step changed by -500.0 us (measured)"),
-            "{line}"
-        );
-        assert!(
-            line.contains("At n = 4096 bytes per env-step go x1.00 and time per step x0.50."),
             "{line}"
         );
     }

@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# Everything a GPU machine can answer about cartfuse, in one command of at most 8 minutes,
+# from binaries built beforehand on any Linux x86-64 machine (nothing is built or
+# downloaded on the GPU machine).
+set -uo pipefail
+
+usage() {
+  cat <<'EOF'
+usage: bash scripts/gpu-check.sh [--bin DIR] OUT_DIR     run every check, results under OUT_DIR
+       bash scripts/gpu-check.sh --build [--bin DIR]      build the binaries it runs (no GPU needed)
+       bash scripts/gpu-check.sh --summary OUT_DIR        print the summary of a results directory
+
+Build first, on any Linux x86-64 machine with Rust (no CUDA toolkit needed):
+
+    bash scripts/gpu-check.sh --build
+
+This runs `cargo build --release --features cuda` and `cargo test --release --features cuda
+--no-run`, then copies the CLI and the integration-test binary, stripped, into the binary
+directory (default target/gpu-check/bin) and packs them into target/gpu-check/bin.tar.gz
+(gzip, for a copy limited in size). Carry either (with this repository's scripts/) to the
+GPU machine and run
+
+    bash scripts/gpu-check.sh OUT_DIR
+
+(the binaries are unpacked from bin.tar.gz beside the binary directory when it is missing).
+
+OUT_DIR must be empty or absent. On the GPU machine it needs the NVIDIA driver; the wgpu
+suites need a Vulkan loader (libvulkan1) and the NVIDIA Vulkan driver (its ICD file is found
+in the usual places, or set VK_DRIVER_FILES). It runs, each step under its own timeout,
+within 8 minutes:
+
+  1. the runtime test suites on cuda (integration `cuda::`),
+  2. the runtime test suites on wgpu, a real Vulkan GPU (integration `wgpu::`),
+  3. `cartfuse --device cuda reproduce` with a budget (every section; burn's CUDA backend
+     on the same step is its burn section; the fused policy rollout on the GPU its policy
+     section),
+  4. `cartfuse --device cuda crossover`: the CPU against the GPU from 1 to 1M envs in turns
+     (the study found the GPU ahead from about 70),
+  5. `cartfuse --device cuda train --rollout fused-x8`: PPO with the policy fused into the
+     rollout on the GPU,
+
+writes every log and result under OUT_DIR (steps.tsv: step, exit status, seconds) and prints
+a summary. Without a GPU it says so and exits with status 3 within seconds.
+
+Exit status: 0 every step passed; 1 a step failed; 2 bad arguments; 3 no GPU; 4 binaries
+missing.
+EOF
+}
+
+die() { echo "gpu-check: $1" >&2; exit "${2:-2}"; }
+
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+bin="$repo/target/gpu-check/bin"
+mode=run
+out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -h|--help) usage; exit 0 ;;
+    --build) mode=build ;;
+    --summary) mode=summary ;;
+    --bin) [ $# -ge 2 ] || die "--bin needs a directory"; bin="$2"; shift ;;
+    -*) die "unknown option $1 (see --help)" ;;
+    *) [ -z "$out" ] || die "one results directory, got $out and $1"; out="$1" ;;
+  esac
+  shift
+done
+
+# Seconds each step may take; together within 8 minutes, with time to start and summarise.
+T_CUDA_TESTS=95
+T_WGPU_TESTS=75
+T_REPRODUCE=180
+T_CROSSOVER=50
+T_TRAIN=40
+
+# The summary of a results directory: one line per step, the test counts, the device and
+# the headline numbers. Works on any results directory this script wrote (or a recorded one).
+summary() {
+  local dir="$1"
+  [ -f "$dir/steps.tsv" ] || die "$dir has no steps.tsv: not a gpu-check results directory"
+  echo "== gpu-check summary ($dir)"
+  [ -f "$dir/gpu.txt" ] && sed 's/^/gpu: /' "$dir/gpu.txt"
+  local failed=0 step status seconds
+  while IFS=$'\t' read -r step status seconds; do
+    local verdict=passed
+    if [ "$status" = 124 ]; then verdict="TIMED OUT"; failed=1
+    elif [ "$status" != 0 ]; then verdict="FAILED (exit $status)"; failed=1; fi
+    local detail="" log="$dir/logs/$step.log"
+    if [ -f "$log" ] && grep -q -E '^test |^running [0-9]+ tests' "$log"; then
+      detail="$(grep -E '^test result:' "$log" | tail -1 | sed 's/^test result: //')"
+      # A run cut short has no result line: count the tests that finished.
+      [ -n "$detail" ] || detail="$(grep -c ' \.\.\. ok$' "$log") passed, $(grep -c ' \.\.\. FAILED$' "$log") failed before the cut"
+    fi
+    printf '%-12s %-22s %5ss  %s\n' "$step" "$verdict" "$seconds" "$detail"
+  done < "$dir/steps.tsv"
+  if [ -f "$dir/reproduce/report.md" ]; then
+    grep -m1 '^Device:' "$dir/reproduce/report.md" | sed 's/^/reproduce: /'
+    grep -m1 'beats the CPU' "$dir/reproduce/report.md" | sed 's/^- /reproduce: /'
+  fi
+  if [ -f "$dir/reproduce/burn.csv" ]; then
+    awk -F, '/^burn cuda fusion/ { printf "burn cuda fusion: n = %s, %s s per step\n", $2, $3 }' "$dir/reproduce/burn.csv"
+  fi
+  if [ -f "$dir/logs/crossover.log" ]; then
+    grep -E '^ *[a-z0-9-]+: the device (wins|never)' "$dir/logs/crossover.log" | sed 's/^/crossover: /'
+  fi
+  if [ -f "$dir/logs/train.log" ]; then
+    grep -E '^(envs device|mean return|rollout time)' "$dir/logs/train.log" | sed 's/^/train: /'
+  fi
+  return "$failed"
+}
+
+case "$mode" in
+  summary)
+    [ -n "$out" ] || die "--summary needs a results directory"
+    summary "$out"
+    exit $? ;;
+  build)
+    [ -z "$out" ] || die "--build takes no results directory"
+    cd "$repo" || exit 2
+    cargo build --release --features cuda || exit 1
+    tests="$(cargo test --release --features cuda --no-run --test integration --message-format=json \
+      | grep -o '"executable":"[^"]*integration-[^"]*"' | tail -1 | cut -d'"' -f4)"
+    [ -n "$tests" ] || die "cargo did not name the integration-test binary" 1
+    target="${CARGO_TARGET_DIR:-$repo/target}"
+    mkdir -p "$bin"
+    cp "$target/release/cartfuse" "$bin/cartfuse"
+    cp "$tests" "$bin/integration"
+    strip "$bin/cartfuse" "$bin/integration"
+    tar -czf "$(dirname "$bin")/bin.tar.gz" -C "$bin" cartfuse integration
+    ls -la "$bin" "$(dirname "$bin")/bin.tar.gz"
+    echo "gpu-check: carry $(dirname "$bin")/bin.tar.gz (or $bin) and scripts/ to the GPU machine, then: bash scripts/gpu-check.sh OUT_DIR"
+    exit 0 ;;
+esac
+
+[ -n "$out" ] || die "a results directory is needed (see --help)"
+if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
+  die "$out is not empty: give a new or empty directory"
+fi
+
+# A GPU: an NVIDIA driver that lists one (CARTFUSE_GPU_CHECK_NVIDIA_SMI names another
+# nvidia-smi, for the tests of this script).
+gpus="$(timeout 15 "${CARTFUSE_GPU_CHECK_NVIDIA_SMI:-nvidia-smi}" --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null)"
+if [ -z "$gpus" ]; then
+  cat >&2 <<'EOF'
+gpu-check: no GPU found (nvidia-smi lists none, or there is no NVIDIA driver).
+Run it where there is one: build the binaries here or anywhere with
+    bash scripts/gpu-check.sh --build
+carry target/gpu-check/bin.tar.gz and scripts/ to a machine with an NVIDIA GPU and its driver, and
+run there
+    bash scripts/gpu-check.sh OUT_DIR
+EOF
+  exit 3
+fi
+packed="$(dirname "$bin")/bin.tar.gz"
+if [ ! -x "$bin/cartfuse" ] && [ -f "$packed" ]; then
+  mkdir -p "$bin" && tar -xzf "$packed" -C "$bin" || die "cannot unpack $packed" 4
+fi
+for binary in cartfuse integration; do
+  [ -x "$bin/$binary" ] || die "$bin/$binary is missing: build with \`bash scripts/gpu-check.sh --build\` and carry $bin" 4
+done
+
+mkdir -p "$out/logs" || exit 2
+out="$(cd "$out" && pwd)"
+echo "$gpus" > "$out/gpu.txt"
+: > "$out/steps.tsv"
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp/cartfuse-xdg-$(id -u)}"
+mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+if [ -z "${VK_DRIVER_FILES:-}" ]; then
+  for icd in /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json \
+    /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json; do
+    if [ -f "$icd" ]; then export VK_DRIVER_FILES="$icd"; break; fi
+  done
+fi
+# Runs one step under its timeout, its output in logs/NAME.log, its status in steps.tsv.
+run_step() {
+  local name="$1" limit="$2"; shift 2
+  echo "gpu-check: $name (at most ${limit}s): $*"
+  local start=$SECONDS
+  timeout --kill-after=5 "$limit" "$@" > "$out/logs/$name.log" 2>&1
+  local status=$?
+  printf '%s\t%s\t%s\n' "$name" "$status" "$((SECONDS - start))" >> "$out/steps.tsv"
+}
+cd "$out" || exit 2
+run_step tests-cuda "$T_CUDA_TESTS" "$bin/integration" cuda:: --test-threads 4
+run_step tests-wgpu "$T_WGPU_TESTS" "$bin/integration" wgpu:: --test-threads 4
+run_step reproduce "$T_REPRODUCE" "$bin/cartfuse" --device cuda reproduce --turns-budget 4 --out "$out/reproduce"
+run_step crossover "$T_CROSSOVER" "$bin/cartfuse" --device cuda crossover --budget 1 --out "$out/crossover"
+run_step train "$T_TRAIN" "$bin/cartfuse" --device cuda train --rollout fused-x8
+summary "$out"
+exit $?

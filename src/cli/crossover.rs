@@ -1,0 +1,134 @@
+//! `cartfuse crossover`: the CPU against the device over n, in turns.
+
+use std::fmt::Write as _;
+
+use anyhow::Context;
+use cartfuse::fusion::device::Device;
+#[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(unused_imports))]
+use cartfuse::fusion::{cube::Cube, dispatch_runtime};
+use cartfuse::harness::crossover::{Crossover, measure_crossover, sizes};
+use cartfuse::harness::report::cpu::STUDY_CROSSOVER;
+use cartfuse::harness::turns::TurnsSettings;
+
+use super::args::CrossoverArgs;
+#[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(unused_imports))]
+use super::{progress, reproduce::device_description};
+
+/// Measures, prints one line per plan and size and the crossover per plan, and writes
+/// `crossover.json` and `crossover.csv` into `--out` when given.
+pub fn run(device: Device, args: CrossoverArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        args.from <= args.to,
+        "--from ({}) must not be larger than --to ({})",
+        args.from,
+        args.to
+    );
+    let Device::Cube(kind) = device else {
+        anyhow::bail!(
+            "crossover sets the native CPU against a device: choose one with --device wgpu or \
+             --device cuda"
+        );
+    };
+    let settings = TurnsSettings {
+        min_rounds: 5,
+        repeat_s: 0.02,
+        budget_s: args.budget,
+        max_rounds: 301,
+    };
+    let sizes = sizes(args.from as usize, args.to as usize, args.step as usize);
+    let crossover: anyhow::Result<Crossover> = dispatch_runtime!(kind, |opened: R| {
+        let description = device_description(kind, &opened.description);
+        eprintln!("device: {description} ({kind})");
+        let backend = Cube::new(opened.client, description);
+        let progress =
+            progress::Progress::new((args.plans.len() * sizes.len()) as u64, "crossover");
+        let measured = measure_crossover(&backend, &args.plans, &sizes, &settings, |m| {
+            progress.start(m)
+        })?;
+        progress.finish();
+        anyhow::Ok(measured)
+    });
+    let crossover = crossover?;
+    let text = render(&crossover);
+    print!("{text}");
+    if let Some(out) = &args.out {
+        std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+        let write = |name: &str, body: String| {
+            let path = out.join(name);
+            std::fs::write(&path, body).with_context(|| format!("cannot write {}", path.display()))
+        };
+        write("crossover.json", serde_json::to_string_pretty(&crossover)?)?;
+        write("crossover.csv", csv(&crossover))?;
+    }
+    Ok(())
+}
+
+/// One line per point, then the crossover of each plan.
+fn render(crossover: &Crossover) -> String {
+    let mut out = format!(
+        "CPU ({}) against {} ({}), each plan and size timed in turns\n",
+        crossover.cpu, crossover.device, crossover.runtime
+    );
+    let mut plans: Vec<&str> = Vec::new();
+    for point in &crossover.points {
+        if !plans.contains(&point.plan.as_str()) {
+            plans.push(&point.plan);
+        }
+        let rate = |step_s: &[f64]| {
+            (!step_s.is_empty()).then(|| {
+                point.num_envs as f64 / cartfuse::harness::profile::median(step_s.to_vec())
+            })
+        };
+        let _ = writeln!(
+            out,
+            "{:>14} n = {:>8}: CPU {:>10} env-steps/s, device {:>10}, device / CPU {}",
+            point.plan,
+            point.num_envs,
+            rate(&point.cpu_step_s).map_or("-".into(), |r| format!("{r:.3e}")),
+            rate(&point.device_step_s).map_or("-".into(), |r| format!("{r:.3e}")),
+            point
+                .device_speedup()
+                .map_or_else(|| point.skipped.clone().unwrap_or_default(), |r| r.text()),
+        );
+    }
+    let largest = crossover.sizes().last().copied().unwrap_or(0);
+    for plan in plans {
+        let _ = writeln!(
+            out,
+            "{plan}: {} (the study: the GPU ahead from about {STUDY_CROSSOVER} simulations)",
+            match crossover.from(plan) {
+                Some(n) => format!("the device wins from n = {n} on"),
+                None => format!("the device never wins up to n = {largest}"),
+            }
+        );
+    }
+    out
+}
+
+fn csv(crossover: &Crossover) -> String {
+    let mut out = String::from(
+        "device,runtime,plan,n,rounds,cpu median step (s),device median step (s),device / cpu (median round),slowest round,fastest round,skipped\n",
+    );
+    for p in &crossover.points {
+        let median = |s: &[f64]| {
+            (!s.is_empty()).then(|| cartfuse::harness::profile::median(s.to_vec()).to_string())
+        };
+        let ratio = p.device_speedup();
+        let _ = writeln!(
+            out,
+            "\"{}\",{},{},{},{},{},{},{},{},{},{}",
+            crossover.device.replace('"', "'"),
+            crossover.runtime,
+            p.plan,
+            p.num_envs,
+            p.cpu_step_s.len(),
+            median(&p.cpu_step_s).unwrap_or_default(),
+            median(&p.device_step_s).unwrap_or_default(),
+            ratio.map_or(String::new(), |r| r.median.to_string()),
+            ratio.map_or(String::new(), |r| r.slowest_round.to_string()),
+            ratio.map_or(String::new(), |r| r.fastest_round.to_string()),
+            p.skipped.clone().unwrap_or_default(),
+        );
+    }
+    out
+}

@@ -1,0 +1,118 @@
+//! `scripts/gpu-check.sh` without a GPU: its argument errors, the no-GPU path, the missing
+//! binaries, and the summary of a recorded results directory (`tests/fixtures/gpu-check`,
+//! hand-written in the layout the script writes).
+
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use crate::cli::{stderr, stdout};
+
+fn gpu_check(args: &[&str], nvidia_smi: &str) -> Output {
+    Command::new("bash")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/gpu-check.sh"))
+        .args(args)
+        .env("CARTFUSE_GPU_CHECK_NVIDIA_SMI", nvidia_smi)
+        .output()
+        .expect("bash runs")
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("cartfuse-gpu-check-{name}-{}", std::process::id()));
+    std::fs::remove_dir_all(&dir).ok();
+    dir
+}
+
+#[test]
+fn bad_arguments_are_refused_with_status_2() {
+    let none = "/nonexistent/nvidia-smi";
+    for args in [
+        &[][..],
+        &["--bogus"],
+        &["a", "b"],
+        &["--summary"],
+        &["--bin"],
+    ] {
+        let run = gpu_check(args, none);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {}", stderr(&run));
+        assert!(stderr(&run).starts_with("gpu-check: "), "{}", stderr(&run));
+    }
+    let help = gpu_check(&["--help"], none);
+    assert!(help.status.success());
+    assert!(stdout(&help).contains("bash scripts/gpu-check.sh --build"));
+    assert!(stdout(&help).contains("--features cuda"));
+    // A results directory that is not empty is refused before anything runs.
+    let full = scratch("full");
+    std::fs::create_dir_all(&full).unwrap();
+    std::fs::write(full.join("old"), "x").unwrap();
+    let run = gpu_check(&[full.to_str().unwrap()], none);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(stderr(&run).contains("is not empty"));
+    std::fs::remove_dir_all(full).ok();
+}
+
+#[test]
+fn without_a_gpu_it_says_so_and_how_to_run_it_within_seconds() {
+    let out = scratch("none");
+    let start = Instant::now();
+    let run = gpu_check(&[out.to_str().unwrap()], "/nonexistent/nvidia-smi");
+    assert!(start.elapsed() < Duration::from_secs(20));
+    assert_eq!(run.status.code(), Some(3), "{}", stderr(&run));
+    let message = stderr(&run);
+    assert!(message.contains("no GPU found"), "{message}");
+    assert!(
+        message.contains("bash scripts/gpu-check.sh --build"),
+        "{message}"
+    );
+    assert!(!out.exists(), "nothing is written without a GPU");
+    // With a GPU but no binaries it names what to build.
+    let fake = scratch("fake-smi");
+    std::fs::create_dir_all(&fake).unwrap();
+    let smi = fake.join("nvidia-smi");
+    std::fs::write(&smi, "#!/bin/sh\necho 'Fake GPU, 1.0, 1 MiB'\n").unwrap();
+    Command::new("chmod").arg("+x").arg(&smi).status().unwrap();
+    let run = gpu_check(
+        &[
+            "--bin",
+            fake.join("bin").to_str().unwrap(),
+            out.to_str().unwrap(),
+        ],
+        smi.to_str().unwrap(),
+    );
+    assert_eq!(run.status.code(), Some(4), "{}", stderr(&run));
+    assert!(
+        stderr(&run).contains("cartfuse is missing"),
+        "{}",
+        stderr(&run)
+    );
+    std::fs::remove_dir_all(fake).ok();
+}
+
+#[test]
+fn the_summary_reads_a_recorded_results_directory() {
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/gpu-check");
+    let run = gpu_check(&["--summary", fixture], "/nonexistent/nvidia-smi");
+    // The fixture's train step timed out: the summary says so and fails.
+    assert_eq!(run.status.code(), Some(1), "{}", stderr(&run));
+    let summary = stdout(&run);
+    for line in [
+        "gpu: Example GPU 80GB, 999.99.01, 81559 MiB",
+        "tests-cuda   passed",
+        "ok. 3 passed; 0 failed",
+        "train        TIMED OUT",
+        "reproduce: Device: **Example GPU 80GB (DiscreteGpu, CUDA driver API 99.9",
+        "burn cuda fusion: n = 1, 0.0001 s per step",
+        "crossover: fused: the device wins from n = 4096 on",
+    ] {
+        assert!(summary.contains(line), "missing `{line}` in:\n{summary}");
+    }
+    let empty = scratch("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let run = gpu_check(
+        &["--summary", empty.to_str().unwrap()],
+        "/nonexistent/nvidia-smi",
+    );
+    assert_eq!(run.status.code(), Some(2));
+    assert!(stderr(&run).contains("not a gpu-check results directory"));
+    std::fs::remove_dir_all(empty).ok();
+}
