@@ -21,9 +21,13 @@ pub mod collect;
 pub mod config;
 pub mod device_collect;
 pub mod error;
+pub mod learner;
+pub mod minibatch;
 pub mod policy;
+pub mod population;
 pub mod ppo;
 pub mod rollout;
+pub mod streams;
 
 pub use config::PpoConfig;
 pub use error::TrainError;
