@@ -13,6 +13,7 @@
 
 pub mod config;
 pub mod report;
+pub mod run;
 pub mod source;
 
 use std::time::{Duration, Instant};
@@ -30,6 +31,7 @@ use crate::streams;
 
 pub use config::{AgentSettings, PopulationConfig};
 pub use report::{AgentRun, PopulationReport, PopulationSummary};
+pub use run::{Rollouts, train_population_on};
 pub use source::{AgentSamples, PerAgent, PopulationSource};
 
 /// One agent's state between updates.
