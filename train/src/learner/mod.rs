@@ -90,7 +90,8 @@ pub struct Learner {
     moment_2: Vec<f32>,
     /// Adam steps taken by each agent.
     time: Vec<i32>,
-    scratch: Vec<NetScratch>,
+    /// One actor's and one critic's scratch per worker thread (kept warm in its cache).
+    scratch: Vec<[NetScratch; 2]>,
     level: SimdLevel,
 }
 
@@ -113,7 +114,7 @@ impl Learner {
             moment_1: vec![0.0; total],
             moment_2: vec![0.0; total],
             time: vec![0; agents],
-            scratch: vec![NetScratch::default(); 2 * agents],
+            scratch: vec![Default::default(); rayon::current_num_threads().max(1)],
             level: SimdLevel::detect(),
         }
     }
@@ -171,7 +172,7 @@ impl Learner {
     /// One gradient step of every agent named in `batches` (`(agent, its minibatch)`, in
     /// increasing agent order), agent `i` with `settings[i]`; returns each one's losses in
     /// the order of `batches`. Agents are spread over the cores (one agent runs on the
-    /// calling thread).
+    /// calling thread), each worker taking a contiguous run of agents.
     pub fn step(
         &mut self,
         batches: &[(usize, &Minibatch)],
@@ -191,8 +192,8 @@ impl Learner {
             .chunks_mut(p)
             .zip(self.grads.chunks_mut(p))
             .zip(self.moment_1.chunks_mut(p).zip(self.moment_2.chunks_mut(p)))
-            .zip(self.time.iter_mut().zip(self.scratch.chunks_mut(2)));
-        for (index, (((params, grads), (m, v)), (time, scratch))) in state.enumerate() {
+            .zip(self.time.iter_mut());
+        for (index, (((params, grads), (m, v)), time)) in state.enumerate() {
             let Some(&(_, batch)) = next.next_if(|b| b.0 == index) else {
                 continue;
             };
@@ -201,28 +202,42 @@ impl Learner {
                 grads,
                 moments: (m, v),
                 time,
-                scratch,
             };
             tasks.push((agent, batch, &settings[index]));
         }
-        let run = |(agent, batch, settings): (AgentState<'_>, &Minibatch, &StepSettings)| {
-            agent.step((level, &shape), batch, settings)
-        };
-        if tasks.len() == 1 {
-            tasks.into_iter().map(run).collect()
-        } else {
-            tasks.into_par_iter().map(run).collect()
+        // Contiguous runs of agents, one per worker and its scratch.
+        let per_worker = tasks.len().div_ceil(self.scratch.len()).max(1);
+        let mut runs = Vec::with_capacity(self.scratch.len());
+        while !tasks.is_empty() {
+            let rest = tasks.split_off(per_worker.min(tasks.len()));
+            runs.push(std::mem::replace(&mut tasks, rest));
         }
+        let run = |(run, scratch): (
+            Vec<(AgentState<'_>, &Minibatch, &StepSettings)>,
+            &mut [NetScratch; 2],
+        )| {
+            run.into_iter()
+                .map(|(agent, batch, settings)| {
+                    agent.step((level, &shape), batch, settings, scratch)
+                })
+                .collect::<Vec<_>>()
+        };
+        let work = runs.into_iter().zip(self.scratch.iter_mut());
+        let losses: Vec<Vec<StepLosses>> = if work.len() == 1 {
+            work.map(run).collect()
+        } else {
+            work.collect::<Vec<_>>().into_par_iter().map(run).collect()
+        };
+        losses.concat()
     }
 }
 
-/// One agent's parameters, gradients, Adam state and scratch, borrowed for a step.
+/// One agent's parameters, gradients and Adam state, borrowed for a step.
 struct AgentState<'a> {
     params: &'a mut [f32],
     grads: &'a mut [f32],
     moments: (&'a mut [f32], &'a mut [f32]),
     time: &'a mut i32,
-    scratch: &'a mut [NetScratch],
 }
 
 impl AgentState<'_> {
@@ -232,8 +247,9 @@ impl AgentState<'_> {
         (level, shape): (SimdLevel, &NetShape),
         batch: &Minibatch,
         settings: &StepSettings,
+        scratch: &mut [NetScratch; 2],
     ) -> StepLosses {
-        for (net, scratch) in Net::BOTH.into_iter().zip(self.scratch.iter_mut()) {
+        for (net, scratch) in Net::BOTH.into_iter().zip(scratch.iter_mut()) {
             let range = shape.range(net);
             net_gradients(
                 (level, shape),
@@ -244,9 +260,7 @@ impl AgentState<'_> {
                 scratch,
             );
         }
-        let [actor, critic] = &*self.scratch else {
-            unreachable!("two networks an agent")
-        };
+        let [actor, critic] = &*scratch;
         let norm = (actor.squares + critic.squares).sqrt() as f32;
         let scale = settings.max_grad_norm / (norm + 1e-6);
         *self.time += 1;
