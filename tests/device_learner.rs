@@ -8,7 +8,7 @@ use cartfuse::fusion::cube::Cube;
 use cartfuse::fusion::cube::device::wgpu_client;
 use cartfuse_env::{AutoresetMode, CartPole, EpisodeOptions, StepPlan, VecEnv};
 use cartfuse_fusion::rng;
-use cartfuse_train::collect::{Collector, HostCollector};
+use cartfuse_train::collect::{BurnPolicy, Collector, HostCollector};
 use cartfuse_train::device_collect::{DeviceCollector, DeviceLearner};
 use cartfuse_train::rollout::{EpisodeReturns, Rollout};
 use cartfuse_train::{ActorCritic, PpoConfig, train_device_from, train_from};
@@ -39,7 +39,10 @@ fn env(n: usize) -> VecEnv<CartPole, Cube<WgpuRuntime>> {
 fn the_device_source_samples_what_the_host_source_samples() {
     let (n, steps, seed, gamma) = (6, 24, 9, 0.99);
     let device = WgpuDevice::DefaultDevice;
-    let policy = ActorCritic::<Learner>::new(4, 2, 8, 3, &device);
+    let policy = BurnPolicy {
+        model: ActorCritic::<Learner>::new(4, 2, 8, 3, &device),
+        device: device.clone(),
+    };
     let key = rng::seed_key(77);
     let mut samples = Vec::new();
     for on_device in [false, true] {
@@ -52,28 +55,21 @@ fn the_device_source_samples_what_the_host_source_samples() {
             // device.
             for _ in 0..2 {
                 collector
-                    .collect(
-                        &policy,
-                        &device,
-                        (steps / 2, gamma),
-                        &mut rollout,
-                        &mut returns,
-                    )
+                    .collect(&policy, (steps / 2, gamma), &mut rollout, &mut returns)
                     .unwrap();
             }
             collector.obs().to_vec()
         } else {
             let mut collector = HostCollector::new(&mut env, seed, key).unwrap();
-            Collector::<Learner>::collect(
+            Collector::<BurnPolicy<Learner>>::collect(
                 &mut collector,
                 &policy,
-                &device,
                 (steps, gamma),
                 &mut rollout,
                 &mut returns,
             )
             .unwrap();
-            Collector::<Learner>::obs(&collector).to_vec()
+            Collector::<BurnPolicy<Learner>>::obs(&collector).to_vec()
         };
         samples.push((rollout, returns.finished(), last_obs));
     }

@@ -114,8 +114,70 @@ fn the_device_source_needs_the_learner_on_the_envs_device() {
     assert!(!on_cpu.status.success());
     assert!(
         stderr(&on_cpu).contains("use `--learner wgpu --device wgpu`")
-            && stderr(&on_cpu).contains("got `--learner ndarray --device cpu`"),
+            && stderr(&on_cpu).contains("got `--learner native --device cpu`"),
         "{}",
         stderr(&on_cpu)
+    );
+}
+
+#[test]
+fn train_agents_prints_the_population_summary() {
+    // Three agents seeded 3, 4, 5, the second with its own learning rate, to no target.
+    let run = short_train(&[
+        "--json",
+        "--agents",
+        "3",
+        "--learning-rate",
+        "1e-3,3e-3,1e-3",
+    ]);
+    let summary: serde_json::Value = json_report(&run, "train --agents");
+    assert_eq!(summary["agents"], 3);
+    assert_eq!(summary["reached_target"], 0);
+    assert_eq!(summary["seeds"], serde_json::json!([3, 4, 5]));
+    assert_eq!(summary["env_steps"], 3 * 512);
+    assert_eq!(
+        summary["seconds_to_target"],
+        serde_json::json!([null, null, null])
+    );
+    assert_eq!(summary["env_steps_to_target"].as_array().unwrap().len(), 3);
+    assert_eq!(summary["settings"][1]["learning_rate"], 3e-3);
+    assert!(summary["seconds_total"].as_f64().unwrap() > 0.0);
+
+    // A target two agents reach within the budget (the last 100 episodes of a random
+    // policy average about 22 steps): each has its time and env-steps to it.
+    let reached = cartfuse(&[
+        "--device",
+        "cpu",
+        "train",
+        "--seeds",
+        "7,8",
+        "--target",
+        "30",
+        "--json",
+        "--total-env-steps",
+        "30000",
+    ]);
+    let summary: serde_json::Value = json_report(&reached, "train --seeds --target");
+    assert_eq!(summary["reached_target"], 2);
+    for agent in 0..2 {
+        let steps = summary["env_steps_to_target"][agent].as_u64().unwrap();
+        assert!(steps > 0 && steps <= 30000 && steps % 256 == 0, "{steps}");
+        let seconds = summary["seconds_to_target"][agent].as_f64().unwrap();
+        assert!(seconds > 0.0 && seconds <= summary["seconds_total"].as_f64().unwrap());
+    }
+
+    let text = short_train(&["--agents", "2", "--rollout", "fused-x8"]);
+    assert!(text.status.success(), "{}", stderr(&text));
+    assert!(stdout(&text).contains("agents:               2 x 4 envs x 64 rollout steps"));
+
+    let mismatch = short_train(&["--agents", "3", "--clip-coef", "0.1,0.2"]);
+    assert!(!mismatch.status.success());
+    assert!(stderr(&mismatch).contains("--clip-coef takes one value or one per agent"));
+    let burn = short_train(&["--agents", "2", "--learner", "ndarray"]);
+    assert!(!burn.status.success());
+    assert!(
+        stderr(&burn).contains("need --learner native"),
+        "{}",
+        stderr(&burn)
     );
 }

@@ -30,6 +30,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         repeats: 5,
         training: Vec::new(),
         training_budget: 0,
+        population: None,
     };
     let backend = Cpu::new(CpuOptions::default())?;
     let study = measure_policy(&backend, &settings, |m| eprintln!("measuring {m}"));

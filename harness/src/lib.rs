@@ -14,6 +14,7 @@ pub mod dispatch;
 pub mod env_study;
 pub mod plot;
 pub mod policy_study;
+pub mod population_study;
 pub mod profile;
 pub mod report;
 pub mod reproduce;

@@ -22,10 +22,11 @@ use cartfuse_env::{
 use cartfuse_fusion::exec::LaunchLedger;
 use cartfuse_fusion::plan::Strategy;
 use cartfuse_fusion::rng;
-use cartfuse_train::collect::{Collector, FusedCollector, HostCollector};
+use cartfuse_train::collect::{BurnPolicy, Collector, FusedCollector, HostCollector};
 use cartfuse_train::rollout::{EpisodeReturns, Rollout};
 use cartfuse_train::{ActorCritic, PpoConfig, TrainError, train_from, train_fused_from};
 
+use crate::population_study::{PopulationRun, measure_population};
 use crate::reproduce::Skipped;
 
 /// The label of the unfused source: burn's forward pass, then one env step.
@@ -44,8 +45,10 @@ pub struct PolicySettings {
     pub repeats: usize,
     /// PPO runs to the target: `(rollout source, seed)`; `None` is the host source.
     pub training: Vec<(Option<Strategy>, u64)>,
-    /// The env-step budget of each PPO run.
+    /// The env-step budget of each PPO run (and of each agent of the population).
     pub training_budget: u64,
+    /// Agents of a population trained together with the native learner, if any.
+    pub population: Option<usize>,
 }
 
 impl PolicySettings {
@@ -62,6 +65,7 @@ impl PolicySettings {
                 .flat_map(|source| (1..=5).map(move |seed| (strategy(source), seed)))
                 .collect(),
             training_budget: PpoConfig::default().total_env_steps,
+            population: Some(64),
         }
     }
 
@@ -74,6 +78,7 @@ impl PolicySettings {
             repeats: 3,
             training: vec![(None, 1), (strategy(Some(FUSED_TRAINING_PLAN)), 1)],
             training_budget: PpoConfig::default().total_env_steps,
+            population: None,
         }
     }
 
@@ -109,6 +114,7 @@ impl PolicySettings {
             repeats: 3,
             training: vec![(None, 1)],
             training_budget: PpoConfig::default().total_env_steps,
+            population: Some(4),
         }
     }
 
@@ -121,6 +127,7 @@ impl PolicySettings {
             repeats: 3,
             training: Vec::new(),
             training_budget: PpoConfig::default().total_env_steps,
+            population: None,
         }
     }
 }
@@ -196,6 +203,8 @@ pub struct PolicyStudy {
     pub points: Vec<RolloutPoint>,
     /// Every PPO run.
     pub training: Vec<TrainingRun>,
+    /// The population run, if one was measured.
+    pub population: Option<PopulationRun>,
     /// The PPO target return.
     pub target_return: f64,
 }
@@ -223,7 +232,9 @@ impl PolicyStudy {
 
 /// Measurements the section takes (for progress bars).
 pub fn policy_tasks(settings: &PolicySettings) -> usize {
-    settings.sizes.len() * (settings.plans.len() + 1) + settings.training.len()
+    settings.sizes.len() * (settings.plans.len() + 1)
+        + settings.training.len()
+        + usize::from(settings.population.is_some())
 }
 
 /// The source's label.
@@ -268,11 +279,18 @@ pub fn measure_policy<B: EnvBackend>(
             train_once(backend, source, seed, settings.training_budget)
         })
         .collect();
+    let population = settings.population.map(|agents| {
+        progress(&format!(
+            "a population of {agents} PPO agents to the target"
+        ));
+        measure_population(backend, agents, settings.training_budget)
+    });
     PolicyStudy {
         device: backend.description(),
         steps: settings.steps,
         points,
         training,
+        population,
         target_return: config.target_return.unwrap_or(f64::NAN),
     }
 }
@@ -353,21 +371,23 @@ fn time_collects<B: EnvBackend>(
     }
 }
 
-fn time_collector<C: Collector<NdArray>>(
+fn time_collector<C: Collector<BurnPolicy<NdArray>>>(
     collector: &mut C,
-    policy: &ActorCritic<NdArray>,
+    model: &ActorCritic<NdArray>,
     (n, settings): (usize, &PolicySettings),
     launches: impl Fn() -> u64,
 ) -> Result<(f64, f64), TrainError> {
-    let device = NdArrayDevice::default();
+    let policy = BurnPolicy {
+        model: model.clone(),
+        device: NdArrayDevice::default(),
+    };
     let config = PpoConfig::default();
     let mut samples = Rollout::new(n, CartPole::OBS_DIM);
     let mut returns = EpisodeReturns::new(n, config.return_window);
     let mut collect = |samples: &mut Rollout| {
         samples.clear();
         collector.collect(
-            policy,
-            &device,
+            &policy,
             (settings.steps, config.gamma),
             samples,
             &mut returns,
@@ -449,6 +469,7 @@ mod tests {
             repeats: 1,
             training: Vec::new(),
             training_budget: 0,
+            population: None,
         };
         let mut messages = Vec::new();
         let study = measure_policy(&Cpu::default(), &settings, |m| messages.push(m.to_string()));
@@ -474,6 +495,7 @@ mod tests {
             repeats: 1,
             training: vec![(strategy(Some("fused-x3")), 1)],
             training_budget: 1024,
+            population: None,
         };
         let study = measure_policy(&Cpu::default(), &settings, |_| {});
         let fused = study.point("fused-x3", 4).unwrap();

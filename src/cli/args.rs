@@ -4,7 +4,6 @@ use std::path::PathBuf;
 
 use cartfuse::fusion::device::Device;
 use cartfuse::fusion::plan::{PlanError, Strategy};
-use cartfuse::train::PpoConfig;
 use cartfuse::{AutoresetMode, StepPlan};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -93,7 +92,7 @@ fn parse_plan(name: &str) -> Result<StepPlan, String> {
 }
 
 /// `--strategy` help: the names the planner knows.
-fn strategy_help() -> String {
+pub(super) fn strategy_help() -> String {
     format!("{}.", Strategy::expected())
 }
 
@@ -102,35 +101,8 @@ fn plan_help() -> String {
     format!("{} or hand-written.", Strategy::names().join(", "))
 }
 
-fn parse_strategy(name: &str) -> Result<Strategy, String> {
+pub(super) fn parse_strategy(name: &str) -> Result<Strategy, String> {
     name.parse().map_err(|error: PlanError| error.to_string())
-}
-
-/// `cartfuse train --rollout`: where the policy runs while collecting samples.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RolloutArg {
-    /// burn's forward pass on the host observations, then one env step per rollout step.
-    Host,
-    /// The policy fused into the env's step graph under this plan.
-    InGraph(Strategy),
-    /// burn's policy on the envs' device (`--learner wgpu --device wgpu`, or cuda): actions
-    /// and observations stay there, the samples are read back once per update.
-    Device,
-}
-
-fn parse_rollout(name: &str) -> Result<RolloutArg, String> {
-    match name {
-        "host" => Ok(RolloutArg::Host),
-        "device" => Ok(RolloutArg::Device),
-        plan => parse_strategy(plan)
-            .map(RolloutArg::InGraph)
-            .map_err(|error| {
-                format!(
-                    "{error}; or host (burn's policy, then the env step), or device (burn's policy \
-                 on the envs' device)"
-                )
-            }),
-    }
 }
 
 /// The commands.
@@ -160,7 +132,7 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Train PPO on CartPole-v1 (learner: burn NdArray) until the mean return of the last
     /// 100 episodes reaches the target.
-    Train(TrainArgs),
+    Train(super::train::TrainArgs),
 }
 
 /// `--env`: which registered environment a command runs.
@@ -419,80 +391,4 @@ mod tests {
             assert_eq!(super::super::burn_probe::backend(arg).unwrap(), backend);
         }
     }
-}
-
-/// `cartfuse train`.
-#[derive(Debug, clap::Args)]
-pub struct TrainArgs {
-    /// Envs stepped in parallel.
-    #[arg(long, default_value_t = PpoConfig::default().num_envs, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65_536))]
-    pub envs: usize,
-    /// Steps per env between two updates.
-    #[arg(long, default_value_t = PpoConfig::default().num_steps, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65_536))]
-    pub num_steps: usize,
-    /// Env-steps after which training stops if the target was not reached (the learning
-    /// rate anneals over them).
-    #[arg(long, default_value_t = PpoConfig::default().total_env_steps, value_parser = clap::value_parser!(u64).range(1..))]
-    pub total_env_steps: u64,
-    /// Stop once the mean return of the last 100 finished episodes reaches this.
-    #[arg(long, default_value_t = 475.0)]
-    pub target: f64,
-    /// Run the whole budget, whatever the return.
-    #[arg(long)]
-    pub no_target: bool,
-    /// Adam's initial learning rate (annealed linearly to 0).
-    #[arg(long, default_value_t = PpoConfig::default().learning_rate)]
-    pub learning_rate: f64,
-    /// Passes over each rollout.
-    #[arg(long, default_value_t = PpoConfig::default().update_epochs, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1000))]
-    pub epochs: usize,
-    /// Minibatches per pass (they must divide `envs * num-steps`).
-    #[arg(long, default_value_t = PpoConfig::default().num_minibatches, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
-    pub minibatches: usize,
-    /// Discount, in [0, 1].
-    #[arg(long, default_value_t = PpoConfig::default().gamma)]
-    pub gamma: f32,
-    /// GAE's lambda, in [0, 1].
-    #[arg(long, default_value_t = PpoConfig::default().gae_lambda)]
-    pub gae_lambda: f32,
-    /// Weight of the entropy bonus.
-    #[arg(long, default_value_t = PpoConfig::default().ent_coef)]
-    pub ent_coef: f32,
-    /// Seed of the weights, resets, action draws and minibatch order.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Start from the weights saved at this path (without the `.mpk` extension).
-    #[arg(long)]
-    pub load: Option<PathBuf>,
-    /// Save the trained weights at this path (burn adds `.mpk`).
-    #[arg(long)]
-    pub save: Option<PathBuf>,
-    /// The burn backend that learns (the envs run on `--device`).
-    #[arg(long, value_enum, default_value_t = LearnerArg::Ndarray)]
-    pub learner: LearnerArg,
-    /// Where the policy runs while collecting: `host` (burn's forward pass, then the env
-    /// step), a plan name (`fused`, `fused-x8`, ...): the policy fused into the env's
-    /// step, `num_steps / K` calls per update on `--device`, or `device`: burn's policy on
-    /// the envs' device, with `--learner wgpu --device wgpu` (or cuda).
-    #[arg(long, default_value = "host", value_parser = parse_rollout)]
-    pub rollout: RolloutArg,
-    /// Print a progress line every this many updates.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
-    pub log_every: u64,
-    /// Print the report (with the per-update history) as one JSON object.
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// `cartfuse train --learner`: burn's backend for the network and its gradients.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum LearnerArg {
-    /// burn's NdArray backend on the CPU.
-    Ndarray,
-    /// burn's Wgpu backend with fusion (any Vulkan/Metal GPU, or lavapipe).
-    #[cfg(feature = "wgpu")]
-    Wgpu,
-    /// burn's Cuda backend with fusion.
-    #[cfg(feature = "cuda")]
-    Cuda,
 }

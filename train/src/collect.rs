@@ -1,7 +1,9 @@
-//! Where a PPO update's samples come from: [`Collector`], with two sources.
+//! Where a PPO update's samples come from: [`Collector`], with two sources, for any
+//! [`Policy`] (burn's model, [`BurnPolicy`], or one agent of the native learner,
+//! [`AgentPolicy`]).
 //!
-//! - [`HostCollector`]: the policy in burn on the env's host observations, then one env
-//!   step per rollout step (a vector env on any device): the usual loop.
+//! - [`HostCollector`]: the policy on the env's host observations, then one env step per
+//!   rollout step (a vector env on any device): the usual loop.
 //! - [`FusedCollector`]: the policy inside the env's step graph ([`PolicyRollout`]): the
 //!   weights are loaded into the kernel's params once per update, and `num_steps` steps of
 //!   policy + env run in `num_steps / K` calls.
@@ -11,25 +13,95 @@
 
 use burn::tensor::backend::Backend;
 use burn::tensor::{Tensor, TensorData};
+use cartfuse_env::policy::{PolicySpec, PolicyWeights};
 use cartfuse_env::rollout::PolicyRollout;
 use cartfuse_env::{EnvBackend, GraphEnv, VecEnv};
 use cartfuse_fusion::exec::Backend as FusionBackend;
 
 use crate::error::TrainError;
+use crate::learner::Learner;
 use crate::policy::{ActorCritic, action_uniform, categorical, log_softmax_row, to_host};
 use crate::rollout::{EpisodeReturns, Rollout};
 
-/// One update's worth of samples.
-pub trait Collector<B: Backend> {
+/// What a collector needs of a policy: its outputs on host observations, and its weights as
+/// the fused rollout reads them.
+pub trait Policy {
+    /// Logits (`[n, actions]`, flat) and values (`[n]`) of the `n` observations `obs`.
+    fn evaluate(&self, obs: &[f32], n: usize) -> Result<(Vec<f32>, Vec<f32>), TrainError>;
+    /// Values (`[n]`) of the `n` observations `obs`.
+    fn values(&self, obs: &[f32], n: usize) -> Result<Vec<f32>, TrainError>;
+    /// The policy rollout's view of the weights.
+    fn rollout_weights(&self) -> Result<(PolicySpec, PolicyWeights), TrainError>;
+}
+
+/// burn's model (without autodiff) on its device.
+#[derive(Debug, Clone)]
+pub struct BurnPolicy<B: Backend> {
+    /// The network.
+    pub model: ActorCritic<B>,
+    /// Where its tensors live.
+    pub device: B::Device,
+}
+
+impl<B: Backend> BurnPolicy<B> {
+    /// The observations as a tensor on the model's device.
+    fn tensor(&self, obs: &[f32], n: usize) -> Tensor<B, 2> {
+        let dim = obs.len() / n.max(1);
+        Tensor::from_data(TensorData::new(obs.to_vec(), [n, dim]), &self.device)
+    }
+}
+
+impl<B: Backend> Policy for BurnPolicy<B> {
+    fn evaluate(&self, obs: &[f32], n: usize) -> Result<(Vec<f32>, Vec<f32>), TrainError> {
+        let obs = self.tensor(obs, n);
+        let logits = to_host(self.model.logits(obs.clone()))?;
+        let values = to_host(self.model.value(obs))?;
+        Ok((logits, values))
+    }
+
+    fn values(&self, obs: &[f32], n: usize) -> Result<Vec<f32>, TrainError> {
+        to_host(self.model.value(self.tensor(obs, n)))
+    }
+
+    fn rollout_weights(&self) -> Result<(PolicySpec, PolicyWeights), TrainError> {
+        self.model.rollout_weights()
+    }
+}
+
+/// One agent of the native learner.
+#[derive(Debug, Clone, Copy)]
+pub struct AgentPolicy<'l> {
+    /// The population's learner.
+    pub learner: &'l Learner,
+    /// The agent.
+    pub agent: usize,
+}
+
+impl Policy for AgentPolicy<'_> {
+    fn evaluate(&self, obs: &[f32], n: usize) -> Result<(Vec<f32>, Vec<f32>), TrainError> {
+        Ok(self.learner.evaluate(self.agent, obs, n))
+    }
+
+    fn values(&self, obs: &[f32], n: usize) -> Result<Vec<f32>, TrainError> {
+        Ok(self.learner.values(self.agent, obs, n))
+    }
+
+    fn rollout_weights(&self) -> Result<(PolicySpec, PolicyWeights), TrainError> {
+        let params = self.learner.params(self.agent);
+        self.learner.shape().rollout_weights(params)
+    }
+}
+
+/// One update's worth of samples, chosen by a policy `P`.
+pub trait Collector<P> {
     /// Observations the next step's actions will be chosen on, `[n, obs_dim]`.
     fn obs(&self) -> &[f32];
-    /// Steps `steps` steps under `policy` (on burn's `device`), appending the samples to `rollout` (rewards of
+    /// Steps `steps` steps under `policy`, appending the samples to `rollout` (rewards of
     /// truncated episodes plus `gamma * V(final observation)`) and finished episodes to
     /// `returns`.
     fn collect(
         &mut self,
-        policy: &ActorCritic<B>,
-        device: &B::Device,
+        policy: &P,
         steps_and_gamma: (usize, f32),
         rollout: &mut Rollout,
         returns: &mut EpisodeReturns,
@@ -57,7 +129,7 @@ impl<'e, E: GraphEnv<Action = u32>, EB: EnvBackend> HostCollector<'e, E, EB> {
     }
 }
 
-impl<B: Backend, E: GraphEnv<Action = u32>, EB: EnvBackend> Collector<B>
+impl<P: Policy, E: GraphEnv<Action = u32>, EB: EnvBackend> Collector<P>
     for HostCollector<'_, E, EB>
 {
     fn obs(&self) -> &[f32] {
@@ -66,8 +138,7 @@ impl<B: Backend, E: GraphEnv<Action = u32>, EB: EnvBackend> Collector<B>
 
     fn collect(
         &mut self,
-        policy: &ActorCritic<B>,
-        device: &B::Device,
+        policy: &P,
         (steps, gamma): (usize, f32),
         rollout: &mut Rollout,
         returns: &mut EpisodeReturns,
@@ -75,7 +146,7 @@ impl<B: Backend, E: GraphEnv<Action = u32>, EB: EnvBackend> Collector<B>
         let (n, dim) = (self.env.num_envs(), E::OBS_DIM);
         let mut chosen = vec![0u32; n];
         for _ in 0..steps {
-            let (logits, values) = evaluate(policy, &self.obs, n, dim, device)?;
+            let (logits, values) = policy.evaluate(&self.obs, n)?;
             rollout.obs.extend_from_slice(&self.obs);
             for (env_index, row) in logits.chunks(logits.len() / n).enumerate() {
                 let log_probs = log_softmax_row(row);
@@ -96,7 +167,6 @@ impl<B: Backend, E: GraphEnv<Action = u32>, EB: EnvBackend> Collector<B>
                 &mut rewards,
                 gamma,
                 dim,
-                device,
             )?;
             for env_index in 0..n {
                 let done = out.terminated[env_index] || out.truncated[env_index];
@@ -130,15 +200,14 @@ impl<'r, F: FusionBackend> FusedCollector<'r, F> {
     }
 }
 
-impl<B: Backend, F: FusionBackend> Collector<B> for FusedCollector<'_, F> {
+impl<P: Policy, F: FusionBackend> Collector<P> for FusedCollector<'_, F> {
     fn obs(&self) -> &[f32] {
         &self.obs
     }
 
     fn collect(
         &mut self,
-        policy: &ActorCritic<B>,
-        device: &B::Device,
+        policy: &P,
         (steps, gamma): (usize, f32),
         rollout: &mut Rollout,
         returns: &mut EpisodeReturns,
@@ -164,7 +233,6 @@ impl<B: Backend, F: FusionBackend> Collector<B> for FusedCollector<'_, F> {
             &mut rewards,
             gamma,
             dim,
-            device,
         )?;
         for (i, (reward, (terminated, truncated))) in t
             .rewards
@@ -182,29 +250,14 @@ impl<B: Backend, F: FusionBackend> Collector<B> for FusedCollector<'_, F> {
     }
 }
 
-/// Logits (`[n, actions]`, flat) and values (`[n]`) of `obs` on the host.
-pub(crate) fn evaluate<B: Backend>(
-    policy: &ActorCritic<B>,
-    obs: &[f32],
-    n: usize,
-    dim: usize,
-    device: &B::Device,
-) -> Result<(Vec<f32>, Vec<f32>), TrainError> {
-    let obs = Tensor::<B, 2>::from_data(TensorData::new(obs.to_vec(), [n, dim]), device);
-    let logits = to_host(policy.logits(obs.clone()))?;
-    let values = to_host(policy.value(obs))?;
-    Ok((logits, values))
-}
-
 /// Adds `gamma * V(final observation)` to the reward of every sample truncated but not
 /// terminated (`ends`: terminated, truncated and final observations, sample-major).
-fn bootstrap_truncated<B: Backend>(
-    policy: &ActorCritic<B>,
+fn bootstrap_truncated<P: Policy>(
+    policy: &P,
     (terminated, truncated, final_obs): (&[bool], &[bool], &[f32]),
     rewards: &mut [f32],
     gamma: f32,
     dim: usize,
-    device: &B::Device,
 ) -> Result<(), TrainError> {
     let cut: Vec<usize> = (0..rewards.len())
         .filter(|&i| truncated[i] && !terminated[i])
@@ -216,8 +269,7 @@ fn bootstrap_truncated<B: Backend>(
         .iter()
         .flat_map(|&i| final_obs[i * dim..(i + 1) * dim].iter().copied())
         .collect();
-    let obs = Tensor::<B, 2>::from_data(TensorData::new(rows, [cut.len(), dim]), device);
-    let values = to_host(policy.value(obs))?;
+    let values = policy.values(&rows, cut.len())?;
     for (&i, v) in cut.iter().zip(values) {
         rewards[i] += gamma * v;
     }

@@ -28,9 +28,9 @@ use cartfuse_env::vec_env::DeviceActions;
 use cartfuse_env::{GraphEnv, VecEnv};
 use cartfuse_fusion::cube::Cube;
 
-use crate::collect::Collector;
+use crate::collect::{BurnPolicy, Collector};
 use crate::error::TrainError;
-use crate::policy::{ActorCritic, action_uniform, to_host};
+use crate::policy::{action_uniform, to_host};
 use crate::rollout::{EpisodeReturns, Rollout};
 
 /// burn's backend on CubeCL runtime `R`, without fusion: its tensors are plain handles
@@ -125,7 +125,7 @@ struct StepSamples<R: CubeRuntime> {
     dones: Tensor<DeviceLearner<R>, 1, Int>,
 }
 
-impl<E: GraphEnv<Action = u32>, R: CubeRuntime> Collector<DeviceLearner<R>>
+impl<E: GraphEnv<Action = u32>, R: CubeRuntime> Collector<BurnPolicy<DeviceLearner<R>>>
     for DeviceCollector<'_, E, R>
 {
     fn obs(&self) -> &[f32] {
@@ -134,13 +134,13 @@ impl<E: GraphEnv<Action = u32>, R: CubeRuntime> Collector<DeviceLearner<R>>
 
     fn collect(
         &mut self,
-        policy: &ActorCritic<DeviceLearner<R>>,
-        device: &LearnerDevice<R>,
+        policy: &BurnPolicy<DeviceLearner<R>>,
         (steps, gamma): (usize, f32),
         rollout: &mut Rollout,
         returns: &mut EpisodeReturns,
     ) -> Result<(), TrainError> {
         let (n, dim) = (self.env.num_envs(), E::OBS_DIM);
+        let (device, policy) = (&policy.device, &policy.model);
         let backend = self.env.backend().clone();
         let mut samples = Vec::with_capacity(steps);
         for _ in 0..steps {

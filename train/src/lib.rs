@@ -1,19 +1,27 @@
-//! PPO on cartfuse's batched environments, learnt with burn.
+//! PPO on cartfuse's batched environments, for one agent or a population, learnt by the
+//! native batched learner or by burn.
 //!
 //! - [`config`]: [`PpoConfig`], every setting of a run.
 //! - [`policy`]: [`ActorCritic`], the MLP policy and value network, and the categorical
 //!   draw from the counter-based generator.
 //! - [`rollout`]: a rollout's samples, GAE, and the record of episode returns.
 //! - [`clip`]: gradient clipping by the global norm.
-//! - [`collect`]: where samples come from: burn's policy + env steps, or the policy fused
-//!   into the env's step graph.
+//! - [`collect`]: where samples come from: a policy (burn's model or a native agent) on the
+//!   host, then env steps, or the policy fused into the env's step graph.
 //! - `device_collect` (GPU features): burn's policy and the env step on one CubeCL device,
 //!   the samples read back once per update.
-//! - [`ppo`]: [`train`], the loop (collect, then clipped-objective epochs with Adam).
+//! - [`ppo`]: [`train`], the loop with burn's learner (collect, then clipped-objective epochs
+//!   with Adam).
+//! - [`learner`]: the native learner, `K` agents' gradient steps at once on the CPU.
+//! - [`population`]: [`population::train_population`], `K` agents trained together (each its
+//!   own seed, learning rate, entropy coefficient and clip range), one agent being a
+//!   population of one.
+//! - [`minibatch`]: a minibatch gathered from a rollout, advantages normalised.
+//! - [`streams`]: the random streams a run derives from its seed.
 //! - [`checkpoint`]: weights saved and loaded as burn records.
 //!
-//! The learner is generic over burn's autodiff backends (NdArray on the CPU, Wgpu, Cuda
-//! with the feature); the env is any discrete-action [`cartfuse_env::VecEnv`].
+//! burn's learner is generic over its autodiff backends (NdArray on the CPU, Wgpu, Cuda with
+//! the feature); the env is any discrete-action [`cartfuse_env::VecEnv`].
 
 pub mod checkpoint;
 pub mod clip;
@@ -22,9 +30,13 @@ pub mod config;
 #[cfg(feature = "cube")]
 pub mod device_collect;
 pub mod error;
+pub mod learner;
+pub mod minibatch;
 pub mod policy;
+pub mod population;
 pub mod ppo;
 pub mod rollout;
+pub mod streams;
 
 pub use config::PpoConfig;
 pub use error::TrainError;

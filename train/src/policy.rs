@@ -7,45 +7,34 @@ use burn::tensor::activation::tanh;
 use burn::tensor::backend::Backend;
 use burn::tensor::{Tensor, TensorData};
 use cartfuse_env::policy::{PolicySpec, PolicyWeights};
-use cartfuse_fusion::nn::MlpShape;
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 
 use crate::error::TrainError;
+use crate::learner::shape::{Layer, Net, NetShape};
 
-/// Separate policy and value MLPs over the observation.
+/// Separate policy and value MLPs over the observation (burn's view of [`NetShape`]).
 #[derive(Module, Debug)]
 pub struct ActorCritic<B: Backend> {
     actor: [Linear<B>; 3],
     critic: [Linear<B>; 3],
 }
 
-/// A dense layer with weights uniform in `±gain * sqrt(6 / (fan_in + fan_out))` (Glorot)
-/// and zero bias, drawn from `rng`: the same seed gives the same weights on any backend.
-fn dense<B: Backend>(
-    fan_in: usize,
-    fan_out: usize,
-    gain: f32,
-    rng: &mut StdRng,
-    device: &B::Device,
-) -> Linear<B> {
-    let bound = gain * (6.0 / (fan_in + fan_out) as f32).sqrt();
-    let weights: Vec<f32> = (0..fan_in * fan_out)
-        .map(|_| rng.random_range(-bound..=bound))
-        .collect();
+/// A dense layer of `fan_in` inputs and `fan_out` outputs from the flat slices `weights`
+/// (`[fan_in][fan_out]`) and `biases`.
+fn dense<B: Backend>(layer: &Layer, params: &[f32], device: &B::Device) -> Linear<B> {
+    let weights = TensorData::new(
+        params[layer.weights()].to_vec(),
+        [layer.fan_in, layer.fan_out],
+    );
+    let biases = TensorData::new(params[layer.biases()].to_vec(), [layer.fan_out]);
     Linear {
-        weight: Param::from_tensor(Tensor::from_data(
-            TensorData::new(weights, [fan_in, fan_out]),
-            device,
-        )),
-        bias: Some(Param::from_tensor(Tensor::zeros([fan_out], device))),
+        weight: Param::from_tensor(Tensor::from_data(weights, device)),
+        bias: Some(Param::from_tensor(Tensor::from_data(biases, device))),
     }
 }
 
 impl<B: Backend> ActorCritic<B> {
     /// A network for `obs_dim` observations and `actions` discrete actions, `hidden` wide,
-    /// its weights drawn from `seed`. The policy's last layer starts 100x smaller (CleanRL's
-    /// `std=0.01`), so the first policy is near uniform.
+    /// its weights drawn from `seed` ([`NetShape::init`]).
     pub fn new(
         obs_dim: usize,
         actions: usize,
@@ -53,17 +42,41 @@ impl<B: Backend> ActorCritic<B> {
         seed: u64,
         device: &B::Device,
     ) -> Self {
-        let mut rng = StdRng::seed_from_u64(seed);
-        let mlp = |out: usize, last_gain: f32, rng: &mut StdRng| {
-            [
-                dense(obs_dim, hidden, 1.0, rng, device),
-                dense(hidden, hidden, 1.0, rng, device),
-                dense(hidden, out, last_gain, rng, device),
-            ]
+        let shape = NetShape::new(obs_dim, hidden, actions);
+        Self::from_params(&shape, &shape.init(seed), device)
+    }
+
+    /// The network of `shape` holding the flat parameters `params` (one agent's, in
+    /// [`NetShape`]'s order).
+    pub fn from_params(shape: &NetShape, params: &[f32], device: &B::Device) -> Self {
+        let mlp = |net: Net| {
+            let slice = &params[shape.range(net)];
+            shape.layers(net).map(|layer| dense(&layer, slice, device))
         };
-        let actor = mlp(actions, 0.01, &mut rng);
-        let critic = mlp(1, 1.0, &mut rng);
-        Self { actor, critic }
+        Self {
+            actor: mlp(Net::Actor),
+            critic: mlp(Net::Critic),
+        }
+    }
+
+    /// The network's shape, read from its layers.
+    pub fn shape(&self) -> NetShape {
+        let [obs_dim, hidden] = self.actor[0].weight.dims();
+        let [_, actions] = self.actor[2].weight.dims();
+        NetShape::new(obs_dim, hidden, actions)
+    }
+
+    /// The flat parameters, in [`NetShape`]'s order.
+    pub fn params(&self) -> Result<Vec<f32>, TrainError> {
+        let mut flat = Vec::with_capacity(self.shape().params());
+        for layer in self.actor.iter().chain(&self.critic) {
+            flat.extend(to_host(layer.weight.val())?);
+            match &layer.bias {
+                Some(bias) => flat.extend(to_host(bias.val())?),
+                None => flat.extend(std::iter::repeat_n(0.0, layer.weight.dims()[1])),
+            }
+        }
+        Ok(flat)
     }
 
     fn mlp(layers: &[Linear<B>; 3], obs: Tensor<B, 2>) -> Tensor<B, 2> {
@@ -80,37 +93,7 @@ impl<B: Backend> ActorCritic<B> {
     /// The weights as a policy rollout reads them ([`PolicyWeights`]: per layer, the
     /// weights `[out][in]` row by row, then the biases), and the rollout's [`PolicySpec`].
     pub fn rollout_weights(&self) -> Result<(PolicySpec, PolicyWeights), TrainError> {
-        let flat = |layers: &[Linear<B>; 3]| -> Result<(Vec<u32>, Vec<f32>), TrainError> {
-            let mut widths = Vec::new();
-            let mut flat = Vec::new();
-            for layer in layers {
-                let [fan_in, fan_out] = layer.weight.dims();
-                if widths.is_empty() {
-                    widths.push(fan_in as u32);
-                }
-                widths.push(fan_out as u32);
-                // burn keeps `[in, out]`; the rollout reads `[out][in]`.
-                let w = to_host(layer.weight.val())?;
-                flat.extend(
-                    (0..fan_out)
-                        .flat_map(|o| (0..fan_in).map(move |i| (o, i)))
-                        .map(|(o, i)| w[i * fan_out + o]),
-                );
-                match &layer.bias {
-                    Some(bias) => flat.extend(to_host(bias.val())?),
-                    None => flat.extend(std::iter::repeat_n(0.0, fan_out)),
-                }
-            }
-            Ok((widths, flat))
-        };
-        let (actor_widths, actor) = flat(&self.actor)?;
-        let (critic_widths, critic) = flat(&self.critic)?;
-        let shape = |widths| MlpShape::new(widths).map_err(|e| TrainError::Tensor(e.to_string()));
-        let spec = PolicySpec {
-            actor: shape(actor_widths)?,
-            critic: shape(critic_widths)?,
-        };
-        Ok((spec, PolicyWeights { actor, critic }))
+        self.shape().rollout_weights(&self.params()?)
     }
 
     /// State values, `[batch]`.

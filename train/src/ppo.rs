@@ -24,23 +24,18 @@ use cartfuse_env::{AutoresetMode, EnvBackend, GraphEnv, VecEnv};
 #[cfg(feature = "cube")]
 use cartfuse_fusion::cube::Cube;
 use cartfuse_fusion::exec::Backend as FusionBackend;
-use cartfuse_fusion::rng;
-use rand::SeedableRng;
-use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 
 use crate::clip::clip_global_norm;
-use crate::collect::{Collector, FusedCollector, HostCollector, evaluate};
+use crate::collect::{BurnPolicy, Collector, FusedCollector, HostCollector, Policy};
 use crate::config::PpoConfig;
 #[cfg(feature = "cube")]
 use crate::device_collect::{DeviceCollector, DeviceLearner, LearnerDevice};
 use crate::error::TrainError;
+use crate::minibatch::Minibatch;
 use crate::policy::{ActorCritic, to_host};
 use crate::rollout::{EpisodeReturns, Rollout};
-
-/// Streams derived from the seed, one per use.
-const ACTION_STREAM: u64 = 0xa11c_e5ee_d5a1_e000;
-const SHUFFLE_STREAM: u64 = 0x5b0f_f1e5_eed0_0001;
+use crate::streams;
 
 /// What one update saw and did.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -276,13 +271,13 @@ fn learn<B, C>(
 ) -> Result<Trained<B>, TrainError>
 where
     B: AutodiffBackend,
-    C: Collector<B::InnerBackend>,
+    C: Collector<BurnPolicy<B::InnerBackend>>,
 {
     let start = Instant::now();
-    let mut collector = new_collector(rng::seed_key(config.seed ^ ACTION_STREAM))?;
+    let mut collector = new_collector(streams::action_key(config.seed))?;
     let collector = &mut collector;
     let n = config.num_envs;
-    let mut shuffle = StdRng::seed_from_u64(config.seed ^ SHUFFLE_STREAM);
+    let mut shuffle = streams::shuffle_rng(config.seed);
     let mut optim = AdamConfig::new()
         .with_epsilon(1e-5)
         .init::<B, ActorCritic<B>>();
@@ -302,17 +297,19 @@ where
         };
         // Collect.
         let collect = Instant::now();
-        let policy = model.valid();
+        let policy = BurnPolicy {
+            model: model.valid(),
+            device: device.clone(),
+        };
         rollout.clear();
         collector.collect(
             &policy,
-            device,
             (config.num_steps, config.gamma),
             &mut rollout,
             &mut returns,
         )?;
         env_steps += (config.num_steps * n) as u64;
-        let (_, next_values) = evaluate(&policy, collector.obs(), n, dim, device)?;
+        let next_values = policy.values(collector.obs(), n)?;
         rollout_time += collect.elapsed();
 
         // Learn.
@@ -322,14 +319,13 @@ where
         let mut sums = [0.0f32; 3];
         let mut minibatches = 0u32;
         let mut order: Vec<usize> = (0..rollout.len()).collect();
+        let mut batch = Minibatch::default();
         for _ in 0..config.update_epochs {
             order.shuffle(&mut shuffle);
             for indices in order.chunks(config.minibatch_size()) {
-                let batch = Minibatch::gather(&rollout, &advantages, &targets, indices, device);
-                let (loss, parts) = batch.loss(&model, config)?;
-                let mut grads = GradientsParams::from_grads(loss.backward(), &model);
-                clip_global_norm(&model, &mut grads, config.max_grad_norm);
-                model = optim.step(lr, model, grads);
+                batch.gather(&rollout, &advantages, &targets, indices);
+                let parts;
+                (model, parts) = burn_step(model, &mut optim, &batch, (config, lr), device)?;
                 for (sum, part) in sums.iter_mut().zip(parts) {
                     *sum += part;
                 }
@@ -378,8 +374,28 @@ where
     Ok(Trained { model, report })
 }
 
+/// One gradient step of burn's learner: PPO's loss of `model` on `batch` (settings from
+/// `config`), backward, the global-norm clip, and `optim`'s step at learning rate `lr`.
+/// Returns the stepped model and the loss's parts (policy loss, value loss, entropy).
+pub fn burn_step<B, O>(
+    model: ActorCritic<B>,
+    optim: &mut O,
+    batch: &Minibatch,
+    (config, lr): (&PpoConfig, f64),
+    device: &B::Device,
+) -> Result<(ActorCritic<B>, [f32; 3]), TrainError>
+where
+    B: AutodiffBackend,
+    O: Optimizer<ActorCritic<B>, B>,
+{
+    let (loss, parts) = DeviceMinibatch::upload(batch, device).loss(&model, config)?;
+    let mut grads = GradientsParams::from_grads(loss.backward(), &model);
+    clip_global_norm(&model, &mut grads, config.max_grad_norm);
+    Ok((optim.step(lr, model, grads), parts))
+}
+
 /// One minibatch on the learner's device.
-struct Minibatch<B: AutodiffBackend> {
+struct DeviceMinibatch<B: AutodiffBackend> {
     obs: Tensor<B, 2>,
     actions: Tensor<B, 2, Int>,
     old_log_probs: Tensor<B, 1>,
@@ -387,38 +403,21 @@ struct Minibatch<B: AutodiffBackend> {
     targets: Tensor<B, 1>,
 }
 
-impl<B: AutodiffBackend> Minibatch<B> {
-    /// The samples `indices` of `rollout`, advantages normalised within the minibatch.
-    fn gather(
-        rollout: &Rollout,
-        advantages: &[f32],
-        targets: &[f32],
-        indices: &[usize],
-        device: &B::Device,
-    ) -> Self {
-        let (m, dim) = (indices.len(), rollout.obs_dim());
-        let obs: Vec<f32> = indices
-            .iter()
-            .flat_map(|&i| rollout.obs[i * dim..(i + 1) * dim].iter().copied())
-            .collect();
-        let pick = |values: &[f32]| -> Vec<f32> { indices.iter().map(|&i| values[i]).collect() };
-        let mut adv = pick(advantages);
-        let mean = adv.iter().sum::<f32>() / m as f32;
-        let var = adv.iter().map(|a| (a - mean).powi(2)).sum::<f32>() / (m.max(2) - 1) as f32;
-        let scale = 1.0 / (var.sqrt() + 1e-8);
-        adv.iter_mut().for_each(|a| *a = (*a - mean) * scale);
-        let actions: Vec<i64> = indices
-            .iter()
-            .map(|&i| i64::from(rollout.actions[i]))
-            .collect();
-        let vector =
-            |values: Vec<f32>| Tensor::<B, 1>::from_data(TensorData::new(values, [m]), device);
+impl<B: AutodiffBackend> DeviceMinibatch<B> {
+    /// The host minibatch `batch` as tensors on `device`.
+    fn upload(batch: &Minibatch, device: &B::Device) -> Self {
+        let m = batch.len();
+        let dim = batch.obs.len() / m;
+        let vector = |values: &[f32]| {
+            Tensor::<B, 1>::from_data(TensorData::new(values.to_vec(), [m]), device)
+        };
+        let actions: Vec<i64> = batch.actions.iter().map(|&a| i64::from(a)).collect();
         Self {
-            obs: Tensor::from_data(TensorData::new(obs, [m, dim]), device),
+            obs: Tensor::from_data(TensorData::new(batch.obs.clone(), [m, dim]), device),
             actions: Tensor::from_data(TensorData::new(actions, [m, 1]), device),
-            old_log_probs: vector(pick(&rollout.log_probs)),
-            advantages: vector(adv),
-            targets: vector(pick(targets)),
+            old_log_probs: vector(&batch.old_log_probs),
+            advantages: vector(&batch.advantages),
+            targets: vector(&batch.targets),
         }
     }
 

@@ -3,6 +3,7 @@
 //! Tables and sentences come from the run.
 
 use crate::policy_study::{HOST_SOURCE, PolicyStudy, TrainingRun};
+use crate::population_study::{POPULATION_SOURCE, PopulationRun};
 
 use super::table::{Cell, Column, Format, Shown, Table};
 
@@ -48,7 +49,8 @@ pub fn rollouts(studies: &[PolicyStudy]) -> Table {
     table
 }
 
-/// Every PPO run.
+/// Every PPO run, then each population (one row: the median agent's env-steps and the whole
+/// population's seconds to the target, every agent's env-steps run).
 pub fn training(studies: &[PolicyStudy]) -> Table {
     let mut table = Table::new(
         "PPO to the target return",
@@ -82,6 +84,28 @@ pub fn training(studies: &[PolicyStudy]) -> Table {
                 Cell::text(run.error.clone().unwrap_or_default()),
             ]);
         }
+        if let Some(p) = &study.population {
+            table.push(vec![
+                Cell::text(study.device.clone()),
+                Cell::text(format!(
+                    "{POPULATION_SOURCE}: population of {}, {} reached the target",
+                    p.agents, p.reached_target
+                )),
+                Cell::text(format!("1-{}", p.agents)),
+                Cell::number(
+                    p.median_env_steps_to_target.map(|s| s as f64),
+                    Format::Fixed(0),
+                ),
+                Cell::number(
+                    (p.reached_target == p.agents).then_some(p.seconds),
+                    Format::Fixed(1),
+                ),
+                Cell::number(p.median_final_mean_return, Format::Fixed(1)),
+                Cell::Number(p.env_steps as f64, Format::Fixed(0)),
+                Cell::number(p.error.is_none().then_some(p.env_steps_per_s), Format::Si),
+                Cell::text(p.error.clone().unwrap_or_default()),
+            ]);
+        }
     }
     table
 }
@@ -111,8 +135,49 @@ pub fn commentary(studies: &[PolicyStudy]) -> Vec<String> {
     for study in studies {
         sentences.extend(rollout_sentence(study));
         sentences.extend(training_sentences(study));
+        sentences.extend(
+            study
+                .population
+                .as_ref()
+                .map(|p| population_sentence(study, p)),
+        );
     }
     sentences
+}
+
+/// How far a population got, against one agent alone with burn's learner.
+fn population_sentence(study: &PolicyStudy, p: &PopulationRun) -> String {
+    if let Some(error) = &p.error {
+        return format!(
+            "On {}, the population of {} failed: {error}.",
+            study.device, p.agents
+        );
+    }
+    let mut sentence = format!(
+        "On {}, {} of a population of {} PPO agents trained together ({POPULATION_SOURCE}) \
+         reached {} in {:.1} s for the whole population",
+        study.device, p.reached_target, p.agents, study.target_return, p.seconds
+    );
+    if let (Some(seconds), Some(steps)) = (p.median_seconds_to_target, p.median_env_steps_to_target)
+    {
+        sentence += &format!(" (the median agent: {seconds:.1} s, {steps} env-steps)");
+    }
+    let alone: Vec<f64> = study
+        .training
+        .iter()
+        .filter(|r| r.source == HOST_SOURCE)
+        .filter_map(|r| r.solved.map(|s| s.1))
+        .collect();
+    if !alone.is_empty() {
+        let mut alone = alone;
+        alone.sort_by(f64::total_cmp);
+        sentence += &format!(
+            "; one agent alone with burn's learner took {:.1} s (median of {})",
+            alone[alone.len() / 2],
+            alone.len()
+        );
+    }
+    sentence + "."
 }
 
 /// The best fused source at the largest size against the host source, and the sizes where
@@ -284,6 +349,7 @@ mod tests {
                     ..run("fused-x8", 1, None)
                 },
             ],
+            population: None,
             target_return: 475.0,
         };
         let sentences = commentary(std::slice::from_ref(&study));
@@ -328,6 +394,40 @@ mod tests {
         let csv = rollouts(std::slice::from_ref(&study)).csv();
         assert_eq!(csv.lines().count(), 6, "{csv}");
         assert!(csv.contains("too many bindings"), "{csv}");
-        assert_eq!(training(&[study]).csv().lines().count(), 5);
+        assert_eq!(
+            training(std::slice::from_ref(&study)).csv().lines().count(),
+            5
+        );
+
+        let with_population = PolicyStudy {
+            population: Some(PopulationRun {
+                agents: 64,
+                reached_target: 64,
+                seconds: 58.3,
+                median_seconds_to_target: Some(40.0),
+                median_env_steps_to_target: Some(66_560),
+                median_final_mean_return: Some(477.0),
+                env_steps: 64 * 70_000,
+                env_steps_per_s: 7.7e4,
+                error: None,
+            }),
+            ..study
+        };
+        let sentences = commentary(std::slice::from_ref(&with_population));
+        assert_eq!(
+            sentences[2],
+            format!(
+                "On cpu, 64 of a population of 64 PPO agents trained together \
+                 ({POPULATION_SOURCE}) reached 475 in 58.3 s for the whole population (the \
+                 median agent: 40.0 s, 66560 env-steps); one agent alone with burn's learner \
+                 took 14.0 s (median of 2)."
+            )
+        );
+        let csv = training(&[with_population]).csv();
+        assert_eq!(csv.lines().count(), 6, "{csv}");
+        assert!(
+            csv.contains("population of 64, 64 reached the target"),
+            "{csv}"
+        );
     }
 }

@@ -1,6 +1,6 @@
-//! `cartfuse train`: PPO on CartPole-v1 until the mean return reaches the target.
-
-use std::path::Path;
+//! `cartfuse train --learner ndarray|wgpu|cuda`: one agent learnt by burn, its samples from
+//! burn's policy on the host, the policy fused into the env's step, or burn's policy on the
+//! envs' device.
 
 use clap::ValueEnum;
 
@@ -9,14 +9,11 @@ use burn::module::AutodiffModule;
 use burn::tensor::backend::AutodiffBackend;
 use cartfuse::StepPlan;
 use cartfuse::env::rollout::PolicyRollout;
-use cartfuse::env::{AutoresetMode, CartPole, EpisodeOptions, GraphEnv, VecEnv};
+use cartfuse::env::{CartPole, GraphEnv, VecEnv};
 use cartfuse::fusion::device::Device;
 use cartfuse::fusion::dispatch_backend;
 use cartfuse::fusion::exec::Backend;
-use cartfuse::train::{
-    ActorCritic, PpoConfig, TrainReport, Trained, UpdateStats, checkpoint, train_from,
-    train_fused_from,
-};
+use cartfuse::train::{ActorCritic, PpoConfig, Trained, checkpoint, train_from, train_fused_from};
 #[cfg(any(feature = "wgpu", feature = "cuda"))]
 use cartfuse::{
     fusion::cube::Cube,
@@ -27,15 +24,32 @@ use cartfuse::{
 };
 
 use super::args::{LearnerArg, RolloutArg, TrainArgs};
-use super::progress;
+use super::print::{self, Described};
+use super::{cartpole_episode, on_update};
+use crate::cli::progress;
 
-/// Trains on the learner `--learner` names, prints progress and the report, and saves the
-/// weights when asked.
+/// Trains on the burn backend `--learner` names, prints progress and the report, and saves
+/// the weights when asked.
 pub fn run(device: Device, args: TrainArgs) -> anyhow::Result<()> {
+    let lists = [
+        args.learning_rate.len(),
+        args.ent_coef.len(),
+        args.clip_coef.len(),
+    ];
+    if args.population() || lists.iter().any(|&len| len > 1) {
+        anyhow::bail!(if args.learner == LearnerArg::Native {
+            "a population collects with `--rollout host` or a fused plan; `--rollout device` \
+             is burn's single-agent source"
+        } else {
+            "burn's learners train one agent: populations (--agents, --seeds, per-agent lists) \
+             need --learner native"
+        });
+    }
     if args.rollout == RolloutArg::Device {
         return run_device(device, args);
     }
     match args.learner {
+        LearnerArg::Native => unreachable!("`train::run` sends the native learner elsewhere"),
         LearnerArg::Ndarray => run_with::<Autodiff<NdArray>>(
             device,
             args,
@@ -94,7 +108,7 @@ fn run_on_device<R: CubeRuntime>(
     args: &TrainArgs,
     opened: OpenedDevice<R>,
 ) -> anyhow::Result<()> {
-    let config = ppo_config(args)?;
+    let config = args.ppo_config()?;
     let learner = format!(
         "burn CubeBackend (no fusion) + Autodiff on {}, sharing the envs' device",
         opened.description
@@ -109,13 +123,10 @@ fn run_on_device<R: CubeRuntime>(
         StepPlan::default(),
     )?;
     let bar = progress::bar(config.total_env_steps, "PPO");
-    let trained = train_device_from(
-        &mut env,
-        &config,
-        model,
-        &opened.device,
-        on_update(&bar, args, config.total_env_steps),
-    );
+    let mut on_update = on_update(&bar, args, config.total_env_steps);
+    let trained = train_device_from(&mut env, &config, model, &opened.device, |u| {
+        on_update(0, u)
+    });
     bar.finish_and_clear();
     let envs = format!("{device} ({})", opened.description);
     finish(
@@ -123,26 +134,6 @@ fn run_on_device<R: CubeRuntime>(
         args,
         (&envs, &learner, "burn policy and env step on the device"),
     )
-}
-
-/// The PPO settings `args` give.
-fn ppo_config(args: &TrainArgs) -> anyhow::Result<PpoConfig> {
-    let config = PpoConfig {
-        num_envs: args.envs,
-        num_steps: args.num_steps,
-        total_env_steps: args.total_env_steps,
-        target_return: (!args.no_target).then_some(args.target),
-        learning_rate: args.learning_rate,
-        update_epochs: args.epochs,
-        num_minibatches: args.minibatches,
-        gamma: args.gamma,
-        gae_lambda: args.gae_lambda,
-        ent_coef: args.ent_coef,
-        seed: args.seed,
-        ..PpoConfig::default()
-    };
-    config.validate()?;
-    Ok(config)
 }
 
 /// A fresh network from the seed, or the one `--load` names.
@@ -158,55 +149,16 @@ fn model_for<L: AutodiffBackend>(
     })
 }
 
-/// CartPole as PPO steps it: `SameStep` autoreset, for the truncation bootstrap.
-fn cartpole_episode() -> EpisodeOptions {
-    EpisodeOptions {
-        autoreset: AutoresetMode::SameStep,
-        ..EpisodeOptions::default_for::<CartPole>()
-    }
-}
-
-/// Moves `bar` after every update and prints a line every `--log-every` updates.
-fn on_update<'a>(
-    bar: &'a indicatif::ProgressBar,
-    args: &'a TrainArgs,
-    total: u64,
-) -> impl FnMut(&UpdateStats) + 'a {
-    move |u: &UpdateStats| {
-        bar.set_position(u.env_steps.min(total));
-        let mean = u.mean_return.map_or("n/a".into(), |m| format!("{m:.1}"));
-        bar.set_message(format!("mean return {mean} over {} episodes", u.episodes));
-        if args.json {
-            return;
-        }
-        if u.update.is_multiple_of(args.log_every) {
-            bar.println(format!(
-                "update {:5}  env-steps {:9}  mean return {mean:>6}  policy loss {:+.4}  value loss {:.3}  entropy {:.3}  {:.1} s",
-                u.update, u.env_steps, u.policy_loss, u.value_loss, u.entropy, u.seconds
-            ));
-        }
-    }
-}
-
 /// Saves the weights when asked and prints the report (as JSON with `--json`).
 fn finish<L: AutodiffBackend>(
     trained: Trained<L>,
     args: &TrainArgs,
-    (envs, learner, rollout): (&str, &str, &str),
+    described: Described<'_>,
 ) -> anyhow::Result<()> {
     if let Some(path) = &args.save {
         checkpoint::save(&trained.model, path)?;
     }
-    if args.json {
-        println!("{}", serde_json::to_string(&trained.report)?);
-    } else {
-        print_report(
-            &trained.report,
-            (envs, learner, rollout),
-            args.save.as_deref(),
-        );
-    }
-    Ok(())
+    print::single(&trained.report, args, described)
 }
 
 /// [`run`] with the learner `L` on `learner_device`.
@@ -216,14 +168,15 @@ fn run_with<L: AutodiffBackend>(
     learner_device: L::Device,
     learner: &str,
 ) -> anyhow::Result<()> {
-    let config = ppo_config(&args)?;
+    let config = args.ppo_config()?;
     let model = model_for::<L>(&config, &args, &learner_device)?;
     let episode = cartpole_episode();
     let (trained, description) = dispatch_backend!(device, |backend: B| {
         let description = backend.description();
         tracing::info!(device = %description, "opened device for the envs");
         let bar = progress::bar(config.total_env_steps, "PPO");
-        let on_update = on_update(&bar, &args, config.total_env_steps);
+        let mut on_update = on_update(&bar, &args, config.total_env_steps);
+        let on_update = |u: &_| on_update(0, u);
         let trained = match args.rollout {
             RolloutArg::Host => {
                 let mut env = VecEnv::build(
@@ -258,52 +211,4 @@ fn run_with<L: AutodiffBackend>(
     };
     let envs = format!("{device} ({description})");
     finish(trained, &args, (&envs, learner, &rollout))
-}
-
-fn print_report(
-    report: &TrainReport,
-    (device, learner, rollout): (&str, &str, &str),
-    saved: Option<&Path>,
-) {
-    let c = &report.config;
-    println!("environment:          {}", CartPole::ID);
-    println!("envs device:          {device}");
-    println!("learner:              {learner}");
-    println!("rollout:              {rollout}");
-    println!(
-        "envs x rollout steps: {} x {}, seed {}",
-        c.num_envs, c.num_steps, c.seed
-    );
-    match (&report.solved, c.target_return) {
-        (Some(solved), Some(target)) => println!(
-            "mean return >= {target} after {} env-steps, {:.1} s wall time",
-            solved.env_steps, solved.seconds
-        ),
-        (None, Some(target)) => println!(
-            "mean return did not reach {target} within {} env-steps",
-            c.total_env_steps
-        ),
-        (_, None) => {}
-    }
-    match report.final_mean_return {
-        Some(mean) => println!(
-            "final mean return:    {mean:.1} (last {} of {} episodes)",
-            c.return_window.min(report.episodes as usize),
-            report.episodes
-        ),
-        None => println!("final mean return:    n/a (no episode finished)"),
-    }
-    println!("env-steps:            {}", report.env_steps);
-    println!("wall time:            {:.1} s", report.seconds);
-    println!(
-        "rollout time:         {:.1} s, {:.3e} env-steps/s (policy forward + env step)",
-        report.rollout_seconds, report.rollout_env_steps_per_s
-    );
-    println!(
-        "learning:             {:.1} s, {:.3e} env-steps/s ({} epochs per sample)",
-        report.learn_seconds, report.learn_env_steps_per_s, c.update_epochs
-    );
-    if let Some(path) = saved {
-        println!("weights saved to:     {}.mpk", path.display());
-    }
 }

@@ -1,0 +1,78 @@
+//! `cartfuse train`: PPO on CartPole-v1 until the mean return reaches the target: one agent
+//! or a population with the native learner ([`native`]), or one agent learnt by burn
+//! ([`burn`]).
+
+mod args;
+mod burn;
+mod native;
+mod print;
+
+pub use args::TrainArgs;
+
+use cartfuse::env::{AutoresetMode, CartPole, EpisodeOptions};
+use cartfuse::fusion::device::Device;
+use cartfuse::train::UpdateStats;
+
+use args::{LearnerArg, RolloutArg};
+
+/// Trains with the learner `--learner` names.
+pub fn run(device: Device, args: TrainArgs) -> anyhow::Result<()> {
+    match (args.learner, args.rollout) {
+        // `--rollout device` is burn's: it says which learner and device it needs.
+        (LearnerArg::Native, RolloutArg::Device) => burn::run(device, args),
+        (LearnerArg::Native, _) => native::run(device, args),
+        _ => burn::run(device, args),
+    }
+}
+
+/// CartPole as PPO steps it: `SameStep` autoreset, for the truncation bootstrap.
+fn cartpole_episode() -> EpisodeOptions {
+    EpisodeOptions {
+        autoreset: AutoresetMode::SameStep,
+        ..EpisodeOptions::default_for::<CartPole>()
+    }
+}
+
+/// Moves `bar` (over `total` env-steps of all agents) after every update of an agent, and
+/// prints a line every `--log-every` updates of a single agent, or when an agent of a
+/// population reaches the target.
+fn on_update<'a>(
+    bar: &'a indicatif::ProgressBar,
+    args: &'a TrainArgs,
+    total: u64,
+) -> impl FnMut(usize, &UpdateStats) + 'a {
+    let population = args.population();
+    let seeds = args.seeds();
+    let mut steps = vec![0u64; seeds.len()];
+    let mut solved = vec![false; seeds.len()];
+    move |agent: usize, u: &UpdateStats| {
+        steps[agent] = u.env_steps;
+        bar.set_position(steps.iter().sum::<u64>().min(total));
+        let mean = u.mean_return.map_or("n/a".into(), |m| format!("{m:.1}"));
+        if !population {
+            bar.set_message(format!("mean return {mean} over {} episodes", u.episodes));
+        }
+        if args.json {
+            return;
+        }
+        let reached = !args.no_target && u.mean_return.is_some_and(|m| m >= args.target);
+        if population {
+            if reached && u.episodes >= 100 && !solved[agent] {
+                solved[agent] = true;
+                let done = solved.iter().filter(|s| **s).count();
+                bar.set_message(format!("{done} of {} agents at the target", seeds.len()));
+                bar.println(format!(
+                    "agent {agent} (seed {}) reached {} after {} env-steps, {:.1} s",
+                    seeds[agent], args.target, u.env_steps, u.seconds
+                ));
+            }
+            return;
+        }
+        if u.update.is_multiple_of(args.log_every) {
+            bar.println(format!(
+                "update {:5}  env-steps {:9}  mean return {mean:>6}  policy loss {:+.4}  value loss {:.3}  entropy {:.3}  {:.1} s",
+                u.update, u.env_steps, u.policy_loss, u.value_loss, u.entropy, u.seconds
+            ));
+        }
+    }
+}

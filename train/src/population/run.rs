@@ -1,0 +1,114 @@
+//! [`train_population_on`]: a population trained on envs it builds on one backend, with the
+//! policies acting on the host or fused into the envs' step ([`Rollouts`]).
+
+use cartfuse_env::rollout::PolicyRollout;
+use cartfuse_env::spaces::ActionSpace;
+use cartfuse_env::{AutoresetMode, EnvBackend, EpisodeOptions, GraphEnv, StepPlan, VecEnv};
+use cartfuse_fusion::plan::Strategy;
+
+use crate::collect::{FusedCollector, HostCollector};
+use crate::error::TrainError;
+use crate::learner::Learner;
+use crate::ppo::UpdateStats;
+use crate::streams;
+
+use super::{PerAgent, PopulationConfig, PopulationReport, train_population};
+
+/// Where a population's policies act while collecting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rollouts {
+    /// The native learner's forward pass on the host observations, then one env step of
+    /// the env planned as `StepPlan` says.
+    Host(StepPlan),
+    /// The policy fused into the env's step graph under this plan: `num_steps / K` calls of
+    /// policy + env per update under `fused-xK`.
+    Fused(Strategy),
+}
+
+/// Trains `config`'s population (`learner` holds its agents) on `env` with `episode`'s
+/// settings (`SameStep` autoreset) on `backend`: each agent gets `num_envs` envs of its
+/// own, reset from its seed.
+pub fn train_population_on<E, B>(
+    backend: &B,
+    env: &E,
+    episode: &EpisodeOptions,
+    rollouts: Rollouts,
+    config: &PopulationConfig,
+    learner: Learner,
+    progress: impl FnMut(usize, &UpdateStats),
+) -> Result<(Learner, PopulationReport), TrainError>
+where
+    E: GraphEnv<Action = u32>,
+    B: EnvBackend,
+{
+    config.validate()?;
+    let invalid = |setting, reason: String| Err(TrainError::InvalidConfig { setting, reason });
+    if episode.autoreset != AutoresetMode::SameStep {
+        return invalid(
+            "env",
+            "PPO here steps envs with SameStep autoreset (final observations for truncation \
+             bootstrapping)"
+                .into(),
+        );
+    }
+    let shape = learner.shape();
+    let actions = match env.action_space() {
+        ActionSpace::Discrete(space) => space.n as usize,
+        ActionSpace::Box(_) => {
+            return invalid("env", "PPO here needs a discrete action space".into());
+        }
+    };
+    if shape.obs_dim != E::OBS_DIM || shape.actions != actions {
+        return invalid(
+            "env",
+            format!(
+                "{} observes {} values and has {actions} actions; the networks read {} and \
+                 choose among {}",
+                E::ID,
+                E::OBS_DIM,
+                shape.obs_dim,
+                shape.actions
+            ),
+        );
+    }
+    let n = config.shared.num_envs;
+    let seeds: Vec<u64> = config.agents.iter().map(|a| a.seed).collect();
+    match rollouts {
+        Rollouts::Host(plan) => {
+            let mut envs = seeds
+                .iter()
+                .map(|_| VecEnv::build(backend.clone(), env.clone(), n, *episode, plan))
+                .collect::<Result<Vec<_>, _>>()?;
+            let collectors = envs
+                .iter_mut()
+                .zip(&seeds)
+                .map(|(env, &seed)| HostCollector::new(env, seed, streams::action_key(seed)))
+                .collect::<Result<Vec<_>, _>>()?;
+            train_population(&mut PerAgent::new(collectors, n), config, learner, progress)
+        }
+        Rollouts::Fused(strategy) => {
+            let (spec, _) = shape.rollout_weights(learner.params(0))?;
+            let mut rollouts = seeds
+                .iter()
+                .map(|_| PolicyRollout::new(backend, env, episode, spec.clone(), strategy, n))
+                .collect::<Result<Vec<_>, _>>()?;
+            let per_call = rollouts[0].steps_per_call() as usize;
+            if !config.shared.num_steps.is_multiple_of(per_call) {
+                return invalid(
+                    "num_steps",
+                    format!(
+                        "must be a multiple of the {per_call} steps one call of the rollout's \
+                         plan runs, got {}",
+                        config.shared.num_steps
+                    ),
+                );
+            }
+            let collectors = rollouts
+                .iter_mut()
+                .zip(&seeds)
+                .map(|(r, &seed)| FusedCollector::new(r, seed, streams::action_key(seed)))
+                .collect::<Result<Vec<_>, _>>()?;
+            train_population(&mut PerAgent::new(collectors, n), config, learner, progress)
+        }
+    }
+}
