@@ -19,10 +19,10 @@
 //!   an unreachable episode limit and this module flags `elapsed >= max_episode_steps`.
 
 use cartfuse_env::spaces::{ActionSpace, first_invalid};
-use cartfuse_env::{AutoresetMode, EpisodeOptions, StepPlan};
+use cartfuse_env::{AutoresetMode, EpisodeOptions, HostOutputs, StepPlan};
 
 use crate::device::Device;
-use crate::envs::{self, Actions, DynVecEnv, EnvInfo};
+use crate::envs::{self, Actions, Build, DynVecEnv, EnvInfo};
 use crate::error::{BackendError, non_finite};
 
 /// How finished episodes restart (gymnasium's `AutoresetMode`).
@@ -34,6 +34,21 @@ pub enum Autoreset {
     SameStep,
     /// No automatic reset; the caller resets envs with a mask.
     Disabled,
+}
+
+impl Autoreset {
+    /// The mode a Python name gives: `"next_step"`, `"same_step"` or `"disabled"`.
+    pub fn parse(name: &str) -> Result<Self, BackendError> {
+        match name {
+            "next_step" => Ok(Autoreset::NextStep),
+            "same_step" => Ok(Autoreset::SameStep),
+            "disabled" => Ok(Autoreset::Disabled),
+            other => Err(BackendError::invalid(
+                "autoreset",
+                format!("expected \"next_step\", \"same_step\" or \"disabled\", got {other:?}"),
+            )),
+        }
+    }
 }
 
 /// The seeds of one reset, as gymnasium accepts them.
@@ -61,23 +76,12 @@ pub struct Options {
     pub autoreset: Autoreset,
     /// Truncation limit; `None`: the environment's registered one.
     pub max_episode_steps: Option<u32>,
+    /// The CPU runtime steps on one thread below this many envs ([`PARALLEL_MIN_LANES`]).
+    pub parallel_min_lanes: usize,
 }
 
-/// One step's outputs, flat and ready to hand to numpy.
-#[derive(Debug)]
-pub struct Step {
-    /// `[n * obs_dim]` observations, row-major.
-    pub obs: Vec<f32>,
-    /// `[n]` rewards.
-    pub reward: Vec<f32>,
-    /// `[n]` terminated flags.
-    pub terminated: Vec<bool>,
-    /// `[n]` truncated flags.
-    pub truncated: Vec<bool>,
-    /// `SameStep` only: `[n * obs_dim]` final observations (rows of envs that did not end
-    /// hold their current observation).
-    pub final_obs: Option<Vec<f32>>,
-}
+/// Below this many envs a step from Python runs on one thread: PARALLEL_MIN_LANES_DOC
+pub const PARALLEL_MIN_LANES: usize = cartfuse_fusion::cpu::DEFAULT_PARALLEL_MIN_LANES;
 
 /// One reset stream per env, drawn on the host (`Disabled` autoreset).
 #[derive(Debug, Clone, Copy, Default)]
@@ -144,7 +148,14 @@ impl Backend {
         };
         let device = options.device.unwrap_or_else(Device::automatic);
         let n = options.num_envs;
-        let env = envs::open(info.id, device, n, episode, plan)?;
+        let build = Build {
+            num_envs: n,
+            episode,
+            plan,
+            parallel_min_lanes: options.parallel_min_lanes,
+            python_bytes_per_env: python_bytes_per_env(&info),
+        };
+        let env = envs::open(info.id, device, build)?;
         Ok(Self {
             env,
             info,
@@ -298,32 +309,31 @@ impl Backend {
             .collect()
     }
 
-    /// Steps every env. `actions` must be validated by the caller's conversion; they are
-    /// checked again (count and kind here, values by `VecEnv`) before anything is launched.
-    pub fn step(&mut self, actions: Actions) -> Result<Step, BackendError> {
-        self.check_actions(&actions)?;
+    /// Steps every env into `out`. `actions` must be validated by the caller's conversion;
+    /// they are checked again (count and kind here, values by `VecEnv`) before anything runs.
+    pub fn step(&mut self, actions: &Actions, out: &mut HostOutputs<'_>) -> Result<(), BackendError> {
+        self.check_actions(actions)?;
         if !self.seeded {
             return Err(BackendError::Runtime(
                 "the env must be reset before it is stepped: call reset() first".into(),
             ));
         }
-        let out = self.env.step(actions)?;
-        let mut truncated = out.truncated;
+        self.env.step(actions, out)?;
         if self.autoreset == Autoreset::Disabled {
-            for (elapsed, truncated) in self.elapsed.iter_mut().zip(truncated.iter_mut()) {
+            for (elapsed, truncated) in self.elapsed.iter_mut().zip(out.truncated.iter_mut()) {
                 *elapsed = elapsed.saturating_add(1);
                 *truncated = *elapsed >= self.max_episode_steps;
             }
         }
-        // Rows of envs that did not end hold their current observation; the Python layer
-        // reads only the rows its `_final_obs` mask selects.
-        Ok(Step {
-            obs: out.obs,
-            reward: out.reward,
-            terminated: out.terminated,
-            truncated,
-            final_obs: out.final_obs,
-        })
+        // Final observation rows of envs that did not end hold their current observation;
+        // the Python layer reads only the rows its `_final_obs` mask selects.
+        Ok(())
+    }
+
+    /// The time of `calls` steps of the Rust API on these envs (see
+    /// [`DynVecEnv::time_device_steps`]); the envs must have been reset.
+    pub fn time_device_steps(&mut self, calls: u64) -> Result<std::time::Duration, BackendError> {
+        self.env.time_device_steps(calls)
     }
 
     /// Checks what the env's own check does not word for Python: the count, and finite
@@ -396,6 +406,15 @@ impl Backend {
     pub fn state(&self) -> Result<Vec<f64>, BackendError> {
         Ok(self.env.state()?.into_iter().flatten().collect())
     }
+}
+
+/// Bytes per env the Python package holds beside the envs' buffers: two steps' output
+/// arrays (the caller's and the next step's), the host copies of a reset, and gymnasium's
+/// batched observation space (its `low` and `high` arrays).
+fn python_bytes_per_env(info: &EnvInfo) -> u64 {
+    let row = 4 * info.obs_dim as u64;
+    let step_outputs = row + 4 + 2;
+    2 * step_outputs + 2 * row + 2 * row
 }
 
 fn parse_plan(name: &str) -> Result<StepPlan, BackendError> {
