@@ -54,7 +54,8 @@ fn cpu_into_host_arrays(c: &mut Criterion) {
     group.warm_up_time(Duration::from_secs(1));
     for plan in [StepPlan::Graph(Strategy::Fused), StepPlan::HandWritten] {
         for n in SIZES {
-            let (mut env, _) = common::ready_env(Cpu::default(), n, CartPoleConfig::default(), plan);
+            let (mut env, _) =
+                common::ready_env(Cpu::default(), n, CartPoleConfig::default(), plan);
             let actions: Vec<u32> = (0..n as u32).map(|i| i % 2).collect();
             let (mut obs, mut reward) = (vec![0.0; 4 * n], vec![0.0; n]);
             let (mut terminated, mut truncated) = (vec![false; n], vec![false; n]);

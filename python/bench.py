@@ -69,7 +69,9 @@ def rust_contender(timer: RustStepTimer) -> Contender:
     return run
 
 
-def in_rounds(contenders: dict[str, Contender], rounds: int, budget: float) -> dict[str, list[float]]:
+def in_rounds(
+    contenders: dict[str, Contender], rounds: int, budget: float
+) -> dict[str, list[float]]:
     """Seconds per call of every contender, `rounds` times, in turns within each round."""
     for run in contenders.values():
         run(budget / 4)  # warm-up: kernels compiled, caches and pools warm
@@ -195,8 +197,10 @@ def print_tables(result: dict[str, Any]) -> None:
     print(f"# {result['unit']}\n")
     if "sizes" in result:
         names = ["gymnasium", "cartfuse", "cartfuse copy=False", "rust step"]
-        print("| n | plan | " + " | ".join(names) + " | cartfuse / gymnasium | cartfuse / rust step "
-              "| copy=False / rust step |")
+        print(
+            "| n | plan | " + " | ".join(names) + " | cartfuse / gymnasium | cartfuse / rust step "
+            "| copy=False / rust step |"
+        )
         print("|---:|---|" + "---:|" * (len(names) + 3))
         for row in result["sizes"]:
             rates = " | ".join(f"{row['env_steps_per_s'][k]:.3g}" for k in names)
@@ -215,8 +219,10 @@ def print_tables(result: dict[str, Any]) -> None:
         print("|---:|---:|---:|---:|")
         for row in result["threshold_sweep"]:
             us = row["us_per_step"]
-            print(f"| {row['num_envs']} | {us['1 thread']:.1f} | {us['2 threads']:.1f} "
-                  f"| {_spread(row['2 threads vs 1'])} |")
+            print(
+                f"| {row['num_envs']} | {us['1 thread']:.1f} | {us['2 threads']:.1f} "
+                f"| {_spread(row['2 threads vs 1'])} |"
+            )
 
 
 def main() -> int:

@@ -60,7 +60,9 @@ from typing import Any, TypedDict
 try:
     import numpy as np
 except ImportError:
-    sys.exit('error: numpy is not installed; python3 -m pip install "gymnasium==1.4.0" "numpy>=2"')
+    sys.exit(
+        'error: numpy is not installed; python3 -m pip install "gymnasium==1.4.0" "numpy>=2"'
+    )
 
 GYMNASIUM_VERSION = "1.4.0"
 
@@ -133,7 +135,9 @@ def floats(values: Any) -> list[float]:
     return [float(v) for v in values]
 
 
-def record_episode(env: Any, seed: int, action_range: tuple[float, float] | None) -> Episode:
+def record_episode(
+    env: Any, seed: int, action_range: tuple[float, float] | None
+) -> Episode:
     """Run one episode of ``env`` (a ``gymnasium.make`` env) from ``reset(seed=seed)``."""
     rng = np.random.default_rng(ACTION_SEED_OFFSET + seed)
     obs, _ = env.reset(seed=seed)

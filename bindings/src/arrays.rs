@@ -7,7 +7,7 @@
 //! [`StepArrays::clone_ref`]), which the caller receives as views, valid until the next step.
 
 use cartfuse_env::HostOutputs;
-use numpy::{PyArray1, PyArray2, PyArrayMethods};
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 
 /// Observations, rewards, terminated, truncated and (`SameStep`) final observations.
@@ -58,7 +58,11 @@ impl StepArrays {
     }
 
     /// Copies `obs` (`[n * dim]`, a reset's) into the observation array and returns it.
-    pub fn fill_obs<'py>(&self, py: Python<'py>, obs: &[f32]) -> PyResult<Bound<'py, PyArray2<f32>>> {
+    pub fn fill_obs<'py>(
+        &self,
+        py: Python<'py>,
+        obs: &[f32],
+    ) -> PyResult<Bound<'py, PyArray2<f32>>> {
         let array = self.obs.bind(py).clone();
         // SAFETY: no step is in flight (the caller checked), so nothing else writes the array
         // while this copy does; the GIL is held.
@@ -73,9 +77,9 @@ impl StepArrays {
         let (obs, reward) = (self.obs.bind(py), self.reward.bind(py));
         Target {
             obs: obs.data(),
-            obs_len: obs.len(),
+            obs_len: PyUntypedArrayMethods::len(obs),
             reward: reward.data(),
-            n: reward.len(),
+            n: PyUntypedArrayMethods::len(reward),
             terminated: self.terminated.bind(py).data(),
             truncated: self.truncated.bind(py).data(),
             final_obs: self.final_obs.as_ref().map(|a| a.bind(py).data()),

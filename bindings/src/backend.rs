@@ -80,7 +80,15 @@ pub struct Options {
     pub parallel_min_lanes: usize,
 }
 
-/// Below this many envs a step from Python runs on one thread: PARALLEL_MIN_LANES_DOC
+/// Below this many envs a step from Python runs on one thread: the Rust runtime's own
+/// threshold ([`DEFAULT_PARALLEL_MIN_LANES`](cartfuse_fusion::cpu::DEFAULT_PARALLEL_MIN_LANES),
+/// measured for the Rust step), since the worker threads now write the outputs into the
+/// numpy arrays themselves and the Python step does the Rust step's work plus a fixed cost
+/// per call. (It was 8192 while the calling thread copied the outputs out, pulling the
+/// second worker's half across cores.) `python python/bench.py --threshold-sweep` measures
+/// one thread against two by size; on the shared 2-core VM, loaded 7-9 deep by other
+/// builds, two threads lost at every size (the second core was rarely free), so the value
+/// awaits a quiet-machine sweep.
 pub const PARALLEL_MIN_LANES: usize = cartfuse_fusion::cpu::DEFAULT_PARALLEL_MIN_LANES;
 
 /// One reset stream per env, drawn on the host (`Disabled` autoreset).
@@ -311,7 +319,11 @@ impl Backend {
 
     /// Steps every env into `out`. `actions` must be validated by the caller's conversion;
     /// they are checked again (count and kind here, values by `VecEnv`) before anything runs.
-    pub fn step(&mut self, actions: &Actions, out: &mut HostOutputs<'_>) -> Result<(), BackendError> {
+    pub fn step(
+        &mut self,
+        actions: &Actions,
+        out: &mut HostOutputs<'_>,
+    ) -> Result<(), BackendError> {
         self.check_actions(actions)?;
         if !self.seeded {
             return Err(BackendError::Runtime(

@@ -98,7 +98,11 @@ impl<T> Ticket<T> {
     /// Blocks until the work has finished and returns its result, or the message of the
     /// panic that ended it.
     pub fn wait(self) -> Result<T, String> {
-        let mut value = self.slot.value.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut value = self
+            .slot
+            .value
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         loop {
             if let Some(result) = value.take() {
                 return result;

@@ -34,8 +34,9 @@ pyo3::create_exception!(
     "`step_wait` was called with no `step_async` step in flight."
 );
 
-/// From this many envs a synchronous step releases the GIL (below, the step takes less
-/// than the release and the re-acquisition together).
+/// From this many envs a synchronous step releases the GIL. Below, a step lasts about a
+/// microsecond or less, the order of releasing and re-taking the GIL (a choice, not a
+/// measured threshold).
 const DETACH_MIN_ENVS: usize = 64;
 
 /// A `step_async` step in flight: the arrays it writes and the ticket of its result.

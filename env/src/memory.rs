@@ -19,10 +19,12 @@ use cartfuse_fusion::graph::{Graph, Shape};
 
 /// Bytes one env's buffers take at the least under `plan`: one 32-bit word per lane and
 /// component of every input and output of the step and reset graphs, a second buffer per
-/// carried input (its next value), per-step outputs once per step of a call.
+/// carried input (its next value), actions and outputs once per step of a call.
 /// Intermediates a plan keeps in memory (`eager`'s) come on top.
 pub fn bytes_per_env<E: GraphEnv>(env: &E, episode: &EpisodeOptions, plan: StepPlan) -> u64 {
-    let layout = plan.strategy().map_or(StateLayout::StructOfArrays, layout_for);
+    let layout = plan
+        .strategy()
+        .map_or(StateLayout::StructOfArrays, layout_for);
     let steps = u64::from(plan.steps_per_call());
     let step = step_graph(env, episode.autoreset, layout);
     let reset = reset_graph(env, layout);
@@ -31,7 +33,13 @@ pub fn bytes_per_env<E: GraphEnv>(env: &E, episode: &EpisodeOptions, plan: StepP
             Shape::Lanes => 1,
             Shape::Packed(k) => u64::from(k),
         };
-        let inputs: u64 = graph.inputs().iter().map(|(id, _)| width(*id)).sum();
+        // A carried input is read once a call; the others (actions) once per step.
+        let inputs: u64 = (graph.inputs().iter())
+            .map(|(id, _)| match graph.carry_of(*id) {
+                Some(_) => width(*id),
+                None => width(*id) * per_step,
+            })
+            .sum();
         let carried: u64 = graph.carries().iter().map(|c| width(c.input)).sum();
         let outputs: u64 = graph.outputs().iter().map(|o| width(o.node)).sum();
         inputs + carried + outputs * per_step
@@ -129,13 +137,19 @@ mod tests {
         // 2 flags out; reset: 4 state + 3 counters + mask in, 7 next, obs (4) out.
         assert!(fused >= 4 * ((8 + 7 + 7) + (8 + 7 + 4)), "{fused}");
         let ten = bytes_per_env(&env, &episode, StepPlan::Graph(Strategy::FusedSteps(10)));
-        assert!(ten > fused + 4 * 9 * 7, "{ten} vs {fused}: outputs are per step");
+        // Nine more steps of outputs (obs, reward, 2 flags) and actions per call.
+        assert_eq!(
+            ten,
+            fused + 4 * 9 * (7 + 1),
+            "outputs and actions are per step"
+        );
         let same_step = EpisodeOptions {
             autoreset: AutoresetMode::SameStep,
             ..episode
         };
         let with_final = bytes_per_env(&env, &same_step, StepPlan::Graph(Strategy::Fused));
-        assert!(with_final >= fused + 16, "{with_final} vs {fused}");
+        // Final observations (4 words) in, the step's needs_reset carry (2 words) out.
+        assert_eq!(with_final, fused + 4 * (4 - 2));
     }
 
     #[test]
@@ -143,7 +157,12 @@ mod tests {
         assert!(check(10, 100, 1000, "host memory").is_ok());
         let error = check(1_000_000_000, 104, 8 << 30, "host memory").unwrap_err();
         let message = error.to_string();
-        for part in ["1000000000 envs", "104000000000 bytes", "8589934592 bytes", "host memory"] {
+        for part in [
+            "1000000000 envs",
+            "104000000000 bytes",
+            "8589934592 bytes",
+            "host memory",
+        ] {
             assert!(message.contains(part), "{message}");
         }
     }

@@ -6,6 +6,7 @@ they read the pixels. Shapes are drawn without anti-aliasing."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -77,7 +78,7 @@ class Canvas:
 
     def polyline(self, points: Sequence[Point], color: Color) -> None:
         """Lines through consecutive ``points``."""
-        for start, end in zip(points[:-1], points[1:], strict=True):
+        for start, end in itertools.pairwise(points):
             self.line(start, end, color)
 
     def mask(self, mask: npt.NDArray[np.bool_], left: int, top: int, color: Color) -> None:

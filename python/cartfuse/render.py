@@ -40,7 +40,9 @@ def cartpole(state: npt.NDArray[np.float64], _action: object) -> Frame:
     canvas.polygon([(x + cart_x, y + cart_y) for x, y in cart], (0, 0, 0))
     left, right = -pole_width / 2, pole_width / 2
     top, bottom = pole_len - pole_width / 2, -pole_width / 2
-    pole = [_rotate(c, -state[2]) for c in [(left, bottom), (left, top), (right, top), (right, bottom)]]
+    pole = [
+        _rotate(c, -state[2]) for c in [(left, bottom), (left, top), (right, top), (right, bottom)]
+    ]
     canvas.polygon([(x + cart_x, y + cart_y + axle) for x, y in pole], (202, 152, 101))
     canvas.circle(int(cart_x), int(cart_y + axle), int(pole_width / 2), (129, 132, 203))
     canvas.line((0, cart_y), (600, cart_y), (0, 0, 0))
@@ -65,11 +67,15 @@ def _mountain_car(goal_position: float) -> Callable[[npt.NDArray[np.float64], ob
         tilt = math.cos(3 * pos)
         base = ((pos - min_position) * scale, clearance + height(pos) * scale)
         left, right, top, bottom = -car_width / 2, car_width / 2, car_height, 0
-        corners = [_rotate(c, tilt) for c in [(left, bottom), (left, top), (right, top), (right, bottom)]]
+        corners = [
+            _rotate(c, tilt) for c in [(left, bottom), (left, top), (right, top), (right, bottom)]
+        ]
         canvas.polygon([(x + base[0], y + base[1]) for x, y in corners], (0, 0, 0))
         for wheel in [(car_width / 4, 0), (-car_width / 4, 0)]:
             x, y = _rotate(wheel, tilt)
-            canvas.circle(int(x + base[0]), int(y + base[1]), int(car_height / 2.5), (128, 128, 128))
+            canvas.circle(
+                int(x + base[0]), int(y + base[1]), int(car_height / 2.5), (128, 128, 128)
+            )
         flag_x = int((goal_position - min_position) * scale)
         flag_y1 = int(height(goal_position) * scale)
         flag_y2 = flag_y1 + 50
@@ -98,24 +104,26 @@ def acrobot(state: npt.NDArray[np.float64], _action: object) -> Frame:
     for (x, y), theta in zip(joints, thetas, strict=True):
         x, y = x + offset, y + offset
         left, right, top, bottom = 0, 1.0 * scale, 0.1 * scale, -0.1 * scale
-        link = [_rotate(c, theta) for c in [(left, bottom), (left, top), (right, top), (right, bottom)]]
+        link = [
+            _rotate(c, theta) for c in [(left, bottom), (left, top), (right, top), (right, bottom)]
+        ]
         canvas.polygon([(cx + x, cy + y) for cx, cy in link], (0, 204, 204))
         canvas.circle(int(x), int(y), int(0.1 * scale), (204, 204, 0))
     return canvas.frame()
 
 
 def _clockwise_arrow(size: int) -> npt.NDArray[np.bool_]:
-    """The pixels of gymnasium's ``assets/clockwise.png`` at ``size`` x ``size``: a ring
-    from 12 o'clock clockwise round to 9 o'clock, its head pointing up there."""
+    """The pixels of gymnasium's ``assets/clockwise.png`` at ``size`` x ``size`` (as measured
+    from the image): a ring from 12 o'clock clockwise round to 9 o'clock, its head pointing
+    up there."""
     coords = (np.arange(size) + 0.5) / max(size, 1)
-    xs, ys = coords[None, :] - 0.5, coords[:, None] - 0.5
-    radius, half_width = 0.455, 0.018
-    ring = np.abs(np.hypot(xs, ys) - radius) <= half_width
-    # Image angles (y down): the arc runs from the top (-90 degrees) through the right, the
-    # bottom and the left, ending at 180 degrees; the quarter from left to top is open.
-    open_quarter = (xs < 0) & (ys < 0)
-    head_x, head_y = xs + radius, ys + 0.06
-    head = (head_y >= -0.12) & (head_y <= 0.0) & (np.abs(head_x) <= -head_y * 0.55)
+    xs, ys = coords[None, :], coords[:, None]
+    center_x, radius, half_width = 0.495, 0.4926, 0.0195
+    ring = np.abs(np.hypot(xs - center_x, ys - 0.5) - radius) <= half_width
+    open_quarter = (xs < center_x) & (ys < 0.5)
+    # The head: apex at (0.068, 0.35), base 0.136 wide at 0.58 (y down).
+    depth = ys - 0.35
+    head = (depth >= 0.0) & (ys <= 0.58) & (np.abs(xs - 0.068) <= depth * 0.3)
     return (ring & ~open_quarter) | head
 
 

@@ -401,6 +401,7 @@ class _NamedVectorEnv(CartfuseVectorEnv):
         plan: str | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         max_episode_steps: int | None = None,
+        copy: bool = True,
         render_mode: str | None = None,
     ) -> None:
         super().__init__(
@@ -410,6 +411,7 @@ class _NamedVectorEnv(CartfuseVectorEnv):
             plan=plan,
             autoreset_mode=autoreset_mode,
             max_episode_steps=max_episode_steps,
+            copy=copy,
             render_mode=render_mode,
         )
 

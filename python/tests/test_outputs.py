@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 
-from cartfuse import ENV_IDS, CartfuseVectorEnv
+from cartfuse import ENV_IDS, CartfuseVectorEnv, CartPoleVectorEnv
 
 
 def _actions(env: CartfuseVectorEnv, step: int) -> np.ndarray:
@@ -31,7 +31,7 @@ def test_default_steps_return_arrays_no_later_step_touches() -> None:
 
 
 def test_copy_false_returns_the_envs_own_arrays_overwritten_by_each_step() -> None:
-    env = CartfuseVectorEnv("CartPole-v1", 300, copy=False)
+    env = CartPoleVectorEnv(300, copy=False)
     obs0, _ = env.reset(seed=1)
     first = env.step(np.ones(300, dtype=np.int64))
     snapshot = first[0].copy()

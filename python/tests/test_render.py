@@ -25,15 +25,20 @@ SIZES = {
 HAS_PYGAME = importlib.util.find_spec("pygame") is not None
 
 
+def _checker_warnings(env: gym.Env) -> set[str]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(env)
+    return {str(w.message) for w in caught}
+
+
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_gymnasiums_checker_passes_with_rendering(env_id: str) -> None:
     env = gym.make(f"cartfuse/{env_id}", render_mode="rgb_array")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        check_env(env.unwrapped)
-    # gymnasium's own CartPole-v1 and Acrobot draw the same warnings: infinite bounds.
-    unexpected = [str(w.message) for w in caught if "infinity" not in str(w.message)]
-    assert unexpected == []
+    ours = _checker_warnings(env.unwrapped)
+    # Only warnings gymnasium's own env draws too (infinite bounds, Pendulum's [-2, 2] box).
+    theirs = _checker_warnings(gym.make(env_id, render_mode="rgb_array").unwrapped)
+    assert ours <= theirs, ours - theirs
     env.close()
 
 
@@ -93,17 +98,35 @@ STATES = {
 }
 
 
+def _unexplained(ours: np.ndarray, theirs: np.ndarray) -> np.ndarray:
+    """Pixels of ours unlike every pixel of theirs within one pixel: gymnasium's edges are
+    anti-aliased (a line between two pixels is two half-tones) and its vertices rounded its
+    own way, so an edge may sit a pixel away."""
+    height, width = ours.shape[:2]
+    padded = np.pad(theirs.astype(np.int16), ((1, 1), (1, 1), (0, 0)), mode="edge")
+    near = np.zeros((height, width), dtype=bool)
+    for dy in range(3):
+        for dx in range(3):
+            window = padded[dy : dy + height, dx : dx + width]
+            near |= np.abs(ours.astype(np.int16) - window).max(axis=2) <= 128
+    return ~near
+
+
 @pytest.mark.skipif(not HAS_PYGAME, reason="gymnasium's renderer needs pygame")
 @pytest.mark.parametrize("env_id", ENV_IDS)
-def test_frames_match_gymnasiums_pixel_for_pixel_but_the_edges(env_id: str) -> None:
+def test_frames_match_gymnasiums_but_for_the_edges(env_id: str) -> None:
     for k, state in enumerate(STATES[env_id]):
         action = np.array([1.5 if k else -0.8], dtype=np.float32)
         ours = frame(env_id, state, action)
         theirs = _gymnasium_frame(env_id, state, action)
         assert ours.shape == theirs.shape
-        differs = np.abs(ours.astype(np.int16) - theirs.astype(np.int16)).max(axis=2) > 48
-        drawn = (theirs != 255).any(axis=2) | (ours != 255).any(axis=2)
-        # gymnasium anti-aliases the edges and scales Pendulum's arrow from a PNG; the
-        # shapes themselves coincide.
-        assert differs.sum() <= 0.12 * drawn.sum(), (env_id, k, differs.sum(), drawn.sum())
-        assert differs.mean() < 0.01, (env_id, k)
+        drawn_ours = (ours != 255).any(axis=2)
+        drawn_theirs = (theirs != 255).any(axis=2)
+        # Every pixel we draw is one gymnasium draws (within a pixel), and the shapes cover
+        # the same ground (gymnasium adds anti-aliased rims; Pendulum's arrow is a PNG there).
+        unexplained = _unexplained(ours, theirs).sum()
+        # Pendulum's arrow is gymnasium's PNG, smooth-scaled; ours redraws it from measures.
+        share = 0.05 if env_id == "Pendulum-v1" else 0.02
+        assert unexplained <= share * drawn_ours.sum(), (env_id, k, unexplained)
+        overlap = (drawn_ours & drawn_theirs).sum() / (drawn_ours | drawn_theirs).sum()
+        assert overlap > 0.7, (env_id, k, overlap)

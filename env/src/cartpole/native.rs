@@ -284,7 +284,8 @@ impl StepEngine<Cpu> for NativeEngine {
             reward: out.reward.as_mut_ptr(),
             terminated: Flags::Bytes(out.terminated.as_mut_ptr()),
             truncated: Flags::Bytes(out.truncated.as_mut_ptr()),
-            final_obs: (out.final_obs.as_deref_mut()).map_or(std::ptr::null_mut(), <[f32]>::as_mut_ptr),
+            final_obs: (out.final_obs.as_deref_mut())
+                .map_or(std::ptr::null_mut(), <[f32]>::as_mut_ptr),
         };
         self.runner.step(actions.as_ptr(), sink, seed);
         Some(Ok(()))
@@ -316,7 +317,13 @@ impl StepEngine<Cpu> for NativeEngine {
 
     fn state_columns(&self) -> Result<Vec<Vec<f32>>, EnvError> {
         let n = self.runner.n;
-        Ok(self.runner.columns.state.iter().map(|c| c[..n].to_vec()).collect())
+        Ok(self
+            .runner
+            .columns
+            .state
+            .iter()
+            .map(|c| c[..n].to_vec())
+            .collect())
     }
 
     fn elapsed(&self) -> Result<Vec<u32>, EnvError> {

@@ -89,11 +89,18 @@ impl EnvBackend for Cpu {
             false => self.options().resolved_threads(),
         };
         let per = n.div_ceil(threads).max(1);
-        let final_rows = out.final_obs.as_deref_mut().map(|rows| rows.chunks_mut(per * dim));
+        let final_rows = out
+            .final_obs
+            .as_deref_mut()
+            .map(|rows| rows.chunks_mut(per * dim));
         let mut final_rows = final_rows.into_iter().flatten();
         let mut parts: Vec<CopyPart<'_>> = (out.obs.chunks_mut(per * dim))
             .zip(out.reward.chunks_mut(per))
-            .zip(out.terminated.chunks_mut(per).zip(out.truncated.chunks_mut(per)))
+            .zip(
+                out.terminated
+                    .chunks_mut(per)
+                    .zip(out.truncated.chunks_mut(per)),
+            )
             .enumerate()
             .map(|(t, ((obs_out, reward_out), (term_out, trunc_out)))| {
                 let (lanes, rows) = (t * per..t * per + reward_out.len(), t * per * dim..);

@@ -133,7 +133,11 @@ unsafe fn write_bits(p: *mut u8, bits: u64, count: usize) {
     let mut k = 0;
     while k + 8 <= count {
         // SAFETY: bytes `k..k + 8` lie below `count`.
-        unsafe { p.add(k).cast::<u64>().write_unaligned(spread_bits((bits >> k) as u8)) };
+        unsafe {
+            p.add(k)
+                .cast::<u64>()
+                .write_unaligned(spread_bits((bits >> k) as u8))
+        };
         k += 8;
     }
     while k < count {
@@ -152,7 +156,11 @@ mod tests {
         for bits in 0..=255u8 {
             let bytes = spread_bits(bits).to_le_bytes();
             for (j, byte) in bytes.iter().enumerate() {
-                assert_eq!(u32::from(*byte), u32::from((bits >> j) & 1), "{bits:#010b} byte {j}");
+                assert_eq!(
+                    u32::from(*byte),
+                    u32::from((bits >> j) & 1),
+                    "{bits:#010b} byte {j}"
+                );
             }
         }
     }
@@ -165,7 +173,11 @@ mod tests {
             // SAFETY: 24 bytes hold any count below 20.
             unsafe { write_bits(bytes.as_mut_ptr(), bits, count) };
             for (k, byte) in bytes.iter().enumerate() {
-                let want = if k < count { ((bits >> k) & 1) as u8 } else { 7 };
+                let want = if k < count {
+                    ((bits >> k) & 1) as u8
+                } else {
+                    7
+                };
                 assert_eq!(*byte, want, "count {count}, byte {k}");
             }
         }
