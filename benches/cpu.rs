@@ -6,14 +6,17 @@
 //! CARTFUSE_CPU_SIMD=avx2 cargo bench --bench cpu   # a narrower SIMD level
 //! ```
 //!
-//! Actions stay in a host buffer the runtime reads in place; each iteration is one step
-//! call, finished when it returns.
+//! `cartpole_cpu`: actions stay in a host buffer the runtime reads in place and the outputs
+//! in the runtime's buffers (`step_device`); each iteration is one step call, finished when
+//! it returns. `cartpole_cpu_into`: host actions in, outputs written into the caller's
+//! arrays (`step_into`, what the Python package calls), one-step plans.
 #![allow(missing_docs)] // criterion's macros generate undocumented functions.
 
 mod common;
 
 use std::time::Duration;
 
+use cartfuse::env::HostOutputs;
 use cartfuse::fusion::cpu::Cpu;
 use cartfuse::fusion::plan::Strategy;
 use cartfuse::{CartPoleConfig, StepPlan};
@@ -45,5 +48,34 @@ fn cpu_plans(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, cpu_plans);
+fn cpu_into_host_arrays(c: &mut Criterion) {
+    let mut group = c.benchmark_group("cartpole_cpu_into");
+    group.measurement_time(Duration::from_secs(3));
+    group.warm_up_time(Duration::from_secs(1));
+    for plan in [StepPlan::Graph(Strategy::Fused), StepPlan::HandWritten] {
+        for n in SIZES {
+            let (mut env, _) =
+                common::ready_env(Cpu::default(), n, CartPoleConfig::default(), plan);
+            let actions: Vec<u32> = (0..n as u32).map(|i| i % 2).collect();
+            let (mut obs, mut reward) = (vec![0.0; 4 * n], vec![0.0; n]);
+            let (mut terminated, mut truncated) = (vec![false; n], vec![false; n]);
+            group.throughput(Throughput::Elements(n as u64));
+            group.bench_with_input(BenchmarkId::new(plan.to_string(), n), &n, |b, _| {
+                b.iter(|| {
+                    let mut out = HostOutputs {
+                        obs: &mut obs,
+                        reward: &mut reward,
+                        terminated: &mut terminated,
+                        truncated: &mut truncated,
+                        final_obs: None,
+                    };
+                    env.step_into(&actions, &mut out).expect("step")
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, cpu_plans, cpu_into_host_arrays);
 criterion_main!(benches);

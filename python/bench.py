@@ -1,13 +1,13 @@
-"""env-steps/s of ``step`` with numpy actions: cartfuse (every device this build opens)
-beside gymnasium's own ``CartPoleVectorEnv``, measured in the same run.
+"""env-steps/s of CartPole-v1 from Python, each ratio measured side by side in one process:
+cartfuse's ``step`` against gymnasium's own ``CartPoleVectorEnv`` and against the Rust step
+of the same plan (``VecEnv::step_device``, timed inside Rust), plus the one-env costs.
 
-    python python/bench.py [--sizes 1 256 4096 65536] [--seconds 1.0] [--json]
+    python python/bench.py [--sizes 1 4096 65536] [--rounds 15] [--budget 0.1] [--json]
+    python python/bench.py --threshold-sweep      # one thread against two, by size
 
-Each size times every contender in turns (gymnasium, then each cartfuse device, repeated),
-so the ratios compare calls made in the same seconds of the run.
-
-Also reports the Python layer's cost per call at n = 1: ``CartPoleVectorEnv.step`` against
-the raw native call it wraps.
+Every size runs in rounds: in each round every contender steps for ``--budget`` seconds in
+turn, so a slow spell of a shared machine hits all of them; a ratio is the median of the
+per-round ratios (with the lowest and highest round beside it).
 """
 
 from __future__ import annotations
@@ -21,191 +21,243 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 import numpy as np
 
 os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp(prefix="cartfuse-xdg-"))
 
-import gymnasium
+import gymnasium as gym
 from gymnasium.envs.classic_control.cartpole import (
     CartPoleVectorEnv as GymCartPoleVectorEnv,
 )
 
 import cartfuse
-from cartfuse import CartPoleVectorEnv
+from cartfuse import CartPoleEnv, CartPoleVectorEnv
+from cartfuse._native import NativeVecEnv, RustStepTimer
+
+#: A contender: `run(budget)` steps for about `budget` seconds and returns seconds per call.
+Contender = Callable[[float], float]
 
 
-class _StubNative:
-    """Returns fixed step outputs: isolates the Python wrapper's own cost."""
+def python_contender(step: Callable[[Any], object], actions: list[Any]) -> Contender:
+    """Calls `step` with the 8 action arrays in turn until `budget` seconds have passed."""
 
-    def __init__(self, outputs: Any) -> None:
-        self.outputs = outputs
+    def run(budget: float) -> float:
+        calls, start = 0, time.perf_counter()
+        while True:
+            for a in actions:
+                step(a)
+            calls += len(actions)
+            elapsed = time.perf_counter() - start
+            if elapsed >= budget:
+                return elapsed / calls
 
-    def step(self, actions: Any) -> Any:
-        return self.outputs
-
-
-def _warm(call: Callable[[], object]) -> None:
-    """Runs `call` a few times first (JIT compilation, caches)."""
-    for _ in range(20):
-        call()
-
-
-def _time_for(call: Callable[[], object], budget: float) -> float:
-    """Seconds per call over calls that take at least `budget` seconds together."""
-    calls = 0
-    start = time.perf_counter()
-    while True:
-        call()
-        calls += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= budget:
-            return elapsed / calls
+    return run
 
 
-def time_calls(call: Callable[[], object], seconds: float, repeats: int) -> float:
-    """Median seconds per call over `repeats` runs of at least `seconds` / `repeats` each,
-    after a warm-up."""
-    _warm(call)
-    return statistics.median(_time_for(call, seconds / repeats) for _ in range(repeats))
+def rust_contender(timer: RustStepTimer) -> Contender:
+    """Times the Rust step inside Rust, for about `budget` seconds."""
+    per_call = [timer.time(8) / 8]
+
+    def run(budget: float) -> float:
+        calls = max(8, int(budget / max(per_call[0], 1e-9)))
+        seconds = timer.time(calls)
+        per_call[0] = seconds / calls
+        return per_call[0]
+
+    return run
 
 
-def time_side_by_side(
-    calls: dict[str, Callable[[], object]], seconds: float, repeats: int
+def in_rounds(
+    contenders: dict[str, Contender], rounds: int, budget: float
 ) -> dict[str, list[float]]:
-    """Seconds per call of each of `calls`, `repeats` times (each call `seconds` in all),
-    the calls taking turns within
-    each repeat: a slow spell of a shared machine then hits every contender of that
-    repeat, and ratios taken repeat by repeat cancel it."""
-    for call in calls.values():
-        _warm(call)
-    budget = seconds / repeats
-    per_call: dict[str, list[float]] = {name: [] for name in calls}
-    for _ in range(repeats):
-        for name, call in calls.items():
-            per_call[name].append(_time_for(call, budget))
-    return per_call
+    """Seconds per call of every contender, `rounds` times, in turns within each round."""
+    for run in contenders.values():
+        run(budget / 4)  # warm-up: kernels compiled, caches and pools warm
+    times: dict[str, list[float]] = {name: [] for name in contenders}
+    for _ in range(rounds):
+        for name, run in contenders.items():
+            times[name].append(run(budget))
+    return times
 
 
-def stepper(env: Any, n: int) -> Callable[[], None]:
-    """A call that steps `env` (reset with seed 0) with one of 8 random action arrays."""
-    env.reset(seed=0)
-    actions = [np.random.default_rng(i).integers(0, 2, size=n) for i in range(8)]
-    index = 0
+def ratio(times: dict[str, list[float]], faster: str, than: str) -> dict[str, float]:
+    """How many times `faster`'s throughput is `than`'s, round by round: median, min, max."""
+    per_round = [t / f for f, t in zip(times[faster], times[than], strict=True)]
+    return {
+        "median": statistics.median(per_round),
+        "min": min(per_round),
+        "max": max(per_round),
+    }
 
-    def call() -> None:
-        nonlocal index
-        env.step(actions[index & 7])
-        index += 1
 
-    return call
+def actions_for(n: int) -> list[np.ndarray]:
+    return [np.random.default_rng(i).integers(0, 2, size=n) for i in range(8)]
+
+
+def measure_size(n: int, args: argparse.Namespace) -> dict[str, Any]:
+    """Every contender at `n` envs, in rounds."""
+    actions = actions_for(n)
+    gym_env = GymCartPoleVectorEnv(num_envs=n)
+    copies = CartPoleVectorEnv(n, device="cpu", plan=args.plan)
+    views = CartPoleVectorEnv(n, device="cpu", plan=args.plan, copy=False)
+    for env in (gym_env, copies, views):
+        env.reset(seed=0)
+    timer = RustStepTimer("CartPole-v1", n, device="cpu", plan=args.plan)
+    contenders = {
+        "gymnasium": python_contender(gym_env.step, actions),
+        "cartfuse": python_contender(copies.step, actions),
+        "cartfuse copy=False": python_contender(views.step, actions),
+        "rust step": rust_contender(timer),
+    }
+    times = in_rounds(contenders, args.rounds, args.budget)
+    row: dict[str, Any] = {
+        "num_envs": n,
+        "plan": copies.plan,
+        "env_steps_per_s": {k: n / statistics.median(v) for k, v in times.items()},
+        "vs_gymnasium": {
+            k: ratio(times, k, "gymnasium") for k in ("cartfuse", "cartfuse copy=False")
+        },
+        "vs_rust_step": {
+            k: ratio(times, k, "rust step") for k in ("cartfuse", "cartfuse copy=False")
+        },
+    }
+    for env in (gym_env, copies, views):
+        env.close()
+    return row
+
+
+def one_env_costs(args: argparse.Namespace) -> dict[str, dict[str, float]]:
+    """Microseconds per `step` of one env: cartfuse's and gymnasium's CartPole-v1, through
+    `gym.make`'s wrappers and unwrapped, in rounds."""
+    envs = {
+        "cartfuse wrapped": gym.make("cartfuse/CartPole-v1"),
+        "cartfuse unwrapped": CartPoleEnv(device="cpu"),
+        "gymnasium wrapped": gym.make("CartPole-v1"),
+        "gymnasium unwrapped": gym.make("CartPole-v1").unwrapped,
+    }
+    contenders = {}
+    for name, env in envs.items():
+        env.reset(seed=0)
+        # Actions that keep the pole up a while; an ended episode is reset inside the
+        # timed call on both sides alike.
+        contenders[name] = python_contender(_stepping(env), [0, 1] * 4)
+    times = in_rounds(contenders, args.rounds, args.budget)
+    return {
+        name: {
+            "median_us": 1e6 * statistics.median(t),
+            "min_us": 1e6 * min(t),
+            "max_us": 1e6 * max(t),
+        }
+        for name, t in times.items()
+    }
+
+
+def _stepping(env: Any) -> Callable[[int], object]:
+    def step(action: int) -> object:
+        out = env.step(action)
+        if out[2] or out[3]:
+            env.reset()
+        return out
+
+    return step
+
+
+def threshold_sweep(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The Python step on two threads against one, by size (the thread threshold)."""
+    rows = []
+    for n in args.sweep_sizes:
+        actions = actions_for(n)
+        envs = {
+            "1 thread": NativeVecEnv("CartPole-v1", n, device="cpu", parallel_min_lanes=1 << 62),
+            "2 threads": NativeVecEnv("CartPole-v1", n, device="cpu", parallel_min_lanes=0),
+        }
+        for env in envs.values():
+            env.reset(0)
+        contenders = {k: python_contender(e.step, actions) for k, e in envs.items()}
+        times = in_rounds(contenders, args.rounds, args.budget)
+        rows.append(
+            {
+                "num_envs": n,
+                "us_per_step": {k: 1e6 * statistics.median(v) for k, v in times.items()},
+                "2 threads vs 1": ratio(times, "2 threads", "1 thread"),
+            }
+        )
+    return rows
+
+
+def _spread(r: dict[str, float]) -> str:
+    return f"{r['median']:.2f}x ({r['min']:.2f}-{r['max']:.2f})"
+
+
+def print_tables(result: dict[str, Any]) -> None:
+    print(f"# {result['machine']}; python {result['python']}, numpy {result['numpy']}, ", end="")
+    print(f"gymnasium {result['gymnasium']}, cartfuse {result['cartfuse']}")
+    print(f"# {result['unit']}\n")
+    if "sizes" in result:
+        names = ["gymnasium", "cartfuse", "cartfuse copy=False", "rust step"]
+        print(
+            "| n | plan | " + " | ".join(names) + " | cartfuse / gymnasium | cartfuse / rust step "
+            "| copy=False / rust step |"
+        )
+        print("|---:|---|" + "---:|" * (len(names) + 3))
+        for row in result["sizes"]:
+            rates = " | ".join(f"{row['env_steps_per_s'][k]:.3g}" for k in names)
+            print(
+                f"| {row['num_envs']} | {row['plan']} | {rates} "
+                f"| {_spread(row['vs_gymnasium']['cartfuse'])} "
+                f"| {_spread(row['vs_rust_step']['cartfuse'])} "
+                f"| {_spread(row['vs_rust_step']['cartfuse copy=False'])} |"
+            )
+    if "one_env_us" in result:
+        print("\n| one env, `step` | median us | rounds' range |\n|---|---:|---:|")
+        for name, t in result["one_env_us"].items():
+            print(f"| {name} | {t['median_us']:.2f} | {t['min_us']:.2f}-{t['max_us']:.2f} |")
+    if "threshold_sweep" in result:
+        print("\n| n | 1 thread us | 2 threads us | 2 threads / 1 (throughput) |")
+        print("|---:|---:|---:|---:|")
+        for row in result["threshold_sweep"]:
+            us = row["us_per_step"]
+            print(
+                f"| {row['num_envs']} | {us['1 thread']:.1f} | {us['2 threads']:.1f} "
+                f"| {_spread(row['2 threads vs 1'])} |"
+            )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1, 256, 4096, 65536])
-    parser.add_argument("--seconds", type=float, default=1.0, help="time per contender and size")
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1, 4096, 65536])
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--budget", type=float, default=0.1, help="seconds per contender and round")
     parser.add_argument("--plan", default=None, help="cartfuse plan (default: hand-written)")
+    parser.add_argument("--no-one-env", action="store_true", help="skip the one-env costs")
+    parser.add_argument("--threshold-sweep", action="store_true")
     parser.add_argument(
-        "--devices",
-        nargs="+",
-        default=None,
-        help="cartfuse devices to measure (default: every device this build has)",
+        "--sweep-sizes", type=int, nargs="+", default=[512, 1024, 2048, 4096, 8192, 16384]
     )
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
     args = parser.parse_args()
 
-    devices = cartfuse.compiled_devices()
-    if args.devices is not None:
-        unknown = sorted(set(args.devices) - set(devices))
-        if unknown:
-            parser.error(f"--devices: {unknown} not in this build's devices {devices}")
-        devices = args.devices
-    rows: list[dict[str, Any]] = []
-    for n in args.sizes:
-        row: dict[str, Any] = {"num_envs": n}
-        envs: dict[str, Any] = {"gymnasium": GymCartPoleVectorEnv(num_envs=n)}
-        for device in devices:
-            try:
-                envs[f"cartfuse-{device}"] = CartPoleVectorEnv(n, device=device, plan=args.plan)
-            except ValueError as error:
-                row[f"cartfuse-{device}"] = None
-                row[f"cartfuse-{device}-error"] = str(error)
-        calls = {name: stepper(env, n) for name, env in envs.items()}
-        per_call = time_side_by_side(calls, args.seconds, args.repeats)
-        gym_times = per_call["gymnasium"]
-        for name, times in per_call.items():
-            row[name] = n / statistics.median(times)
-            if name != "gymnasium":
-                # The median of the ratios of the same repeat.
-                row[f"{name}/gymnasium"] = statistics.median(
-                    g / t for g, t in zip(gym_times, times, strict=True)
-                )
-        for env in envs.values():
-            env.close()
-        rows.append(row)
-
-    # The Python layer at n = 1: the wrapper's step against the native step it calls.
-    overhead: dict[str, Any] = {}
-    for device in devices:
-        try:
-            env = CartPoleVectorEnv(1, device=device, plan=args.plan)
-        except ValueError:
-            continue
-        env.reset(seed=0)
-        actions = np.zeros(1, dtype=np.int64)
-        wrapper_s = time_calls(partial(env.step, actions), args.seconds, args.repeats)
-        native_s = time_calls(partial(env._native.step, actions), args.seconds, args.repeats)
-        # The wrapper alone: the same Python code over a stub that returns the native
-        # step's arrays instantly (the difference above drowns in the device's jitter).
-        outputs = env._native.step(actions)
-        real_native = env._native
-        env._native = _StubNative(outputs)  # type: ignore[assignment]
-        stub_s = time_calls(partial(env.step, actions), args.seconds, args.repeats)
-        env._native = real_native
-        overhead[device] = {
-            "wrapper_us": wrapper_s * 1e6,
-            "native_us": native_s * 1e6,
-            "python_layer_us": stub_s * 1e6,
-        }
-
-    result = {
-        "unit": "env-steps/s (median of repeats); ratios: median of same-repeat ratios",
+    result: dict[str, Any] = {
+        "unit": "env-steps/s: median of rounds; ratios: median (min-max) of per-round ratios",
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cpus",
         "python": sys.version.split()[0],
         "numpy": np.__version__,
-        "gymnasium": gymnasium.__version__,
+        "gymnasium": gym.__version__,
         "cartfuse": cartfuse.__version__,
-        "plan": args.plan or "hand-written",
-        "devices": devices,
-        "rows": rows,
-        "python_layer_n1": overhead,
+        "command": " ".join(sys.argv),
     }
+    if args.threshold_sweep:
+        result["threshold_sweep"] = threshold_sweep(args)
+    else:
+        result["sizes"] = [measure_size(n, args) for n in args.sizes]
+        if not args.no_one_env:
+            result["one_env_us"] = one_env_costs(args)
     if args.json:
         print(json.dumps(result, indent=2))
-        return 0
-    columns = ["gymnasium"] + [f"cartfuse-{d}" for d in devices]
-    print(
-        "| n | "
-        + " | ".join(columns)
-        + " | "
-        + " | ".join(f"{c} / gymnasium" for c in columns[1:])
-        + " |"
-    )
-    print("|---:|" + "---:|" * (2 * len(columns) - 1))
-    for row in rows:
-        cells = [f"{row[c]:.3g}" if row.get(c) else "n/a" for c in columns]
-        ratios = [f"{row[f'{c}/gymnasium']:.2f}x" if row.get(c) else "n/a" for c in columns[1:]]
-        print(f"| {row['num_envs']} | " + " | ".join(cells + ratios) + " |")
-    for device, o in overhead.items():
-        print(
-            f"\nn = 1 on {device}: CartPoleVectorEnv.step {o['wrapper_us']:.1f} us, native "
-            f"step {o['native_us']:.1f} us; the Python layer alone (over a stub native step) "
-            f"{o['python_layer_us']:.2f} us per call"
-        )
+    else:
+        print_tables(result)
     return 0
 
 

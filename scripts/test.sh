@@ -12,9 +12,10 @@ python3 -m venv "$venv"
 venv="$(cd "$venv" && pwd)" # absolute: PATH below must find its maturin from anywhere
 "$venv/bin/pip" install -q --upgrade pip
 # ray: python/tests/test_ray.py runs the Ray recipe (examples/ray_rollout.py) on a local
-# cluster.
+# cluster. pygame: gymnasium's own renderer, which python/tests/test_render.py compares
+# cartfuse's numpy frames with (and check_env's human-mode render).
 "$venv/bin/pip" install -q "maturin==1.16.0" "gymnasium==1.4.0" "numpy>=1.26" "pytest>=8" \
-  "ruff==0.17.6" "ray==2.60.0"
+  "ruff==0.17.6" "ray==2.60.0" "pygame==2.6.1"
 "$venv/bin/ruff" check python
 "$venv/bin/ruff" format --check python
 "$venv/bin/ruff" check --config python/pyproject.toml scripts examples

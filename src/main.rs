@@ -9,7 +9,8 @@ fn main() -> std::process::ExitCode {
     let cli = cli::args::Cli::parse();
     init_tracing(cli.verbose);
     cartfuse::fusion::cube::runtime_dir::ensure();
-    match cli::run(cli) {
+    let checked = cartfuse::fusion::switches::check_environment().map_err(anyhow::Error::from);
+    match checked.and_then(|()| cli::run(cli)) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error:#}");

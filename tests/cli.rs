@@ -321,6 +321,58 @@ fn too_many_envs_is_a_clear_error() {
 /// Our ledger's launch count equals the CubeCL runtime's own record: with
 /// `[profiling] logger.level = "minimal"` (read from `cubecl.toml` in the working
 /// directory) cubecl logs one `Executing ...` line per kernel it runs.
+/// A batch that would not fit in memory is refused before anything is allocated: at once,
+/// naming the envs asked for, the bytes they need and the bytes available.
+#[test]
+fn a_batch_larger_than_memory_is_refused_within_seconds() {
+    let start = std::time::Instant::now();
+    let run = cartfuse(&[
+        "--device",
+        "cpu",
+        "rollout",
+        "--envs",
+        "1000000000",
+        "--steps",
+        "1",
+    ]);
+    let took = start.elapsed();
+    assert!(!run.status.success());
+    let message = stderr(&run);
+    for part in [
+        "1000000000 envs need at least",
+        "are available",
+        "host memory",
+    ] {
+        assert!(message.contains(part), "{message}");
+    }
+    assert!(took.as_secs() < 30, "took {took:?}");
+}
+
+/// A `CARTFUSE_*` variable set to a value cartfuse does not accept stops the command with
+/// the values it accepts, instead of being ignored.
+#[test]
+fn an_unknown_cartfuse_variable_value_is_an_error_naming_the_accepted_ones() {
+    let cases = [
+        ("CARTFUSE_CPU_SIMD", "avx9000", "scalar, avx2 or avx512"),
+        ("CARTFUSE_CPU_ENGINE", "jit", "compiled or interpreted"),
+        ("CARTFUSE_IN_PLACE", "maybe", "on, off"),
+    ];
+    for (name, value, accepted) in cases {
+        let run = Command::new(env!("CARGO_BIN_EXE_cartfuse"))
+            .args(["--device", "cpu", "rollout", "--envs", "8", "--steps", "1"])
+            .env(name, value)
+            .output()
+            .expect("the cartfuse binary runs");
+        assert!(!run.status.success(), "{name}={value} was accepted");
+        let message = stderr(&run);
+        assert!(
+            message.contains(&format!("{name}=\"{value}\"")),
+            "{message}"
+        );
+        assert!(message.contains(accepted), "{message}");
+    }
+}
+
 #[test]
 fn ledger_launches_equal_the_cubecl_runtime_record() {
     let dir = std::env::temp_dir().join(format!("cartfuse-cubecl-log-{}", std::process::id()));

@@ -19,22 +19,11 @@
 //!   an unreachable episode limit and this module flags `elapsed >= max_episode_steps`.
 
 use cartfuse_env::spaces::{ActionSpace, first_invalid};
-use cartfuse_env::{AutoresetMode, EpisodeOptions, StepPlan};
+use cartfuse_env::{AutoresetMode, EpisodeOptions, HostOutputs, StepPlan};
 
-use crate::device::Device;
-use crate::envs::{self, Actions, DynVecEnv, EnvInfo};
+use crate::envs::{self, Actions, Build, DynVecEnv, EnvInfo};
 use crate::error::{BackendError, non_finite};
-
-/// How finished episodes restart (gymnasium's `AutoresetMode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Autoreset {
-    /// The step after a done resets the env (gymnasium's default).
-    NextStep,
-    /// A done env resets in the same step; its final observation is returned beside.
-    SameStep,
-    /// No automatic reset; the caller resets envs with a mask.
-    Disabled,
-}
+use cartfuse_fusion::device::Device;
 
 /// The seeds of one reset, as gymnasium accepts them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,32 +41,29 @@ pub struct Options {
     pub env_id: String,
     /// Number of envs.
     pub num_envs: usize,
-    /// `None`: [`Device::automatic`].
+    /// `None`: [`crate::device::automatic`].
     pub device: Option<Device>,
     /// A plan name (`StepPlan`'s); `None`: the environment's hand-written step where it
     /// has one, else `fused`.
     pub plan: Option<String>,
     /// Autoreset mode.
-    pub autoreset: Autoreset,
+    pub autoreset: AutoresetMode,
     /// Truncation limit; `None`: the environment's registered one.
     pub max_episode_steps: Option<u32>,
+    /// The CPU runtime steps on one thread below this many envs ([`PARALLEL_MIN_LANES`]).
+    pub parallel_min_lanes: usize,
 }
 
-/// One step's outputs, flat and ready to hand to numpy.
-#[derive(Debug)]
-pub struct Step {
-    /// `[n * obs_dim]` observations, row-major.
-    pub obs: Vec<f32>,
-    /// `[n]` rewards.
-    pub reward: Vec<f32>,
-    /// `[n]` terminated flags.
-    pub terminated: Vec<bool>,
-    /// `[n]` truncated flags.
-    pub truncated: Vec<bool>,
-    /// `SameStep` only: `[n * obs_dim]` final observations (rows of envs that did not end
-    /// hold their current observation).
-    pub final_obs: Option<Vec<f32>>,
-}
+/// Below this many envs a step from Python runs on one thread: the Rust runtime's own
+/// threshold ([`DEFAULT_PARALLEL_MIN_LANES`](cartfuse_fusion::cpu::DEFAULT_PARALLEL_MIN_LANES),
+/// measured for the Rust step), since the worker threads now write the outputs into the
+/// numpy arrays themselves and the Python step does the Rust step's work plus a fixed cost
+/// per call. (It was 8192 while the calling thread copied the outputs out, pulling the
+/// second worker's half across cores.) `python python/bench.py --threshold-sweep` measures
+/// one thread against two by size; on the shared 2-core VM, loaded 7-9 deep by other
+/// builds, two threads lost at every size (the second core was rarely free), so the value
+/// awaits a quiet-machine sweep.
+pub const PARALLEL_MIN_LANES: usize = cartfuse_fusion::cpu::DEFAULT_PARALLEL_MIN_LANES;
 
 /// One reset stream per env, drawn on the host (`Disabled` autoreset).
 #[derive(Debug, Clone, Copy, Default)]
@@ -93,7 +79,7 @@ pub struct Backend {
     info: EnvInfo,
     device: Device,
     num_envs: usize,
-    autoreset: Autoreset,
+    autoreset: AutoresetMode,
     max_episode_steps: u32,
     /// `Disabled` only: every env's reset stream and episode length.
     streams: Vec<Stream>,
@@ -131,20 +117,23 @@ impl Backend {
         }
         let plan = options.plan.as_deref().map(parse_plan).transpose()?;
         let episode = EpisodeOptions {
-            autoreset: match options.autoreset {
-                Autoreset::NextStep => AutoresetMode::NextStep,
-                Autoreset::SameStep => AutoresetMode::SameStep,
-                Autoreset::Disabled => AutoresetMode::Disabled,
-            },
+            autoreset: options.autoreset,
             // Disabled: truncation is counted here (masked resets restart every device counter).
             max_episode_steps: match options.autoreset {
-                Autoreset::Disabled => u32::MAX,
+                AutoresetMode::Disabled => u32::MAX,
                 _ => max_episode_steps,
             },
         };
-        let device = options.device.unwrap_or_else(Device::automatic);
+        let device = options.device.unwrap_or_else(crate::device::automatic);
         let n = options.num_envs;
-        let env = envs::open(info.id, device, n, episode, plan)?;
+        let build = Build {
+            num_envs: n,
+            episode,
+            plan,
+            parallel_min_lanes: options.parallel_min_lanes,
+            python_bytes_per_env: python_bytes_per_env(&info),
+        };
+        let env = envs::open(info.id, device, build)?;
         Ok(Self {
             env,
             info,
@@ -206,7 +195,7 @@ impl Backend {
                     "expected at least one True value",
                 ));
             }
-            if self.autoreset != Autoreset::Disabled {
+            if self.autoreset != AutoresetMode::Disabled {
                 return Err(BackendError::invalid(
                     "options[\"reset_mask\"]",
                     "masked resets need autoreset_mode=AutoresetMode.DISABLED (cartfuse's \
@@ -215,7 +204,7 @@ impl Backend {
             }
         }
         match self.autoreset {
-            Autoreset::Disabled => self.reset_on_host(seeds, mask),
+            AutoresetMode::Disabled => self.reset_on_host(seeds, mask),
             _ => self.reset_all(seeds),
         }
     }
@@ -298,32 +287,35 @@ impl Backend {
             .collect()
     }
 
-    /// Steps every env. `actions` must be validated by the caller's conversion; they are
-    /// checked again (count and kind here, values by `VecEnv`) before anything is launched.
-    pub fn step(&mut self, actions: Actions) -> Result<Step, BackendError> {
-        self.check_actions(&actions)?;
+    /// Steps every env into `out`. `actions` must be validated by the caller's conversion;
+    /// they are checked again (count and kind here, values by `VecEnv`) before anything runs.
+    pub fn step(
+        &mut self,
+        actions: &Actions,
+        out: &mut HostOutputs<'_>,
+    ) -> Result<(), BackendError> {
+        self.check_actions(actions)?;
         if !self.seeded {
             return Err(BackendError::Runtime(
                 "the env must be reset before it is stepped: call reset() first".into(),
             ));
         }
-        let out = self.env.step(actions)?;
-        let mut truncated = out.truncated;
-        if self.autoreset == Autoreset::Disabled {
-            for (elapsed, truncated) in self.elapsed.iter_mut().zip(truncated.iter_mut()) {
+        self.env.step(actions, out)?;
+        if self.autoreset == AutoresetMode::Disabled {
+            for (elapsed, truncated) in self.elapsed.iter_mut().zip(out.truncated.iter_mut()) {
                 *elapsed = elapsed.saturating_add(1);
                 *truncated = *elapsed >= self.max_episode_steps;
             }
         }
-        // Rows of envs that did not end hold their current observation; the Python layer
-        // reads only the rows its `_final_obs` mask selects.
-        Ok(Step {
-            obs: out.obs,
-            reward: out.reward,
-            terminated: out.terminated,
-            truncated,
-            final_obs: out.final_obs,
-        })
+        // Final observation rows of envs that did not end hold their current observation;
+        // the Python layer reads only the rows its `_final_obs` mask selects.
+        Ok(())
+    }
+
+    /// The time of `calls` steps of the Rust API on these envs (see
+    /// [`DynVecEnv::time_device_steps`]); the envs must have been reset.
+    pub fn time_device_steps(&mut self, calls: u64) -> Result<std::time::Duration, BackendError> {
+        self.env.time_device_steps(calls)
     }
 
     /// Checks what the env's own check does not word for Python: the count, and finite
@@ -396,6 +388,15 @@ impl Backend {
     pub fn state(&self) -> Result<Vec<f64>, BackendError> {
         Ok(self.env.state()?.into_iter().flatten().collect())
     }
+}
+
+/// Bytes per env the Python package holds beside the envs' buffers: two steps' output
+/// arrays (the caller's and the next step's), the host copies of a reset, and gymnasium's
+/// batched observation space (its `low` and `high` arrays).
+fn python_bytes_per_env(info: &EnvInfo) -> u64 {
+    let row = 4 * info.obs_dim as u64;
+    let step_outputs = row + 4 + 2;
+    2 * step_outputs + 2 * row + 2 * row
 }
 
 fn parse_plan(name: &str) -> Result<StepPlan, BackendError> {

@@ -142,6 +142,69 @@ pub fn actions(actions: &Bound<'_, PyAny>, n: usize, info: &EnvInfo) -> PyResult
     }
 }
 
+/// One env's action (`step_one`): an int (a Python or numpy integer, as gymnasium's
+/// `Discrete.contains` takes it) or a float array of the action box's shape.
+pub fn single_action(action: &Bound<'_, PyAny>, info: &EnvInfo) -> PyResult<Actions> {
+    match &info.action {
+        ActionSpace::Discrete(space) => {
+            let value = action.extract::<i64>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "action: expected an int in {}, got {}",
+                    choices(space.n),
+                    type_name(action)
+                ))
+            })?;
+            match u32::try_from(value) {
+                Ok(choice) if choice < space.n => Ok(Actions::Discrete(vec![choice])),
+                _ => Err(PyValueError::new_err(format!(
+                    "action: expected an action in {}, got {value}",
+                    choices(space.n)
+                ))),
+            }
+        }
+        ActionSpace::Box(space) => {
+            let numpy = action.py().import("numpy")?;
+            let array = numpy.call_method1("asarray", (action,))?;
+            let untyped = array.cast::<PyUntypedArray>()?;
+            if untyped.dtype().kind() != b'f' {
+                return Err(PyTypeError::new_err(format!(
+                    "action: expected a float array of shape {:?}, got dtype {}",
+                    space.shape,
+                    dtype(untyped)
+                )));
+            }
+            let size = info.action_size();
+            if untyped.len() != size {
+                return Err(PyValueError::new_err(format!(
+                    "action: expected shape {:?}, got {:?}",
+                    space.shape,
+                    untyped.shape()
+                )));
+            }
+            let wide: Vec<f64> = array
+                .call_method1("astype", ("float64",))?
+                .call_method0("ravel")?
+                .extract()?;
+            if wide.iter().any(|v| !v.is_finite()) {
+                return Err(PyValueError::new_err(format!(
+                    "action: expected finite values, got {}",
+                    action.repr()?
+                )));
+            }
+            let max = f64::from(f32::MAX);
+            Ok(Actions::Continuous(
+                wide.iter().map(|v| v.clamp(-max, max) as f32).collect(),
+            ))
+        }
+    }
+}
+
+fn type_name(value: &Bound<'_, PyAny>) -> String {
+    (value.get_type().name())
+        .map(|s| s.to_string())
+        .unwrap_or_default()
+}
+
 /// An integer (or bool) array of shape `(n,)` as `u32` choices in `{0, ..., choices - 1}`;
 /// other dtypes, shapes and values are refused.
 fn discrete(

@@ -7,18 +7,22 @@
 //! [`EnvInfo`] describes an environment (spaces, state names, episode limit) from the same
 //! [`GraphEnv`] definition, so Python builds its spaces from Rust's.
 
+use std::time::{Duration, Instant};
+
+use cartfuse_env::memory;
 use cartfuse_env::registry::{ENV_IDS, unknown_env};
 use cartfuse_env::spaces::{ActionSpace, BoxSpace};
-use cartfuse_env::{EnvBackend, EnvError, EpisodeOptions, GraphEnv, StepOutput, StepPlan, VecEnv};
-use cartfuse_fusion::cpu::Cpu;
-use cartfuse_fusion::cpu::CpuOptions;
+use cartfuse_env::{EnvBackend, EnvError, EpisodeOptions, GraphEnv, HostOutputs, StepPlan, VecEnv};
+use cartfuse_fusion::cpu::{Cpu, CpuOptions};
 #[cfg(any(feature = "wgpu", feature = "cuda"))]
 use cartfuse_fusion::cube::Cube;
 #[cfg(any(feature = "wgpu", feature = "cuda"))]
 use cartfuse_fusion::cube::device as devices;
 use cartfuse_fusion::device::DeviceError;
 
-use crate::device::Device;
+use cartfuse_fusion::device::{Device, RuntimeKind};
+
+use crate::device::unavailable;
 use crate::error::BackendError;
 
 /// What one environment is, read from its [`GraphEnv`] implementation.
@@ -88,11 +92,11 @@ pub enum Actions {
 /// An action element type the bindings can hand to a vector env.
 pub trait HostAction: Sized {
     /// `actions` as this element type, or an error when they are of the other kind.
-    fn take(actions: Actions) -> Result<Vec<Self>, BackendError>;
+    fn slice(actions: &Actions) -> Result<&[Self], BackendError>;
 }
 
 impl HostAction for u32 {
-    fn take(actions: Actions) -> Result<Vec<u32>, BackendError> {
+    fn slice(actions: &Actions) -> Result<&[u32], BackendError> {
         match actions {
             Actions::Discrete(actions) => Ok(actions),
             Actions::Continuous(_) => Err(BackendError::invalid(
@@ -104,7 +108,7 @@ impl HostAction for u32 {
 }
 
 impl HostAction for f32 {
-    fn take(actions: Actions) -> Result<Vec<f32>, BackendError> {
+    fn slice(actions: &Actions) -> Result<&[f32], BackendError> {
         match actions {
             Actions::Continuous(actions) => Ok(actions),
             Actions::Discrete(_) => Err(BackendError::invalid(
@@ -123,8 +127,12 @@ pub trait DynVecEnv: Send {
     fn reset(&mut self, seed: Option<u64>) -> Result<Vec<f32>, EnvError>;
     /// [`VecEnv::reset_device`], leaving the observations on the device.
     fn reset_device(&mut self, seed: Option<u64>) -> Result<(), EnvError>;
-    /// [`VecEnv::step`], after converting `actions` to the environment's element type.
-    fn step(&mut self, actions: Actions) -> Result<StepOutput, BackendError>;
+    /// [`VecEnv::step_into`] `out`, after taking `actions` as the environment's element type.
+    fn step(&mut self, actions: &Actions, out: &mut HostOutputs<'_>) -> Result<(), BackendError>;
+    /// The time of `calls` steps of the Rust API with actions already on the device
+    /// ([`VecEnv::step_device`], outputs left in the runtime's buffers): the Rust step that
+    /// Python's is measured against.
+    fn time_device_steps(&mut self, calls: u64) -> Result<Duration, BackendError>;
     /// [`VecEnv::set_state`].
     fn set_state(&mut self, states: &[Vec<f64>]) -> Result<(), EnvError>;
     /// [`VecEnv::state`].
@@ -156,9 +164,24 @@ where
         self.vec_env.reset_device(seed).map(|_| ())
     }
 
-    fn step(&mut self, actions: Actions) -> Result<StepOutput, BackendError> {
-        let actions = E::Action::take(actions)?;
-        Ok(self.vec_env.step(&actions)?)
+    fn step(&mut self, actions: &Actions, out: &mut HostOutputs<'_>) -> Result<(), BackendError> {
+        let actions = E::Action::slice(actions)?;
+        Ok(self.vec_env.step_into(actions, out)?)
+    }
+
+    fn time_device_steps(&mut self, calls: u64) -> Result<Duration, BackendError> {
+        let n = self.vec_env.num_envs();
+        let pattern: Vec<E::Action> = (0..n)
+            .map(|i| self.vec_env.env().pattern_action(i))
+            .collect();
+        let actions = self.vec_env.upload_actions(&pattern)?;
+        self.vec_env.sync()?;
+        let start = Instant::now();
+        for _ in 0..calls {
+            self.vec_env.step_device(&actions)?;
+        }
+        self.vec_env.sync()?;
+        Ok(start.elapsed())
     }
 
     fn set_state(&mut self, states: &[Vec<f64>]) -> Result<(), EnvError> {
@@ -178,33 +201,35 @@ where
     }
 }
 
-/// Builds `num_envs` envs of the environment `id` names on `device`, running `plan`
-/// (`None`: the environment's hand-written step where it has one, else the default plan).
-pub fn open(
-    id: &str,
-    device: Device,
-    num_envs: usize,
-    episode: EpisodeOptions,
-    plan: Option<StepPlan>,
-) -> Result<Box<dyn DynVecEnv>, BackendError> {
+/// What [`open`] builds: the env, its size, episodes, plan, and the CPU's thread threshold.
+#[derive(Debug, Clone, Copy)]
+pub struct Build {
+    /// Number of envs.
+    pub num_envs: usize,
+    /// Autoreset and episode limit.
+    pub episode: EpisodeOptions,
+    /// `None`: the environment's hand-written step where it has one, else the default.
+    pub plan: Option<StepPlan>,
+    /// The CPU runtime steps on one thread below this many envs.
+    pub parallel_min_lanes: usize,
+    /// Bytes per env Python holds beside the envs' buffers (its arrays and spaces), checked
+    /// with them against the memory available.
+    pub python_bytes_per_env: u64,
+}
+
+/// Builds the envs `build` describes of the environment `id` names on `device`.
+pub fn open(id: &str, device: Device, build: Build) -> Result<Box<dyn DynVecEnv>, BackendError> {
     cartfuse_env::with_env!(
         id,
-        |E| on_device(E::default(), device, num_envs, episode, plan),
+        |E| on_device(E::default(), device, build),
         Err(unknown(id))
     )
 }
 
-/// Below this many envs a step from Python runs on one thread. Python's `step` copies the
-/// outputs out on the calling thread, which pulls the worker's half across cores. Measured
-/// on the 2-core Xeon VM with the hand-written step, 2 threads against 1: 42-47 vs 37-38 us
-/// at n = 4096, 80.5 vs 81.0 us at 8192 and 119 vs 122 us at 16384. Rust callers that leave
-/// the outputs in place split from [`CpuOptions::parallel_min_lanes`]'s default.
-const PYTHON_PARALLEL_MIN_LANES: usize = 8192;
-
-/// The CPU runtime as Python steps it: the default options but the thread threshold.
-fn python_cpu() -> Cpu {
+/// The CPU runtime with its default options but the thread threshold.
+fn cpu_with(parallel_min_lanes: usize) -> Cpu {
     Cpu::new(CpuOptions {
-        parallel_min_lanes: PYTHON_PARALLEL_MIN_LANES,
+        parallel_min_lanes,
         ..CpuOptions::default()
     })
     .expect("the detected SIMD level is supported")
@@ -214,44 +239,54 @@ fn python_cpu() -> Cpu {
 fn on_device<E: GraphEnv>(
     env: E,
     device: Device,
-    num_envs: usize,
-    episode: EpisodeOptions,
-    plan: Option<StepPlan>,
+    options: Build,
 ) -> Result<Box<dyn DynVecEnv>, BackendError>
 where
     E::Action: HostAction,
 {
     match device {
-        Device::Cpu => build(python_cpu(), env, num_envs, episode, plan),
+        Device::Cpu => build(cpu_with(options.parallel_min_lanes), env, options),
         #[cfg(feature = "wgpu")]
-        Device::Wgpu => {
-            let opened = devices::wgpu_client().map_err(|error| device.unavailable(error))?;
+        Device::Cube(RuntimeKind::Wgpu) => {
+            let opened = devices::wgpu_client().map_err(|error| unavailable(device, error))?;
             let backend = Cube::new(opened.client, opened.description);
-            build(backend, env, num_envs, episode, plan)
+            build(backend, env, options)
         }
         #[cfg(feature = "cuda")]
-        Device::Cuda => {
-            let opened = devices::cuda_client().map_err(|error| device.unavailable(error))?;
+        Device::Cube(RuntimeKind::Cuda) => {
+            let opened = devices::cuda_client().map_err(|error| unavailable(device, error))?;
             let backend = Cube::new(opened.client, opened.description);
-            build(backend, env, num_envs, episode, plan)
+            build(backend, env, options)
         }
         #[allow(unreachable_patterns)]
-        other => Err(other.unavailable(DeviceError::RuntimeNotCompiled {
-            feature: other.name(),
-        })),
+        other => Err(unavailable(
+            other,
+            DeviceError::RuntimeNotCompiled {
+                feature: other.name(),
+            },
+        )),
     }
 }
 
 fn build<E: GraphEnv, B: EnvBackend>(
     backend: B,
     env: E,
-    num_envs: usize,
-    episode: EpisodeOptions,
-    plan: Option<StepPlan>,
+    options: Build,
 ) -> Result<Box<dyn DynVecEnv>, BackendError>
 where
     E::Action: HostAction,
 {
+    let Build {
+        num_envs,
+        episode,
+        plan,
+        python_bytes_per_env,
+        ..
+    } = options;
+    if let Some((available, memory)) = backend.memory_available() {
+        let envs = memory::bytes_per_env(&env, &episode, plan.unwrap_or(StepPlan::HandWritten));
+        memory::check(num_envs, envs + python_bytes_per_env, available, &memory)?;
+    }
     let vec_env = match plan {
         Some(plan) => VecEnv::build(backend, env, num_envs, episode, plan),
         // The hand-written step where one exists: on the CPU the compiled `fused` step now

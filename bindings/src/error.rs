@@ -1,6 +1,8 @@
 //! What can go wrong, split by the Python exception it becomes.
 
 use cartfuse_env::EnvError;
+use pyo3::PyErr;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 
 /// An error of the bindings: a bad argument (`ValueError`) or a runtime failure
 /// (`RuntimeError`).
@@ -17,6 +19,14 @@ pub enum BackendError {
     /// The runtime failed (Python `RuntimeError`).
     #[error("{0}")]
     Runtime(String),
+}
+
+/// The Python exception of `error`: `ValueError` for a bad argument, else `RuntimeError`.
+pub fn to_py(error: BackendError) -> PyErr {
+    match error {
+        BackendError::InvalidArgument { .. } => PyValueError::new_err(error.to_string()),
+        BackendError::Runtime(message) => PyRuntimeError::new_err(message),
+    }
 }
 
 impl BackendError {
@@ -38,7 +48,7 @@ impl From<EnvError> for BackendError {
                 format!("actions[{env}] = {value} is not in {space}"),
             ),
             EnvError::BadState { .. } => BackendError::invalid("states", error.to_string()),
-            EnvError::TooManyEnvs { .. } | EnvError::ZeroEnvs => {
+            EnvError::TooManyEnvs { .. } | EnvError::ZeroEnvs | EnvError::OutOfMemory { .. } => {
                 BackendError::invalid("num_envs", error.to_string())
             }
             EnvError::InvalidMaxEpisodeSteps => {

@@ -20,6 +20,8 @@ pub trait ActionElement: Copy + Send + Sync + PartialEq + std::fmt::Debug + 'sta
     const DTYPE: DType;
     /// A new backend buffer holding `actions`.
     fn upload<B: Backend>(backend: &B, actions: &[Self]) -> B::Buffer;
+    /// The actions as the 32-bit words a buffer holds (no copy).
+    fn words(actions: &[Self]) -> &[u32];
 }
 
 impl ActionElement for u32 {
@@ -27,12 +29,18 @@ impl ActionElement for u32 {
     fn upload<B: Backend>(backend: &B, actions: &[Self]) -> B::Buffer {
         backend.upload_u32(actions)
     }
+    fn words(actions: &[Self]) -> &[u32] {
+        actions
+    }
 }
 
 impl ActionElement for f32 {
     const DTYPE: DType = DType::F32;
     fn upload<B: Backend>(backend: &B, actions: &[Self]) -> B::Buffer {
         backend.upload_f32(actions)
+    }
+    fn words(actions: &[Self]) -> &[u32] {
+        bytemuck::cast_slice(actions)
     }
 }
 

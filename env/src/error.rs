@@ -5,6 +5,8 @@ use cartfuse_fusion::exec::ExecError;
 use cartfuse_fusion::exec::ReadError;
 use cartfuse_fusion::plan::PlanError;
 
+use crate::memory::human_bytes;
+
 /// Everything that can go wrong creating or stepping a vector env.
 #[derive(Debug, thiserror::Error)]
 pub enum EnvError {
@@ -33,6 +35,24 @@ pub enum EnvError {
         max: usize,
         /// Which device limit binds.
         limit: String,
+    },
+    /// The batch's buffers would not fit in the memory available (checked before any of
+    /// them is allocated).
+    #[error(
+        "{num_envs} envs need at least {needed} bytes ({}) of {memory} for their buffers, but \
+         {available} bytes ({}) are available: ask for fewer envs",
+        human_bytes(*needed),
+        human_bytes(*available)
+    )]
+    OutOfMemory {
+        /// Envs asked for.
+        num_envs: usize,
+        /// Bytes their buffers need at the least.
+        needed: u64,
+        /// Bytes the memory can still give.
+        available: u64,
+        /// Which memory (`host memory`, a device).
+        memory: String,
     },
     /// An input holds a different number of entries than there are envs.
     #[error("expected {expected} {what} ({per_env} per env), got {found}")]

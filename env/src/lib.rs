@@ -8,6 +8,8 @@
 //! - [`engine`]: the [`StepEngine`](engine::StepEngine) trait, the planned engine, [`StepPlan`].
 //! - [`runtime`]: what a backend adds to host a vector env ([`EnvBackend`]).
 //! - [`vec_env`]: the vectorized env API, host and device-resident.
+//! - [`host_outputs`]: [`HostOutputs`], caller-owned memory a step writes its outputs into.
+//! - [`memory`]: a batch's buffers checked against the memory available before allocation.
 //! - [`spaces`]: observation and action spaces.
 //! - [`params`]: the shared [`AutoresetMode`].
 //! - [`registry`]: every environment by gymnasium id, for the CLI and bindings.
@@ -22,6 +24,8 @@ pub mod engine;
 pub mod environment;
 pub mod error;
 pub mod graph;
+pub mod host_outputs;
+pub mod memory;
 pub mod mountain_car;
 pub mod mountain_car_continuous;
 pub mod params;
@@ -42,6 +46,7 @@ pub use cartpole::{CartPole, CartPoleConfig, CartPoleParams, CartPoleState, refe
 pub use engine::StepPlan;
 pub use environment::{EpisodeOptions, GraphEnv, Transition};
 pub use error::EnvError;
+pub use host_outputs::HostOutputs;
 pub use params::AutoresetMode;
 pub use runtime::EnvBackend;
 pub use vec_env::{DeviceActions, DeviceStep, StepOutput, VecEnv};

@@ -1,7 +1,9 @@
 //! The vectorized env of any [`GraphEnv`] on any backend, shaped like gymnasium's `VectorEnv`.
 //!
 //! Host path: [`VecEnv::reset`] and [`VecEnv::step`] take and return host vectors,
-//! validating every input first. Device-resident path: [`VecEnv::step_device`] takes
+//! validating every input first; [`VecEnv::step_into`] writes the outputs into memory the
+//! caller owns ([`HostOutputs`]), where the native CPU engines write them directly from
+//! every worker thread. Device-resident path: [`VecEnv::step_device`] takes
 //! [`DeviceActions`] already on the backend and leaves the outputs there ([`DeviceStep`]),
 //! so a policy on the same device never round-trips through the host;
 //! [`DeviceStep::to_host`] copies them only when asked.
@@ -13,10 +15,11 @@ use cartfuse_fusion::exec::LaunchLedger;
 use cartfuse_fusion::exec::ReadError;
 
 use crate::engine::{StepBuffer, StepEngine, StepPlan};
-use crate::environment::{EpisodeOptions, GraphEnv};
+use crate::environment::{ActionElement, EpisodeOptions, GraphEnv};
 use crate::error::EnvError;
+use crate::host_outputs::{HostOutputs, OwnedOutputs};
 use crate::params::AutoresetMode;
-use crate::runtime::EnvBackend;
+use crate::runtime::{EnvBackend, OutputPages};
 use crate::spaces::{ActionSpace, BoxSpace};
 
 /// What [`VecEnv::step`] returns, one entry (or row) per env.
@@ -144,7 +147,8 @@ pub struct VecEnv<E: GraphEnv, B: EnvBackend> {
 
 impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
     /// Builds `num_envs` envs of `env` on `backend` running `plan`. Everything is validated
-    /// before any allocation.
+    /// before any allocation, the memory the buffers need included
+    /// ([`EnvError::OutOfMemory`], see [`crate::memory`]).
     pub fn build(
         backend: B,
         env: E,
@@ -175,6 +179,10 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
                 max,
                 limit,
             });
+        }
+        if let Some((available, memory)) = backend.memory_available() {
+            let per_env = crate::memory::bytes_per_env(&env, &episode, plan);
+            crate::memory::check(num_envs, per_env, available, &memory)?;
         }
         let ledger = Arc::new(LaunchLedger::new());
         let engine = backend.engine(&env, num_envs, &episode, plan, ledger.clone())?;
@@ -301,6 +309,16 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
         &self,
         actions: &[E::Action],
     ) -> Result<DeviceActions<B::Buffer>, EnvError> {
+        self.check_actions(actions)?;
+        Ok(DeviceActions::from_buffer(B::upload_actions(
+            &self.backend,
+            actions,
+        )))
+    }
+
+    /// Checks that `actions` hold one action per env and step of a call, each in the
+    /// action space.
+    fn check_actions(&self, actions: &[E::Action]) -> Result<(), EnvError> {
         self.check_count("actions", actions.len(), self.steps_per_call())?;
         if let Some((index, value)) =
             crate::spaces::first_invalid(actions, |a| self.env.action_is_valid(a))
@@ -311,17 +329,57 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
                 space: crate::spaces::describe_action_space(&self.env.action_space()),
             });
         }
-        Ok(DeviceActions::from_buffer(B::upload_actions(
-            &self.backend,
-            actions,
-        )))
+        Ok(())
     }
 
     /// Steps every env with its action and copies the results to the host.
     pub fn step(&mut self, actions: &[E::Action]) -> Result<StepOutput, EnvError> {
-        let actions = self.upload_actions(actions)?;
-        self.step_device(&actions)?;
-        self.outputs_to_host()
+        let calls = self.steps_per_call();
+        let same_step = self.episode.autoreset == AutoresetMode::SameStep;
+        let mut out = OwnedOutputs::zeroed(calls * self.num_envs, E::OBS_DIM, same_step);
+        self.step_into(actions, &mut out.as_host())?;
+        Ok(StepOutput {
+            obs: out.obs,
+            obs_dim: E::OBS_DIM,
+            reward: out.reward,
+            terminated: out.terminated,
+            truncated: out.truncated,
+            final_obs: out.final_obs,
+        })
+    }
+
+    /// Steps every env with its action (validated first) and writes the outputs into `out`
+    /// (`steps_per_call * num_envs` entries each; final observations exactly in `SameStep`).
+    ///
+    /// Engines that can (the native CPU step) write `out` from every worker thread while
+    /// they step; the others step into their own buffers, which are then copied in
+    /// ([`EnvBackend::copy_outputs`]).
+    pub fn step_into(
+        &mut self,
+        actions: &[E::Action],
+        out: &mut HostOutputs<'_>,
+    ) -> Result<(), EnvError> {
+        let calls = self.steps_per_call();
+        self.check_actions(actions)?;
+        let same_step = self.episode.autoreset == AutoresetMode::SameStep;
+        out.check(calls * self.num_envs, E::OBS_DIM, same_step)?;
+        let seed = self.seed.ok_or(EnvError::NotReset)?;
+        // Validated on the host: nothing is left for `check_device_actions` to find.
+        self.last_actions = None;
+        if let Some(stepped) = self.engine.step_host(seed, E::Action::words(actions), out) {
+            return stepped;
+        }
+        let uploaded = B::upload_actions(&self.backend, actions);
+        self.engine.step(seed, &uploaded)?;
+        let engine = &self.engine;
+        let pages = OutputPages {
+            obs: engine.pages(StepBuffer::Obs),
+            reward: engine.pages(StepBuffer::Reward),
+            terminated: engine.pages(StepBuffer::Terminated),
+            truncated: engine.pages(StepBuffer::Truncated),
+            final_obs: same_step.then(|| engine.pages(StepBuffer::FinalObs)),
+        };
+        self.backend.copy_outputs(&pages, out)
     }
 
     /// Steps every env with backend-resident actions; the outputs stay on the backend.

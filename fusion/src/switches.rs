@@ -1,7 +1,10 @@
-//! Environment switches that turn an optimisation off, to measure what it buys.
+//! Environment switches that turn an optimisation off, to measure what it buys, and the
+//! check of every `CARTFUSE_*` variable the runtime reads.
 //!
-//! Each is read when an executor is built: `on`, `1` or `true` keep it, `off`, `0` or
-//! `false` turn it off, anything else is ignored with a warning; unset means on.
+//! Each switch is read when an executor is built: `on`, `1` or `true` keep it, `off`, `0` or
+//! `false` turn it off, anything else is ignored with a warning; unset means on. The CLI and
+//! the Python package call [`check_environment`] first, so a value outside the accepted
+//! ones (`CARTFUSE_CPU_SIMD=avx9000`) is an error naming them instead of being ignored.
 //!
 //! - `CARTFUSE_CPU_LAZY_SELECTS`: reset branches run only in lanes that take them (CPU).
 //! - `CARTFUSE_IN_PLACE`: carried state updated in place where a launch allows it (CPU's
@@ -12,16 +15,66 @@
 /// Whether the switch `name` is on (see the [module docs](self)).
 pub fn enabled(name: &str) -> bool {
     match std::env::var(name) {
-        Ok(v) => match v.trim().to_ascii_lowercase().as_str() {
-            "off" | "0" | "false" => false,
-            "on" | "1" | "true" => true,
-            other => {
-                tracing::warn!("ignoring {name}={other} (expected on or off)");
-                true
-            }
-        },
+        Ok(v) => parse(&v).unwrap_or_else(|| {
+            tracing::warn!("ignoring {name}={v} (expected {SWITCH_VALUES})");
+            true
+        }),
         Err(_) => true,
     }
+}
+
+/// The values a switch accepts, as errors name them.
+const SWITCH_VALUES: &str = "on, off, 1, 0, true or false";
+
+fn parse(value: &str) -> Option<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "off" | "0" | "false" => Some(false),
+        "on" | "1" | "true" => Some(true),
+        _ => None,
+    }
+}
+
+/// A `CARTFUSE_*` variable set to a value the runtime does not accept.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{name}={value:?} is not a value cartfuse accepts: expected {accepted} (or unset it)")]
+pub struct EnvironmentError {
+    /// The variable.
+    pub name: &'static str,
+    /// Its value.
+    pub value: String,
+    /// The values it accepts.
+    pub accepted: &'static str,
+}
+
+/// Checks every `CARTFUSE_*` variable the runtime reads whose values are a fixed set
+/// (`CARTFUSE_CPU_SIMD`, `CARTFUSE_CPU_ENGINE` and the switches): the first one set to
+/// anything else is an error naming the values it accepts. `CARTFUSE_CC` (a command) and
+/// `CARTFUSE_KERNEL_CACHE` (a directory) take any value.
+pub fn check_environment() -> Result<(), EnvironmentError> {
+    type Accepts = fn(&str) -> bool;
+    let variables: [(&'static str, &'static str, Accepts); 5] = [
+        ("CARTFUSE_CPU_SIMD", "scalar, avx2 or avx512", |v| {
+            v.parse::<crate::cpu::SimdLevel>().is_ok()
+        }),
+        ("CARTFUSE_CPU_ENGINE", "compiled or interpreted", |v| {
+            v.parse::<crate::cpu::CpuEngine>().is_ok()
+        }),
+        (CPU_LAZY_SELECTS, SWITCH_VALUES, |v| parse(v).is_some()),
+        (IN_PLACE, SWITCH_VALUES, |v| parse(v).is_some()),
+        (VECTORIZE, SWITCH_VALUES, |v| parse(v).is_some()),
+    ];
+    for (name, accepted, accepts) in variables {
+        if let Ok(value) = std::env::var(name)
+            && !accepts(&value)
+        {
+            return Err(EnvironmentError {
+                name,
+                value,
+                accepted,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The switch for lazy selects on the CPU.

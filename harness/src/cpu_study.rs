@@ -6,9 +6,9 @@
 //! beat this run's CPU.
 
 use cartfuse_env::StepPlan;
-use cartfuse_fusion::{cpu::Cpu, exec::Backend};
 use cartfuse_fusion::cpu::roofline::measure_roofline;
 use cartfuse_fusion::plan::Strategy;
+use cartfuse_fusion::{cpu::Cpu, exec::Backend};
 
 use crate::cells::{AblationCell, cartpole_cells, set_over_eager};
 use crate::reproduce::ReproduceError;

@@ -10,10 +10,10 @@ use cartfuse_env::{
 };
 use cartfuse_fusion::cube::Cube;
 use cartfuse_fusion::cubecl;
+use cartfuse_fusion::exec::LaunchTotals;
 use cartfuse_fusion::exec::ReadError;
 use cartfuse_fusion::exec::{ExecError, Executor};
 use cartfuse_fusion::graph::Graph;
-use cartfuse_fusion::exec::LaunchTotals;
 use cartfuse_fusion::graph::{HostArray, Scalar};
 use cartfuse_fusion::plan::Plan;
 use cubecl::prelude::*;

@@ -2,7 +2,9 @@
 
 It exists so ``gym.make("cartfuse/<id>")`` works; batches belong in the vector env. Each
 environment has a named subclass (``CartPoleEnv``, ``MountainCarEnv``, ...; see
-:func:`env_class`), the entry point gymnasium's registration names.
+:func:`env_class`), the entry point gymnasium's registration names. A step is one call into
+the native module on the calling thread. ``render_mode="rgb_array"`` draws gymnasium's frames
+with numpy (:mod:`cartfuse.render`); ``"human"`` shows them with pygame.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import numpy.typing as npt
 from gymnasium import Env, spaces
 from gymnasium.vector import AutoresetMode
 
+from cartfuse import render
 from cartfuse.vector import ENV_IDS, CartfuseVectorEnv, named_class
 
 __all__ = ["CartfuseEnv", "env_class"]
@@ -21,10 +24,12 @@ __all__ = ["CartfuseEnv", "env_class"]
 
 class CartfuseEnv(Env[npt.NDArray[np.float32], Any]):
     """One env of the environment ``env_id`` names (gymnasium's spaces, rewards and episode
-    ends) on a cartfuse device. Arguments as :class:`~cartfuse.vector.CartfuseVectorEnv`;
-    it never resets on its own."""
+    ends) on a cartfuse device. Arguments as :class:`~cartfuse.vector.CartfuseVectorEnv`,
+    and ``render_mode``: ``None``, ``"rgb_array"`` (``render()`` returns gymnasium's frame
+    of the current state, drawn with numpy) or ``"human"`` (a pygame window, updated every
+    step); it never resets on its own."""
 
-    metadata: dict[str, Any] = {"render_modes": []}  # noqa: RUF012
+    metadata: dict[str, Any] = {"render_modes": ["human", "rgb_array"], "render_fps": 50}  # noqa: RUF012
 
     def __init__(
         self,
@@ -35,6 +40,10 @@ class CartfuseEnv(Env[npt.NDArray[np.float32], Any]):
         max_episode_steps: int | None = None,
         render_mode: str | None = None,
     ) -> None:
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(
+                f"render_mode: expected None, 'rgb_array' or 'human', got {render_mode!r}"
+            )
         self._vec = CartfuseVectorEnv(
             env_id,
             1,
@@ -42,17 +51,13 @@ class CartfuseEnv(Env[npt.NDArray[np.float32], Any]):
             plan=plan,
             autoreset_mode=AutoresetMode.DISABLED,
             max_episode_steps=max_episode_steps,
-            render_mode=render_mode,
         )
         self.observation_space: spaces.Box = self._vec.single_observation_space  # type: ignore[assignment]
         self.action_space: spaces.Space[Any] = self._vec.single_action_space
-        self.render_mode = None
-        self._discrete = isinstance(self.action_space, spaces.Discrete)
-        self._actions: npt.NDArray[Any] = (
-            np.zeros(1, dtype=np.int64)
-            if self._discrete
-            else np.zeros((1, *self.action_space.shape), dtype=np.float32)  # type: ignore[misc]
-        )
+        self.render_mode = render_mode
+        self.metadata = {**type(self).metadata, "render_fps": render.RENDER_FPS[self._vec.env_id]}
+        self._last_action: Any = None
+        self._window: render.Window | None = None
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -60,6 +65,9 @@ class CartfuseEnv(Env[npt.NDArray[np.float32], Any]):
         """Starts a new episode; ``seed`` restarts the reset stream."""
         super().reset(seed=seed)
         obs, _ = self._vec.reset(seed=seed)
+        self._last_action = None
+        if self.render_mode == "human":
+            self.render()
         return obs[0], {}
 
     def step(
@@ -67,25 +75,25 @@ class CartfuseEnv(Env[npt.NDArray[np.float32], Any]):
     ) -> tuple[npt.NDArray[np.float32], float, bool, bool, dict[str, Any]]:
         """One step: ``action`` is an int in the ``Discrete`` action space, or a float array
         of the ``Box`` action space's shape (values outside it are clipped)."""
-        if self._discrete:
-            if not self.action_space.contains(action):
-                raise ValueError(
-                    f"action: expected an action in {self.action_space}, got {action!r}"
-                )
-            self._actions[0] = action
-        else:
-            array = np.asarray(action)
-            if array.dtype.kind != "f":
-                raise TypeError(f"action: expected a float array, got dtype {array.dtype}")
-            if array.size != self._actions.size:
-                raise ValueError(
-                    f"action: expected shape {self.action_space.shape}, got {array.shape}"
-                )
-            self._actions[0] = array.reshape(self._actions.shape[1:])
-            if not np.isfinite(self._actions).all():
-                raise ValueError(f"action: expected finite values, got {action!r}")
-        obs, reward, terminated, truncated, _ = self._vec.step(self._actions)
-        return obs[0], float(reward[0]), bool(terminated[0]), bool(truncated[0]), {}
+        obs, reward, terminated, truncated = self._vec._native.step_one(action)
+        if self.render_mode is not None:
+            self._last_action = action
+            if self.render_mode == "human":
+                self.render()
+        return obs, reward, terminated, truncated, {}
+
+    def render(self) -> npt.NDArray[np.uint8] | None:
+        """``rgb_array``: the frame of the current state, ``(height, width, 3)`` uint8 in
+        gymnasium's size and layout; ``human``: shows it (pygame) and returns ``None``."""
+        if self.render_mode is None:
+            return None
+        picture = render.frame(self._vec.env_id, self.state, self._last_action)
+        if self.render_mode == "rgb_array":
+            return picture
+        if self._window is None:
+            self._window = render.Window(self._vec.env_id, self.metadata["render_fps"])
+        self._window.show(picture)
+        return None
 
     @property
     def state(self) -> npt.NDArray[np.float64]:
@@ -98,7 +106,11 @@ class CartfuseEnv(Env[npt.NDArray[np.float32], Any]):
         self._vec.set_state(np.asarray(value, dtype=np.float64).reshape(self._vec._state_shape))
 
     def close(self) -> None:
-        """Releases the device buffers."""
+        """Releases the device buffers (and closes the window); every later call raises
+        ``gymnasium.error.ClosedEnvironmentError``."""
+        if self._window is not None:
+            self._window.close()
+            self._window = None
         self._vec.close()
 
 

@@ -4,7 +4,15 @@ The principal type is :class:`CartfuseVectorEnv`, a drop-in ``gymnasium.vector.V
 for any environment the native module lists (:data:`ENV_IDS`), with that environment's
 spaces as its Rust definition declares them, all three autoreset modes, gymnasium's seeding,
 and numpy arrays out. Each step is one call into the native module, which validates the
-actions, steps every env on the device and hands its buffers to numpy without copying.
+actions and steps every env; on the CPU the step's worker threads write the outputs straight
+into the numpy arrays it returns (nothing is copied afterwards).
+
+Outputs follow gymnasium's ``copy`` convention: by default each step returns arrays of its
+own; with ``copy=False`` every step returns the env's own output arrays, views that the next
+step overwrites (zero-copy hand-off: ``torch.from_dlpack(obs)`` or ``jax.dlpack.from_dlpack``
+of them share the env's memory). ``step_async``/``step_wait`` (EnvPool's ``send``/``recv``)
+run the step on a background thread with the GIL released, so Python can compute the next
+policy forward meanwhile.
 
 Each environment also has a named subclass taking no ``env_id``, built from its id:
 ``CartPoleVectorEnv`` for ``CartPole-v1``, ``MountainCarVectorEnv`` for ``MountainCar-v0``,
@@ -21,11 +29,13 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
+from gymnasium.error import AlreadyPendingCallError, NoAsyncCallError
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from cartfuse import _native
-from cartfuse._native import NativeVecEnv
+from cartfuse._closed import ClosedNative
+from cartfuse._native import NativeVecEnv, NoPendingStepError, PendingStepError
 
 #: Every device name the constructor knows (``None`` picks one automatically).
 DEVICES: tuple[str, ...] = ("cpu", "wgpu", "cuda")
@@ -43,6 +53,13 @@ _AUTORESET_NAMES = {
 ObsArray = npt.NDArray[np.float32]
 ActArray = npt.NDArray[Any]
 Spaces = tuple[spaces.Box, spaces.Space[Any], spaces.Space[Any], spaces.Space[Any]]
+StepResult = tuple[
+    ObsArray,
+    npt.NDArray[np.float32],
+    npt.NDArray[np.bool_],
+    npt.NDArray[np.bool_],
+    dict[str, Any],
+]
 
 
 def compiled_devices() -> list[str]:
@@ -123,6 +140,12 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
         autoreset_mode: ``AutoresetMode.NEXT_STEP`` (default), ``SAME_STEP`` or ``DISABLED``.
         max_episode_steps: truncation limit; ``None``: gymnasium's registered one
             (CartPole-v1: 500, MountainCar-v0: 200, ...).
+        copy: ``True`` (default, gymnasium's convention): ``reset`` and every step return
+            arrays of their own, which later steps leave alone. ``False``: they return the
+            env's own output arrays (observations, rewards, terminated, truncated), the same
+            arrays every time, valid until the next ``step``/``step_async``/``reset``, which
+            overwrites them in place; a ``torch.from_dlpack``/``jax.dlpack.from_dlpack``/
+            ``numpy.from_dlpack`` of them shares that memory and sees each new step.
         render_mode: only ``None``.
 
     Actions: discrete environments take an integer (or bool) array of shape ``(num_envs,)``
@@ -131,6 +154,16 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
     ``(num_envs,)`` when ``k`` is 1. Any float dtype is converted to float32; NaN or infinite
     values raise ``ValueError``; values outside the box are clipped by the environment, as
     gymnasium's environments do.
+
+    Async: ``step_async(actions)`` checks the actions (a bad call raises there and starts
+    nothing), starts the step on the env's background thread with the GIL released and
+    returns; ``step_wait()`` returns its outputs. Until then every other call that touches
+    the envs raises ``gymnasium.error.AlreadyPendingCallError``; ``step_wait()`` with nothing
+    in flight raises ``gymnasium.error.NoAsyncCallError``. ``send``/``recv`` are EnvPool's
+    names for the same two calls. ``step`` is ``step_async`` then ``step_wait``, run on the
+    calling thread.
+
+    After ``close()`` every call raises ``gymnasium.error.ClosedEnvironmentError``.
 
     Seeds: ``reset(seed=s)`` gives env ``i`` the seed ``s + i``, a list gives each env its
     own, as gymnasium does. Env ``i``'s first episode depends on its own seed only; under
@@ -152,6 +185,7 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
         plan: str | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         max_episode_steps: int | None = None,
+        copy: bool = True,
         render_mode: str | None = None,
     ) -> None:
         info = env_info(env_id)
@@ -173,8 +207,13 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
             raise ValueError(
                 f"max_episode_steps: expected an int in [1, 2**32), got {max_episode_steps}"
             )
+        if not isinstance(copy, bool):
+            raise TypeError(f"copy: expected a bool, got {type(copy).__name__}")
         if render_mode is not None:
-            raise ValueError(f"render_mode: cartfuse does not render, got {render_mode!r}")
+            raise ValueError(
+                f"render_mode: a vector env does not render, got {render_mode!r} (the single "
+                "env of gym.make renders rgb_array and human)"
+            )
         mode = _autoreset_mode(autoreset_mode)
 
         self._native = NativeVecEnv(
@@ -184,8 +223,10 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
             plan=plan,
             autoreset=_AUTORESET_NAMES[mode],
             max_episode_steps=max_episode_steps,
+            copy=copy,
         )
         self.env_id = info.id
+        self.copy = copy
         self.info = info
         self.num_envs = num_envs
         self.max_episode_steps = max_episode_steps
@@ -231,26 +272,59 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
             if not isinstance(options, dict):
                 raise TypeError(f"options: expected a dict or None, got {type(options).__name__}")
             mask = options.get("reset_mask")
+        self._check_idle("reset")
         obs = self._native.reset(seed, mask)
         if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
             super().reset(seed=int(seed))  # seeds `self.np_random`, as gymnasium's envs do
         return obs, {}
 
-    def step(
-        self, actions: ActArray
-    ) -> tuple[
-        ObsArray,
-        npt.NDArray[np.float32],
-        npt.NDArray[np.bool_],
-        npt.NDArray[np.bool_],
-        dict[str, Any],
-    ]:
+    def step(self, actions: ActArray) -> StepResult:
         """Steps every env; ``actions`` as the class documents (an integer array of shape
         ``(num_envs,)`` for a discrete action space, a float array of shape
         ``(num_envs, k)`` for a ``Box``)."""
         if type(actions) is not np.ndarray:
             actions = np.asarray(actions)
-        obs, reward, terminated, truncated, final_obs = self._native.step(actions)
+        try:
+            outputs = self._native.step(actions)
+        except PendingStepError as error:
+            raise AlreadyPendingCallError(str(error), "step") from None
+        return self._result(*outputs)
+
+    def step_async(self, actions: ActArray) -> None:
+        """Starts a step with ``actions`` on the env's background thread (GIL released) and
+        returns at once; :meth:`step_wait` returns its outputs. The actions are checked here:
+        a bad call raises and starts nothing."""
+        if type(actions) is not np.ndarray:
+            actions = np.asarray(actions)
+        try:
+            self._native.step_async(actions)
+        except PendingStepError as error:
+            raise AlreadyPendingCallError(str(error), "step") from None
+
+    def step_wait(self) -> StepResult:
+        """Waits for the step :meth:`step_async` started and returns its outputs, as
+        :meth:`step` does."""
+        try:
+            outputs = self._native.step_wait()
+        except NoPendingStepError as error:
+            raise NoAsyncCallError(str(error), "step") from None
+        return self._result(*outputs)
+
+    #: EnvPool's name of :meth:`step_async`.
+    send = step_async
+    #: EnvPool's name of :meth:`step_wait`.
+    recv = step_wait
+
+    def _result(
+        self,
+        obs: ObsArray,
+        reward: npt.NDArray[np.float32],
+        terminated: npt.NDArray[np.bool_],
+        truncated: npt.NDArray[np.bool_],
+        final_obs: ObsArray | None,
+    ) -> StepResult:
+        """A step's outputs as gymnasium returns them (``SAME_STEP``: the final observations
+        in ``info``)."""
         if not self._same_step:
             return obs, reward, terminated, truncated, {}
         done = terminated | truncated
@@ -261,7 +335,7 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
         assert final_obs is not None
         ended = np.flatnonzero(done)
         final = np.full(self.num_envs, None, dtype=object)
-        final[ended] = list(final_obs[ended])
+        final[ended] = list(final_obs[ended])  # fancy indexing copies the rows
         info: dict[str, Any] = {
             "final_obs": final,
             "_final_obs": done,
@@ -274,6 +348,7 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
         """Overwrites every env's state, float64 ``(num_envs, state_dim)`` in gymnasium's
         ``env.unwrapped.state`` order (:attr:`state_names`). Each env starts a new episode
         (step counter 0). The device stores float32."""
+        self._check_idle("set_state")
         array = np.asarray(states)
         if array.dtype.kind not in "fiu":
             raise TypeError(f"states: expected a float array, got dtype {array.dtype}")
@@ -286,11 +361,20 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
 
     def get_state(self) -> npt.NDArray[np.float64]:
         """Every env's state, float64 ``(num_envs, state_dim)`` (:attr:`state_names`)."""
+        self._check_idle("get_state")
         return self._native.get_state()
 
+    def _check_idle(self, name: str) -> None:
+        if self._native.pending:
+            raise AlreadyPendingCallError(
+                f"{name}: a step_async() step is in flight: call step_wait() first", "step"
+            )
+
     def close_extras(self, **kwargs: Any) -> None:
-        """Releases the device buffers."""
-        self._native = None  # type: ignore[assignment]
+        """Waits for a step in flight, then releases the device buffers; every later call
+        raises ``gymnasium.error.ClosedEnvironmentError``."""
+        self._native.close()
+        self._native = ClosedNative(type(self).__name__)  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         name = type(self).__name__
@@ -317,6 +401,7 @@ class _NamedVectorEnv(CartfuseVectorEnv):
         plan: str | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         max_episode_steps: int | None = None,
+        copy: bool = True,
         render_mode: str | None = None,
     ) -> None:
         super().__init__(
@@ -326,6 +411,7 @@ class _NamedVectorEnv(CartfuseVectorEnv):
             plan=plan,
             autoreset_mode=autoreset_mode,
             max_episode_steps=max_episode_steps,
+            copy=copy,
             render_mode=render_mode,
         )
 

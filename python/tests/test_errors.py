@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
+from gymnasium.error import ClosedEnvironmentError
 from gymnasium.vector import AutoresetMode
 
-from cartfuse import CartPoleVectorEnv
+from cartfuse import CartPoleEnv, CartPoleVectorEnv
 
 
 @pytest.fixture
@@ -95,6 +98,7 @@ def test_bad_reset_masks() -> None:
         ({"max_episode_steps": 0}, ValueError, "max_episode_steps"),
         ({"max_episode_steps": 1.5}, TypeError, "max_episode_steps"),
         ({"render_mode": "human"}, ValueError, "render_mode"),
+        ({"copy": 1}, TypeError, "copy"),
     ],
 )
 def test_bad_constructor_arguments(kwargs: dict[str, object], error: type, words: str) -> None:
@@ -124,3 +128,60 @@ def test_step_before_reset_is_an_error_not_a_crash() -> None:
     env = CartPoleVectorEnv(2)
     with pytest.raises(RuntimeError, match="reset"):
         env.step(np.zeros(2, dtype=np.int64))
+
+
+def test_a_batch_larger_than_memory_is_refused_at_once() -> None:
+    start = time.monotonic()
+    with pytest.raises(ValueError, match="num_envs") as raised:
+        CartPoleVectorEnv(10**9)
+    message = str(raised.value)
+    assert "1000000000 envs need at least" in message
+    assert "are available" in message and "bytes (" in message
+    assert "host memory" in message
+    assert time.monotonic() - start < 30
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "accepted"),
+    [
+        ("CARTFUSE_CPU_SIMD", "avx9000", "scalar, avx2 or avx512"),
+        ("CARTFUSE_CPU_ENGINE", "jit", "compiled or interpreted"),
+        ("CARTFUSE_CPU_LAZY_SELECTS", "sometimes", "on, off, 1, 0, true or false"),
+    ],
+)
+def test_an_unknown_cartfuse_variable_value_is_an_error(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str, accepted: str
+) -> None:
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ValueError, match=name) as raised:
+        CartPoleVectorEnv(4)
+    assert accepted in str(raised.value)
+    monkeypatch.delenv(name)
+    CartPoleVectorEnv(4).close()
+
+
+def test_using_an_env_after_close_is_a_clear_error() -> None:
+    env = CartPoleVectorEnv(4)
+    env.reset(seed=0)
+    env.close()
+    env.close()  # closing twice is fine, as in gymnasium
+    calls = {
+        "step": lambda: env.step(np.zeros(4, dtype=np.int64)),
+        "step_async": lambda: env.step_async(np.zeros(4, dtype=np.int64)),
+        "step_wait": env.step_wait,
+        "reset": lambda: env.reset(seed=0),
+        "get_state": env.get_state,
+    }
+    for name, call in calls.items():
+        with pytest.raises(ClosedEnvironmentError, match="closed") as raised:
+            call()
+        assert "CartPoleVectorEnv" in str(raised.value), name
+    assert repr(env) == "CartPoleVectorEnv(closed)"
+
+
+def test_a_single_env_after_close_is_a_clear_error() -> None:
+    env = CartPoleEnv()
+    env.reset(seed=0)
+    env.close()
+    with pytest.raises(ClosedEnvironmentError, match="closed"):
+        env.step(0)

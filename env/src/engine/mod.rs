@@ -12,6 +12,7 @@ use cartfuse_fusion::exec::Backend;
 use cartfuse_fusion::exec::LaunchLedger;
 
 use crate::error::EnvError;
+use crate::host_outputs::HostOutputs;
 
 pub use draw_ahead::{MAX_STEPS_AHEAD, step_reading_draws, steps_ahead};
 pub use planned::{PlannedEngine, RESET_KERNEL_PREFIX};
@@ -46,6 +47,19 @@ pub trait StepEngine<B: Backend>: Send {
     fn reset(&mut self, seed: u64, restart: bool, mask: Option<&[bool]>) -> Result<(), EnvError>;
     /// Enqueues one call of the step with `actions` (`steps_per_call * n` values).
     fn step(&mut self, seed: u64, actions: &B::Buffer) -> Result<(), EnvError>;
+    /// Steps once with host `actions` (`n` words: `u32` values or `f32` bits, already
+    /// validated) and writes the outputs straight into `out` (lengths already checked), for
+    /// engines that can; `None` for the others, which the vector env steps into their own
+    /// buffers and copies from.
+    fn step_host(
+        &mut self,
+        seed: u64,
+        actions: &[u32],
+        out: &mut HostOutputs<'_>,
+    ) -> Option<Result<(), EnvError>> {
+        let _ = (seed, actions, out);
+        None
+    }
     /// An output buffer, valid until the next step or reset; `None` when the engine does
     /// not write it, or writes it over several buffers ([`Self::pages`]).
     fn buffer(&self, which: StepBuffer) -> Option<&B::Buffer>;

@@ -1,19 +1,22 @@
 //! The native CPU runtime hosts vector envs: planned engines run through
 //! the one [`Executor`](cartfuse_fusion::exec::Executor), CartPole's hand-written step is
-//! [`NativeEngine`], device-resident actions are checked in place.
+//! [`NativeEngine`], device-resident actions are checked in place, and outputs are copied
+//! to the caller's memory by every worker thread at once.
 
 use std::sync::Arc;
 
+use cartfuse_fusion::cpu::Cpu;
 use cartfuse_fusion::cpu::CpuBuffer;
-use cartfuse_fusion::exec::LaunchLedger;
-use cartfuse_fusion::{cpu::Cpu, exec::Backend};
+use cartfuse_fusion::cpu::spin_pool::on_threads;
+use cartfuse_fusion::exec::{Backend, LaunchLedger};
 
-use super::{EnvBackend, check_actions_record};
+use super::{EnvBackend, OutputPages, check_actions_record, read_outputs};
 use crate::cartpole::CartPoleConfig;
 use crate::cartpole::hand_written::native::NativeEngine;
 use crate::engine::StepEngine;
 use crate::environment::GraphEnv;
 use crate::error::EnvError;
+use crate::host_outputs::HostOutputs;
 use crate::spaces::ActionSpace;
 
 impl EnvBackend for Cpu {
@@ -24,6 +27,10 @@ impl EnvBackend for Cpu {
         ledger: Arc<LaunchLedger>,
     ) -> Box<dyn StepEngine<Self>> {
         Box::new(NativeEngine::new(self, n, config, ledger))
+    }
+
+    fn memory_available(&self) -> Option<(u64, String)> {
+        Some((crate::memory::host_available(), "host memory".into()))
     }
 
     fn actions_valid<E: GraphEnv>(
@@ -40,5 +47,147 @@ impl EnvBackend for Cpu {
         Ok(ledger.launch(record, || {
             actions.with_words(|words| words.iter().all(|a| *a < space.n))
         }))
+    }
+
+    /// One pass split over the runtime's threads (as its launches are): the words of each
+    /// output are copied, `u32` flags narrowed to `bool`. Paged outputs are read page by page.
+    fn copy_outputs(
+        &self,
+        from: &OutputPages<'_, CpuBuffer>,
+        out: &mut HostOutputs<'_>,
+    ) -> Result<(), EnvError> {
+        fn one<'b>(pages: &[&'b CpuBuffer]) -> Option<&'b CpuBuffer> {
+            match pages {
+                [page] => Some(*page),
+                _ => None,
+            }
+        }
+        let final_obs = from.final_obs.as_deref().map(one);
+        let (Some(obs), Some(reward), Some(terminated), Some(truncated), None | Some(Some(_))) = (
+            one(&from.obs),
+            one(&from.reward),
+            one(&from.terminated),
+            one(&from.truncated),
+            final_obs,
+        ) else {
+            return read_outputs(self, from, out);
+        };
+        let (obs, reward) = (obs.lock(), reward.lock());
+        let (terminated, truncated) = (terminated.lock(), truncated.lock());
+        let final_obs = final_obs.flatten().map(CpuBuffer::lock);
+        let n = out.reward.len();
+        let dim = out.obs.len() / n.max(1);
+        let threads = match n < self.options().parallel_min_lanes {
+            true => 1,
+            false => self.options().resolved_threads(),
+        };
+        let per = n.div_ceil(threads).max(1);
+        let final_rows = out
+            .final_obs
+            .as_deref_mut()
+            .map(|rows| rows.chunks_mut(per * dim));
+        let mut final_rows = final_rows.into_iter().flatten();
+        let mut parts: Vec<CopyPart<'_>> = (out.obs.chunks_mut(per * dim))
+            .zip(out.reward.chunks_mut(per))
+            .zip(
+                out.terminated
+                    .chunks_mut(per)
+                    .zip(out.truncated.chunks_mut(per)),
+            )
+            .enumerate()
+            .map(|(t, ((obs_out, reward_out), (term_out, trunc_out)))| {
+                let (lanes, rows) = (t * per..t * per + reward_out.len(), t * per * dim..);
+                let rows = rows.start..rows.start + obs_out.len();
+                CopyPart {
+                    obs: (obs_out, &obs[rows.clone()]),
+                    reward: (reward_out, &reward[lanes.clone()]),
+                    terminated: (term_out, &terminated[lanes.clone()]),
+                    truncated: (trunc_out, &truncated[lanes]),
+                    final_obs: (final_rows.next())
+                        .zip(final_obs.as_ref().map(|words| &words[rows])),
+                }
+            })
+            .collect();
+        on_threads(&mut parts, |_, part| part.copy());
+        Ok(())
+    }
+}
+
+/// One thread's share of [`Cpu::copy_outputs`]: destination and source words of each output.
+struct CopyPart<'a> {
+    obs: (&'a mut [f32], &'a [u32]),
+    reward: (&'a mut [f32], &'a [u32]),
+    terminated: (&'a mut [bool], &'a [u32]),
+    truncated: (&'a mut [bool], &'a [u32]),
+    final_obs: Option<(&'a mut [f32], &'a [u32])>,
+}
+
+impl CopyPart<'_> {
+    fn copy(&mut self) {
+        let floats = |(to, from): &mut (&mut [f32], &[u32])| {
+            to.copy_from_slice(bytemuck::cast_slice(from));
+        };
+        let flags = |(to, from): &mut (&mut [bool], &[u32])| {
+            for (flag, word) in to.iter_mut().zip(from.iter()) {
+                *flag = *word != 0;
+            }
+        };
+        floats(&mut self.obs);
+        floats(&mut self.reward);
+        flags(&mut self.terminated);
+        flags(&mut self.truncated);
+        if let Some(rows) = &mut self.final_obs {
+            floats(rows);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use cartfuse_fusion::cpu::CpuOptions;
+    use cartfuse_fusion::plan::Strategy;
+
+    use super::*;
+    use crate::cartpole::CartPoleParams;
+    use crate::environment::EpisodeOptions;
+    use crate::params::AutoresetMode;
+    use crate::{StepPlan, VecEnv};
+
+    /// A planned engine's outputs copied by every thread into the caller's memory equal
+    /// what reading its buffers gives, in every autoreset mode.
+    #[test]
+    fn split_copies_of_planned_outputs_equal_the_buffers() {
+        let modes = [
+            AutoresetMode::NextStep,
+            AutoresetMode::SameStep,
+            AutoresetMode::Disabled,
+        ];
+        for autoreset in modes {
+            let options = CpuOptions {
+                threads: 2,
+                parallel_min_lanes: 0,
+                ..CpuOptions::default()
+            };
+            let episode = EpisodeOptions {
+                autoreset,
+                max_episode_steps: 6,
+            };
+            let build = || {
+                let cpu = Cpu::new(options.clone()).unwrap();
+                let plan = StepPlan::Graph(Strategy::Fused);
+                let mut env =
+                    VecEnv::build(cpu, CartPoleParams::default(), 999, episode, plan).unwrap();
+                env.reset(Some(11)).unwrap();
+                env
+            };
+            let (mut copied, mut read) = (build(), build());
+            for step in 0..10 {
+                let actions: Vec<u32> = (0..999).map(|i| ((i + step) % 2) as u32).collect();
+                let got = copied.step(&actions).unwrap();
+                let uploaded = read.upload_actions(&actions).unwrap();
+                let want = read.step_device(&uploaded).unwrap().to_host().unwrap();
+                assert_eq!(got, want, "{autoreset:?} step {step}");
+            }
+        }
     }
 }

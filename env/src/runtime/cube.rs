@@ -37,6 +37,16 @@ impl<R: Runtime> EnvBackend for Cube<R> {
         Box::new(HandWrittenEngine::new(self, n, config, ledger))
     }
 
+    /// A CPU-emulated device (Mesa's lavapipe) allocates host memory; other devices' free
+    /// memory is not reported through cubecl, so only their largest buffer is checked.
+    fn memory_available(&self) -> Option<(u64, String)> {
+        let description = self.description();
+        description.contains("llvmpipe").then(|| {
+            let memory = format!("host memory (the device is {description})");
+            (crate::memory::host_available(), memory)
+        })
+    }
+
     fn actions_valid<E: GraphEnv>(
         &self,
         env: &E,

@@ -17,6 +17,7 @@ use crate::cartpole::{CartPoleConfig, CartPoleParams};
 use crate::engine::{PlannedEngine, RandomSource, StepEngine, StepPlan, layout_for};
 use crate::environment::{EpisodeOptions, GraphEnv};
 use crate::error::EnvError;
+use crate::host_outputs::HostOutputs;
 
 /// Kernel name of the action check in the launch ledger.
 pub const CHECK_ACTIONS_KERNEL: &str = "check_actions";
@@ -80,6 +81,10 @@ pub trait EnvBackend: Backend + Sized {
         A::upload(self, actions)
     }
 
+    /// The bytes of memory buffers can still take on this backend and which memory that is,
+    /// when known (checked before a batch is allocated, [`crate::memory`]).
+    fn memory_available(&self) -> Option<(u64, String)>;
+
     /// Whether every action in `actions` lies in `env`'s action space.
     fn actions_valid<E: GraphEnv>(
         &self,
@@ -87,6 +92,65 @@ pub trait EnvBackend: Backend + Sized {
         actions: &Self::Buffer,
         ledger: &LaunchLedger,
     ) -> Result<bool, EnvError>;
+
+    /// Copies a step's outputs from the engine's buffers into `out`, whose lengths match
+    /// them (by default: [`read_outputs`]).
+    fn copy_outputs(
+        &self,
+        from: &OutputPages<'_, Self::Buffer>,
+        out: &mut HostOutputs<'_>,
+    ) -> Result<(), EnvError> {
+        read_outputs(self, from, out)
+    }
+}
+
+/// Reads every output page to the host, then copies it into `out`.
+pub fn read_outputs<B: Backend>(
+    backend: &B,
+    from: &OutputPages<'_, B::Buffer>,
+    out: &mut HostOutputs<'_>,
+) -> Result<(), EnvError> {
+    let f32s = |pages: &[&B::Buffer], out: &mut [f32]| {
+        copy_pages(pages, out, |page| backend.read_f32(page))
+    };
+    f32s(&from.obs, out.obs)?;
+    f32s(&from.reward, out.reward)?;
+    copy_pages(&from.terminated, out.terminated, |p| backend.read_flags(p))?;
+    copy_pages(&from.truncated, out.truncated, |p| backend.read_flags(p))?;
+    if let (Some(pages), Some(out)) = (&from.final_obs, out.final_obs.as_deref_mut()) {
+        f32s(pages, out)?;
+    }
+    Ok(())
+}
+
+/// The engine buffers holding one call's outputs, each as its pages in step order (one
+/// buffer unless a `fused-xK` call ran over several launches).
+pub struct OutputPages<'b, Buf> {
+    /// Observations.
+    pub obs: Vec<&'b Buf>,
+    /// Rewards.
+    pub reward: Vec<&'b Buf>,
+    /// Terminated flags (`u32`).
+    pub terminated: Vec<&'b Buf>,
+    /// Truncated flags (`u32`).
+    pub truncated: Vec<&'b Buf>,
+    /// `SameStep` only: final observations.
+    pub final_obs: Option<Vec<&'b Buf>>,
+}
+
+/// Reads `pages` in order into consecutive parts of `out`.
+fn copy_pages<Buf, T: Copy>(
+    pages: &[&Buf],
+    out: &mut [T],
+    read: impl Fn(&Buf) -> Result<Vec<T>, cartfuse_fusion::exec::ReadError>,
+) -> Result<(), EnvError> {
+    let mut at = 0;
+    for page in pages {
+        let values = read(page)?;
+        out[at..at + values.len()].copy_from_slice(&values);
+        at += values.len();
+    }
+    Ok(())
 }
 
 /// The planned engine `plan` names (every plan but the hand-written one).

@@ -129,7 +129,7 @@ pub(super) fn run_native(
         if begin < end {
             // SAFETY: the kernel reads and writes lanes `begin..end` (and, for packed and
             // per-step buffers, the rows and steps of those lanes) of buffers sized for
-            // this plan in `CpuExecutor::new`; threads get disjoint ranges.
+            // this plan in `Executor::new`; threads get disjoint ranges.
             unsafe {
                 kernel(
                     bases.get().as_ptr().cast(),

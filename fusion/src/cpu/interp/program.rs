@@ -287,9 +287,7 @@ impl Translator {
             | Instr::DotParams { .. }
             | Instr::DenseParams { .. }
             | Instr::Unstash { .. } => {
-                unreachable!(
-                    "the CPU runs affine chains itself (`codegen::compact` is for kernels)"
-                )
+                unreachable!("the CPU runs affine chains itself (`lir::compact` is for kernels)")
             }
             Instr::StoreF {
                 buffer,

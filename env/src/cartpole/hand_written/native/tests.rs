@@ -76,3 +76,41 @@ fn every_level_and_thread_split_gives_the_same_bits() {
         }
     }
 }
+
+/// Both places the native step writes its outputs, the engine's buffers (`u32` flags,
+/// padded) and the caller's memory (`bool` flags, exactly `n` entries), hold the same values
+/// step after step, for sizes that end on a partial vector, on one thread and split.
+#[test]
+fn outputs_in_the_callers_memory_equal_the_engines_buffers() {
+    for autoreset in [AutoresetMode::NextStep, AutoresetMode::SameStep] {
+        for (n, parallel_min_lanes) in [(1, usize::MAX), (37, usize::MAX), (1000, 0)] {
+            let episode = EpisodeOptions {
+                autoreset,
+                max_episode_steps: 5,
+            };
+            let options = CpuOptions {
+                threads: 2,
+                parallel_min_lanes,
+                ..CpuOptions::default()
+            };
+            let build = || {
+                let cpu = Cpu::new(options.clone()).unwrap();
+                let params = CartPoleParams::default();
+                let plan = StepPlan::HandWritten;
+                let mut env = VecEnv::build(cpu, params, n, episode, plan).unwrap();
+                env.reset(Some(3)).unwrap();
+                env
+            };
+            let (mut host, mut device) = (build(), build());
+            for step in 0..12 {
+                let actions: Vec<u32> = (0..n).map(|i| ((i * 7 + step) % 3 % 2) as u32).collect();
+                let want = {
+                    let uploaded = device.upload_actions(&actions).unwrap();
+                    device.step_device(&uploaded).unwrap().to_host().unwrap()
+                };
+                let got = host.step(&actions).unwrap();
+                assert_eq!(got, want, "{autoreset:?} n = {n}, step {step}");
+            }
+        }
+    }
+}

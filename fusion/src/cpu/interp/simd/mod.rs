@@ -183,10 +183,16 @@ impl SimdLevel {
             .rev()
             .find(|l| l.is_supported())
             .unwrap_or(SimdLevel::Scalar);
-        std::env::var("CARTFUSE_CPU_SIMD")
-            .ok()
-            .and_then(|v| v.parse::<SimdLevel>().ok())
-            .map_or(best, |forced| forced.min(best))
+        match std::env::var("CARTFUSE_CPU_SIMD").map(|v| v.parse::<SimdLevel>()) {
+            Ok(Ok(forced)) => forced.min(best),
+            Ok(Err(why)) => {
+                // The CLI and the Python package refuse it first (`switches::check_environment`).
+                static WARNED: std::sync::Once = std::sync::Once::new();
+                WARNED.call_once(|| tracing::warn!("ignoring CARTFUSE_CPU_SIMD: {why}"));
+                best
+            }
+            Err(_) => best,
+        }
     }
 
     /// Whether this CPU can run the level.
