@@ -10,6 +10,8 @@
 //! in the runtime's buffers (`step_device`); each iteration is one step call, finished when
 //! it returns. `cartpole_cpu_into`: host actions in, outputs written into the caller's
 //! arrays (`step_into`, what the Python package calls), one-step plans.
+//! `cartpole_cpu_threads`: `fused` and `fused-x10` on one thread against two, the runtime's
+//! scaling over cores (the host roofline beside it is `cartfuse reproduce`'s CPU section).
 #![allow(missing_docs)] // criterion's macros generate undocumented functions.
 
 mod common;
@@ -17,7 +19,7 @@ mod common;
 use std::time::Duration;
 
 use cartfuse::env::HostOutputs;
-use cartfuse::fusion::cpu::Cpu;
+use cartfuse::fusion::cpu::{Cpu, CpuOptions};
 use cartfuse::fusion::plan::Strategy;
 use cartfuse::{CartPoleConfig, StepPlan};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -77,5 +79,32 @@ fn cpu_into_host_arrays(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, cpu_plans, cpu_into_host_arrays);
+fn cpu_threads(c: &mut Criterion) {
+    let mut group = c.benchmark_group("cartpole_cpu_threads");
+    group.measurement_time(Duration::from_secs(3));
+    group.warm_up_time(Duration::from_secs(1));
+    for plan in [Strategy::Fused, Strategy::FusedSteps(10)] {
+        for n in [65_536, 1 << 20] {
+            for threads in [1, 2] {
+                let cpu = Cpu::new(CpuOptions {
+                    threads,
+                    ..CpuOptions::default()
+                })
+                .expect("the detected SIMD level");
+                let plan = StepPlan::Graph(plan);
+                let (mut env, actions) =
+                    common::ready_env(cpu, n, CartPoleConfig::default(), plan);
+                let k = env.steps_per_call() as u64;
+                group.throughput(Throughput::Elements(n as u64 * k));
+                let id = BenchmarkId::new(format!("{plan}/{threads}-threads"), n);
+                group.bench_with_input(id, &n, |b, _| {
+                    b.iter_custom(|iters| common::time_steps(&mut env, &actions, iters))
+                });
+            }
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, cpu_plans, cpu_into_host_arrays, cpu_threads);
 criterion_main!(benches);

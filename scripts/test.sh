@@ -1,32 +1,64 @@
 #!/usr/bin/env bash
-# Runs every test: the Rust workspace, then the Python package (built with maturin into a
-# virtual environment under target/, tested with pytest against gymnasium's own envs).
-# Needs what scripts/setup.sh installs.
+# Runs every test: the Rust workspace, then the Python package as a user gets it: the wheel
+# (scripts/wheel.sh) installed into a fresh virtual environment whose PATH has no cargo or
+# rustc, tested with pytest against gymnasium's own envs. Needs what scripts/setup.sh installs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+repo="$PWD"
 
 cargo test --workspace --release
 
+# Tools: maturin builds the wheel, ruff checks the Python sources.
+tools="${CARTFUSE_TOOLS_VENV:-target/tools-venv}"
+python3 -m venv "$tools"
+tools="$(cd "$tools" && pwd)"
+"$tools/bin/pip" install -q --upgrade pip
+"$tools/bin/pip" install -q "maturin==1.16.0" "ruff==0.17.6"
+"$tools/bin/ruff" check python
+"$tools/bin/ruff" format --check python
+"$tools/bin/ruff" check --config python/pyproject.toml scripts examples
+"$tools/bin/ruff" format --check --config python/pyproject.toml scripts examples
+
+# The wheel, in the release profile and the workspace's target dir (reusing `cargo test`'s
+# build).
+PATH="$tools/bin:$PATH" bash scripts/wheel.sh
+
+# A fresh environment with the wheel and the test dependencies. ray: python/tests/test_ray.py
+# runs the Ray recipe (examples/ray_rollout.py) on a local cluster. pygame: gymnasium's own
+# renderer, which python/tests/test_render.py compares cartfuse's numpy frames with.
 venv="${CARTFUSE_TEST_VENV:-target/test-venv}"
+rm -rf "$venv"
 python3 -m venv "$venv"
-venv="$(cd "$venv" && pwd)" # absolute: PATH below must find its maturin from anywhere
+venv="$(cd "$venv" && pwd)"
 "$venv/bin/pip" install -q --upgrade pip
-# ray: python/tests/test_ray.py runs the Ray recipe (examples/ray_rollout.py) on a local
-# cluster. pygame: gymnasium's own renderer, which python/tests/test_render.py compares
-# cartfuse's numpy frames with (and check_env's human-mode render).
-"$venv/bin/pip" install -q "maturin==1.16.0" "gymnasium==1.4.0" "numpy>=1.26" "pytest>=8" \
-  "ruff==0.17.6" "ray==2.60.0" "pygame==2.6.1"
-"$venv/bin/ruff" check python
-"$venv/bin/ruff" format --check python
-"$venv/bin/ruff" check --config python/pyproject.toml scripts examples
-"$venv/bin/ruff" format --check --config python/pyproject.toml scripts examples
-# The extension is built in the workspace's target dir with the release profile, reusing
-# what `cargo test` compiled; no build isolation: maturin is already in the venv (its build
-# hook calls `maturin` from PATH).
-PATH="$venv/bin:$PATH" "$venv/bin/pip" install -q --no-build-isolation ./python
+"$venv/bin/pip" install -q target/wheels/cartfuse-*.whl "gymnasium==1.4.0" "numpy>=1.26" \
+  "pytest>=8" "ray==2.60.0" "pygame==2.6.1"
+
+# PATH without the Rust toolchain: the installed package must not need it.
+no_rust_path="$venv/bin"
+IFS=: read -r -a dirs <<<"$PATH"
+for dir in "${dirs[@]}"; do
+  if [ -x "$dir/cargo" ] || [ -x "$dir/rustc" ]; then
+    continue
+  fi
+  no_rust_path="$no_rust_path:$dir"
+done
+if PATH="$no_rust_path" command -v cargo >/dev/null; then
+  echo "cargo is still on the test PATH ($no_rust_path)" >&2
+  exit 1
+fi
+
+# From outside the source tree, so `import cartfuse` can only find the installed package.
+cd "$venv"
+PATH="$no_rust_path" "$venv/bin/python" - <<'PY'
+import cartfuse
+
+assert "site-packages" in cartfuse.__file__, cartfuse.__file__
+print(f"testing the installed cartfuse {cartfuse.__version__} ({cartfuse.__file__})")
+PY
 # CARTFUSE_LONG_RUN_STEPS shortens the 1e7 env-step memory run on slow machines.
 set +e
-"$venv/bin/python" -m pytest python/tests -q
+PATH="$no_rust_path" "$venv/bin/python" -m pytest "$repo/python/tests" -q -p no:cacheprovider
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then

@@ -13,6 +13,7 @@
 //! - [`spaces`]: observation and action spaces.
 //! - [`params`]: the shared [`AutoresetMode`].
 //! - [`registry`]: every environment by gymnasium id, for the CLI and bindings.
+//! - [`nn`]: a small MLP as graph ops, and an action drawn from its logits.
 //! - [`policy`]: the actor-critic a rollout step runs inside the graph.
 //! - [`rollout`]: a policy inside the step, T steps of policy + env in T / K launches.
 //! - [`cartpole`]: CartPole-v1 (params, graph ops, f64 reference, hand-written kernels).
@@ -28,6 +29,7 @@ pub mod host_outputs;
 pub mod memory;
 pub mod mountain_car;
 pub mod mountain_car_continuous;
+pub mod nn;
 pub mod params;
 pub mod pendulum;
 pub mod policy;

@@ -3,7 +3,7 @@
 //! rollout graph gives its weights, draw key and step counter.
 
 use cartfuse_fusion::graph::{DType, GraphBuilder, Var};
-use cartfuse_fusion::nn::{self, MlpShape};
+use crate::nn::{self, MlpShape};
 
 use crate::environment::GraphEnv;
 use crate::error::EnvError;

@@ -4,11 +4,11 @@
 //! "fusing simulation with inference").
 //!
 //! The rollout step reads no action: it observes the current state, evaluates the actor
-//! and the critic ([`cartfuse_fusion::nn::mlp`], weights as runtime params), draws the
+//! and the critic ([`crate::nn::mlp`], weights as runtime params), draws the
 //! action from the actor's log-softmax with the counter-based generator, and steps the
 //! environment with it. Beside the env's outputs it writes `action`, `log_prob` and
 //! `value`. The draw of env `i` at policy step `t` reads word 0 of Threefry block `(i, t)`
-//! under the policy's key ([`cartfuse_fusion::nn::unit_uniform_host`] on the host), so a
+//! under the policy's key ([`crate::nn::unit_uniform_host`] on the host), so a
 //! host policy with the same weights and key draws the same actions.
 //!
 //! [`PolicyRollout`] runs it and hands the learner a [`Trajectory`].

@@ -15,7 +15,7 @@
 //! - [`interpret`]: the independent `f32`/`f64` oracle every backend is tested against.
 //!
 //! Beside them: [`rng`] (the counter-based Threefry generator, bit-identical on host and
-//! kernels), [`nn`] (a policy as graph ops), [`device`] (the device choice) and
+//! kernels), [`device`] (the device choice) and
 //! [`switches`] (environment switches that turn an optimisation off, to measure it).
 
 pub mod cpu;
@@ -26,7 +26,6 @@ pub mod exec;
 pub mod graph;
 pub mod interpret;
 pub mod lir;
-pub mod nn;
 pub mod plan;
 pub mod rng;
 pub mod switches;

@@ -6,7 +6,7 @@
 //! beat this run's CPU.
 
 use cartfuse_env::StepPlan;
-use cartfuse_fusion::cpu::roofline::measure_roofline;
+use crate::host_roofline::measure_roofline;
 use cartfuse_fusion::plan::Strategy;
 use cartfuse_fusion::{cpu::Cpu, exec::Backend};
 

@@ -138,7 +138,7 @@ pub fn categorical(log_probs: &[f32], u: f32) -> usize {
 /// one Threefry-2x32 word, the counter-based generator the kernels share, so a policy
 /// evaluated on a device can make the same draw.
 pub fn action_uniform(key: [u32; 2], env: u32, step: u32) -> f32 {
-    cartfuse_fusion::nn::unit_uniform_host(key, [env, step])
+    cartfuse_env::nn::unit_uniform_host(key, [env, step])
 }
 
 #[cfg(test)]

@@ -18,7 +18,6 @@
 //! - [`interp`]: the interpreted engine, its SIMD levels and math.
 //! - [`threads`]: options and the thread split.
 //! - [`spin_pool`]: the fork-join over the caller and one spinning worker per other core.
-//! - [`roofline`]: the host's copy bandwidth and peak f32 FLOP/s, measured natively.
 //!
 //! All levels and thread counts give bit-identical results; results match the interpreter
 //! ([`crate::interpret`]) exactly for integer, boolean and arithmetic ops and within the
@@ -31,7 +30,6 @@ pub mod interp;
 mod launch;
 mod launches;
 pub mod native;
-pub mod roofline;
 pub mod spin_pool;
 pub mod threads;
 

@@ -2,10 +2,10 @@
 //! a layer one [`Instr::DotParams`] loop, the layer's rows become one
 //! [`Instr::DenseParams`], whose outputs go to the stash where the next layer reads them.
 //!
-//! A row is the triple lowering emits for one output of [`crate::nn`]'s dense layer: the
+//! A row is the triple lowering emits for one output of a dense layer (`cartfuse_env::nn`): the
 //! dot product, its bias param, the add. Consecutive rows over the same inputs whose
 //! weights and biases step by one stride through the params buffer (the `[out][in]` rows
-//! with their biases, in [`crate::nn::MlpShape::param_names`] order) are one layer. The
+//! with their biases, in `MlpShape::param_names` order) are one layer. The
 //! pass then absorbs what follows each row when nothing else reads it:
 //! - an activation: every row's sum read only by the same `UnaryF` (the hidden layers'
 //!   `tanh`) is applied inside the loop;

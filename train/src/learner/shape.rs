@@ -8,7 +8,7 @@
 use std::ops::Range;
 
 use cartfuse_env::policy::{PolicySpec, PolicyWeights};
-use cartfuse_fusion::nn::MlpShape;
+use cartfuse_env::nn::MlpShape;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

@@ -6,7 +6,6 @@ mod cartpole;
 mod engines;
 mod ops;
 mod plans;
-mod speed;
 
 use std::collections::HashMap;
 

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::interp::simd::{Simd, SimdLevel, WithSimd};
+use cartfuse_fusion::cpu::interp::simd::{Simd, SimdLevel, WithSimd};
 
 /// Measured host ceilings.
 #[derive(Debug, Clone, Copy, PartialEq)]

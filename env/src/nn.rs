@@ -3,7 +3,7 @@
 //!
 //! - [`MlpShape`]: the layer widths of a `tanh` MLP and the names of its weights.
 //! - [`mlp`]: a per-lane dense layer after another, each output one affine op
-//!   ([`crate::graph::Op::Affine`]) plus its bias. Every weight and bias is a runtime
+//!   ([`cartfuse_fusion::graph::Op::Affine`]) plus its bias. Every weight and bias is a runtime
 //!   param, so the weights live in the kernel's bound params buffer: new weights after a
 //!   learning update are a buffer write, never a recompile.
 //! - [`log_softmax`], [`categorical`] and [`unit_uniform`]: an action drawn from logits with
@@ -13,7 +13,7 @@
 //! Each helper writes the math in the order its host twin in `cartfuse-train` does (sums
 //! left to right, the max subtracted before `exp`), so the two agree to float rounding.
 
-use crate::graph::{DType, GraphBuilder, Var};
+use cartfuse_fusion::graph::{DType, GraphBuilder, Var};
 
 /// The widths of a `tanh` MLP: inputs, then each layer's outputs (the last one linear).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -197,7 +197,7 @@ pub fn unit_uniform<'g>(g: &'g GraphBuilder, key: [Var<'g>; 2], counter: [Var<'g
 
 /// [`unit_uniform`] on the host.
 pub fn unit_uniform_host(key: [u32; 2], counter: [u32; 2]) -> f32 {
-    let bits = crate::rng::threefry2x32(key, counter)[0];
+    let bits = cartfuse_fusion::rng::threefry2x32(key, counter)[0];
     (bits >> 8) as f32 * (1.0 / (1u32 << 24) as f32)
 }
 
@@ -206,8 +206,8 @@ mod tests {
     use super::*;
     use std::collections::HashMap;
 
-    use crate::graph::{HostArray, Scalar};
-    use crate::interpret::{Values, interpret};
+    use cartfuse_fusion::graph::{HostArray, Scalar};
+    use cartfuse_fusion::interpret::{Values, interpret};
 
     #[test]
     fn shapes_name_every_weight_once_in_flat_order() {

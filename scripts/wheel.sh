@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds cartfuse's wheel (abi3: one wheel for CPython 3.10 and newer) with maturin into
+# target/wheels/. The native CPU runtime is always in it; wgpu (Vulkan, Metal) too unless
+# --cpu-only is given (then no cubecl, wgpu or burn crate is compiled).
+#
+#   bash scripts/wheel.sh [--cpu-only]
+#
+# Uses `maturin` from PATH, else installs the pinned one into target/wheel-venv. Needs a Rust
+# toolchain (scripts/setup.sh installs one); installing the wheel does not.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+features=()
+case "${1:-}" in
+  "") ;;
+  --cpu-only) features=(--no-default-features) ;;
+  *)
+    echo "usage: bash scripts/wheel.sh [--cpu-only]  (unknown argument: $1)" >&2
+    exit 2
+    ;;
+esac
+
+maturin="$(command -v maturin || true)"
+if [ -z "$maturin" ]; then
+  python3 -m venv target/wheel-venv
+  target/wheel-venv/bin/pip install -q "maturin==1.16.0"
+  maturin="$PWD/target/wheel-venv/bin/maturin"
+fi
+
+rm -f target/wheels/cartfuse-*.whl
+# The release profile and the workspace's target dir: what `cargo build --release` and
+# `cargo test --release` compiled is reused.
+(cd python && "$maturin" build --release --out ../target/wheels "${features[@]}")
+ls target/wheels/cartfuse-*.whl
