@@ -126,7 +126,13 @@ pub fn flags(level: SimdLevel) -> Vec<&'static str> {
         "-lm",
     ];
     match level {
-        SimdLevel::Scalar => flags.extend(["-fno-tree-vectorize", "-fno-tree-slp-vectorize"]),
+        // x86's scalar level is asked for to measure scalar code; elsewhere (aarch64: NEON is
+        // baseline) scalar is the only level and the compiler's own vectorisation stays on
+        // (no fast-math, no contraction: the results are the same bits).
+        SimdLevel::Scalar if cfg!(target_arch = "x86_64") => {
+            flags.extend(["-fno-tree-vectorize", "-fno-tree-slp-vectorize"])
+        }
+        SimdLevel::Scalar => {}
         SimdLevel::Avx2 => flags.extend(["-fopenmp-simd", "-mavx2", "-mbmi", "-mbmi2", "-mno-fma"]),
         SimdLevel::Avx512 => flags.extend([
             "-fopenmp-simd",
@@ -173,7 +179,7 @@ pub fn build(source: &str, level: SimdLevel) -> Result<Arc<libloading::Library>,
     std::fs::create_dir_all(&dir).map_err(cache_err(&dir))?;
     let stem = format!("k{key:016x}");
     let c_path = dir.join(format!("{stem}.c"));
-    let so_path = dir.join(format!("{stem}.so"));
+    let so_path = dir.join(format!("{stem}.{}", std::env::consts::DLL_EXTENSION));
     let cached =
         so_path.exists() && std::fs::read_to_string(&c_path).is_ok_and(|kept| kept == source);
     if !cached {
@@ -185,7 +191,7 @@ pub fn build(source: &str, level: SimdLevel) -> Result<Arc<libloading::Library>,
             TEMP.fetch_add(1, Ordering::Relaxed)
         );
         let c_tmp = dir.join(format!("{stem}.{tag}.c"));
-        let so_tmp = dir.join(format!("{stem}.{tag}.so"));
+        let so_tmp = dir.join(format!("{stem}.{tag}.{}", std::env::consts::DLL_EXTENSION));
         std::fs::write(&c_tmp, source).map_err(cache_err(&c_tmp))?;
         let out = Command::new(&compiler.command)
             .args(&flags)
