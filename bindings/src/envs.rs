@@ -290,7 +290,7 @@ where
     let vec_env = match plan {
         Some(plan) => VecEnv::build(backend, env, num_envs, episode, plan),
         // The hand-written step where one exists: on the CPU the compiled `fused` step now
-        // matches it (0.9-1.2x from n = 1 to 1M, the README's compiled CPU kernels table),
+        // matches it (0.9-1.2x from n = 1 to 1M, the compiled CPU tables in `docs/results-log.md`),
         // but only with a C compiler present (else interpreted, 2-3x slower).
         None => match VecEnv::build(
             backend.clone(),

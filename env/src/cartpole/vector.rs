@@ -1,4 +1,4 @@
-//! CartPole's vector env on CubeCL runtimes, as the README's first example builds it.
+//! CartPole's vector env on CubeCL runtimes, as the first example of `docs/rust-api.md` builds it.
 
 use cartfuse_fusion::cube::Cube;
 use cartfuse_fusion::cube::device::open_client;

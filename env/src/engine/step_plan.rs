@@ -82,7 +82,8 @@ impl StepPlan {
 }
 
 /// The default plan: the fastest single-step graph plan, `fused`, which every environment
-/// and runtime has. (CartPole's hand-written kernel is as fast on lavapipe; see the README.)
+/// and runtime has. (CartPole's hand-written kernel is as fast on lavapipe; see
+/// `docs/results-log.md`.)
 impl Default for StepPlan {
     fn default() -> Self {
         StepPlan::Graph(Strategy::Fused)

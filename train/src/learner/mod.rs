@@ -5,7 +5,7 @@
 //! Why not burn here: profiled with `perf` on the 2-core development machine, the default
 //! run spent 56% of its time in glibc's scalar double-precision `tanh` (burn NdArray's
 //! `tanh` converts each f32 to f64 and back), 11% in matrixmultiply's kernels and most of
-//! the rest in ndarray's per-op allocation and shape bookkeeping (see the README's note).
+//! the rest in ndarray's per-op allocation and shape bookkeeping (see `docs/training.md`).
 //! burn's other CPU backend (Flex) also calls a scalar `tanh` per element. Here `tanh` is
 //! the CPU runtime's vectorised one ([`cartfuse_fusion::cpu::interp::math::tanh`], the same bits
 //! the fused policy computes), the products are matrixmultiply's (as burn's), and each
