@@ -92,8 +92,7 @@ fn cpu_threads(c: &mut Criterion) {
                 })
                 .expect("the detected SIMD level");
                 let plan = StepPlan::Graph(plan);
-                let (mut env, actions) =
-                    common::ready_env(cpu, n, CartPoleConfig::default(), plan);
+                let (mut env, actions) = common::ready_env(cpu, n, CartPoleConfig::default(), plan);
                 let k = env.steps_per_call() as u64;
                 group.throughput(Throughput::Elements(n as u64 * k));
                 let id = BenchmarkId::new(format!("{plan}/{threads}-threads"), n);

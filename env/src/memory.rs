@@ -77,7 +77,10 @@ fn address_space_limit() -> Option<u64> {
     };
     // SAFETY: `getrlimit` writes the one struct it is given.
     let read = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } == 0;
-    (read && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur as u64)
+    // `rlim_t` is `u64` here but not on every platform.
+    #[allow(clippy::unnecessary_cast)]
+    let bytes = limit.rlim_cur as u64;
+    (read && limit.rlim_cur != libc::RLIM_INFINITY).then_some(bytes)
 }
 
 #[cfg(not(unix))]

@@ -2,8 +2,8 @@
 //! ([`PolicySpec`]) whose weights are runtime params ([`PolicyWeights`]), and the names the
 //! rollout graph gives its weights, draw key and step counter.
 
-use cartfuse_fusion::graph::{DType, GraphBuilder, Var};
 use crate::nn::{self, MlpShape};
+use cartfuse_fusion::graph::{DType, GraphBuilder, Var};
 
 use crate::environment::GraphEnv;
 use crate::error::EnvError;

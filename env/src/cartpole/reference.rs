@@ -212,8 +212,14 @@ mod tests {
         // move by the old velocities, which are zero).
         let next = step_physics(CartPoleState::default(), 1, &CartPoleParams::default());
         assert_eq!((next.x, next.theta), (0.0, 0.0));
-        assert!((next.x_dot - 0.195_121_951_219_512_2).abs() < 1e-15, "{next:?}");
-        assert!((next.theta_dot + 0.292_682_926_829_268_3).abs() < 1e-15, "{next:?}");
+        assert!(
+            (next.x_dot - 0.195_121_951_219_512_2).abs() < 1e-15,
+            "{next:?}"
+        );
+        assert!(
+            (next.theta_dot + 0.292_682_926_829_268_3).abs() < 1e-15,
+            "{next:?}"
+        );
         // Action 0 mirrors it.
         let left = step_physics(CartPoleState::default(), 0, &CartPoleParams::default());
         assert_eq!((left.x_dot, left.theta_dot), (-next.x_dot, -next.theta_dot));

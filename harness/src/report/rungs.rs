@@ -204,7 +204,7 @@ pub fn commentary(report: &Report) -> Vec<String> {
         let at = |n: usize| models.iter().find(|m| m.rung == rung && m.num_envs == n);
         let parts: Vec<String> = [small, large]
             .into_iter()
-            .filter_map(|n| at(n))
+            .filter_map(&at)
             .map(|m| {
                 format!(
                     "at n = {}: launches {:.1} -> {:.1}, bytes {} -> {}; limits {:.2}x \

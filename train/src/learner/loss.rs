@@ -131,6 +131,6 @@ mod tests {
         let mut dv = Vec::new();
         let vl = value(&[1.5, 2.0, 2.0], &b.targets, 0.5, &mut dv);
         assert!((vl - 0.5 * (0.25 + 0.0 + 1.0) / 3.0).abs() < 1e-7);
-        assert_eq!(dv, [0.5 * 0.5 / 3.0, 0.0, 0.5 * -1.0 / 3.0]);
+        assert_eq!(dv, [0.5 * 0.5 / 3.0, 0.0, -0.5 / 3.0]);
     }
 }

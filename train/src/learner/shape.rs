@@ -7,8 +7,8 @@
 
 use std::ops::Range;
 
-use cartfuse_env::policy::{PolicySpec, PolicyWeights};
 use cartfuse_env::nn::MlpShape;
+use cartfuse_env::policy::{PolicySpec, PolicyWeights};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

@@ -82,14 +82,14 @@ where
                 &mut samples.returns,
             )
         };
-        let work = self
+        let mut work = self
             .collectors
             .iter_mut()
             .zip(samples.iter_mut())
             .enumerate()
             .filter(|(agent, _)| active[*agent]);
         if active.iter().filter(|a| **a).count() <= 1 {
-            work.map(collect).collect()
+            work.try_for_each(collect)
         } else {
             work.par_bridge().map(collect).collect()
         }

@@ -180,9 +180,9 @@ unsafe fn write_rows<V: Simd>(s: V, out: *mut f32, n: usize, i: usize, rows: &Ro
     // `out`, and a fixed-length loop with a condition is not turned into a `memcpy` call.
     unsafe {
         s.store_rows4(packed.as_mut_ptr(), *rows);
-        for k in 0..4 * V::LANES {
+        for (k, value) in packed.iter().enumerate().take(4 * V::LANES) {
             if k < 4 * (n - i) {
-                *out.add(4 * i + k) = packed[k];
+                *out.add(4 * i + k) = *value;
             }
         }
     }
