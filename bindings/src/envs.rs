@@ -20,7 +20,9 @@ use cartfuse_fusion::cube::Cube;
 use cartfuse_fusion::cube::device as devices;
 use cartfuse_fusion::device::DeviceError;
 
-use cartfuse_fusion::device::{Device, RuntimeKind};
+use cartfuse_fusion::device::Device;
+#[cfg(any(feature = "wgpu", feature = "cuda"))]
+use cartfuse_fusion::device::RuntimeKind;
 
 use crate::device::unavailable;
 use crate::error::BackendError;

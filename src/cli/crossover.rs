@@ -1,10 +1,12 @@
 //! `cartfuse crossover`: the CPU against the device over n, in turns.
+// Without a GPU feature the device dispatch compiles to "not compiled": the measuring parts
+// are then unused.
+#![cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(unused))]
 
 use std::fmt::Write as _;
 
 use anyhow::Context;
 use cartfuse::fusion::device::Device;
-#[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(unused_imports))]
 use cartfuse::fusion::{cube::Cube, dispatch_runtime};
 use cartfuse::harness::crossover::{Crossover, measure_crossover, sizes};
 use cartfuse::harness::report::cpu::STUDY_CROSSOVER;

@@ -2,6 +2,8 @@
 //! file, a pipe, CI) plain lines, `[elapsed] message`, one per measurement and, while one
 //! measurement runs long, a `still measuring` line at least every 30 seconds (indicatif
 //! draws nothing when stderr is not a terminal).
+// [`Progress`] serves the device commands (reproduce, crossover), which need a GPU feature.
+#![cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(dead_code))]
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
