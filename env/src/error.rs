@@ -5,7 +5,6 @@ use cartfuse_fusion::exec::ExecError;
 use cartfuse_fusion::exec::ReadError;
 use cartfuse_fusion::plan::PlanError;
 
-use crate::memory::human_bytes;
 
 /// Everything that can go wrong creating or stepping a vector env.
 #[derive(Debug, thiserror::Error)]
@@ -138,4 +137,20 @@ pub enum EnvError {
     /// A device read failed.
     #[error(transparent)]
     Read(#[from] ReadError),
+}
+
+/// `bytes` as people read them: `1.50 GiB`, `12.0 MiB`, `512 B`.
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    match unit {
+        0 => format!("{bytes} B"),
+        _ if value < 10.0 => format!("{value:.2} {}", UNITS[unit]),
+        _ => format!("{value:.1} {}", UNITS[unit]),
+    }
 }

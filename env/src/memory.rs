@@ -108,26 +108,12 @@ pub fn check(
     Ok(())
 }
 
-/// `bytes` as people read them: `1.50 GiB`, `12.0 MiB`, `512 B`.
-pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    match unit {
-        0 => format!("{bytes} B"),
-        _ if value < 10.0 => format!("{value:.2} {}", UNITS[unit]),
-        _ => format!("{value:.1} {}", UNITS[unit]),
-    }
-}
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cartpole::CartPoleParams;
+    use crate::error::human_bytes;
     use crate::params::AutoresetMode;
     use cartfuse_fusion::plan::Strategy;
 

@@ -15,7 +15,7 @@ use cartfuse_env::{EnvBackend, StepPlan};
 use cartfuse_fusion::plan::Strategy;
 
 use crate::cells::{AblationCell, Over, cartpole_cells, set_over_eager};
-use crate::reproduce::ReproduceError;
+use crate::error::ReproduceError;
 use crate::turns::TurnsSettings;
 
 /// One row of the ladder.

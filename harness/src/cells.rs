@@ -5,7 +5,7 @@
 use cartfuse_env::{EnvBackend, EnvError, EpisodeOptions, GraphEnv, StepPlan};
 
 use crate::profile::StepProfile;
-use crate::reproduce::{ReproduceError, Skipped};
+use crate::error::{ReproduceError, Skipped};
 use crate::turns::{InTurns, RoundRatio, TurnsSettings, cartpole_next_step, plans_in_turns};
 
 /// One factor of each comparison a cell takes part in.

@@ -11,7 +11,7 @@ use cartfuse_fusion::plan::Strategy;
 use cartfuse_fusion::{cpu::Cpu, exec::Backend};
 
 use crate::cells::{AblationCell, cartpole_cells, set_over_eager};
-use crate::reproduce::ReproduceError;
+use crate::error::ReproduceError;
 use crate::turns::TurnsSettings;
 
 /// The plans measured on the CPU, with their row labels.

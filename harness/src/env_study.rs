@@ -10,7 +10,7 @@ use cartfuse_fusion::cpu::Cpu;
 use crate::cells::{AblationCell, cells_in_turns, set_over_eager};
 use crate::cpu_study::cpu_plans;
 use crate::profile::flops_per_env_step;
-use crate::reproduce::ReproduceError;
+use crate::error::ReproduceError;
 use crate::turns::TurnsSettings;
 
 /// One environment under one plan at one size on one runtime.
@@ -111,7 +111,7 @@ pub fn env_tasks(envs: usize, sizes: usize) -> usize {
 /// Every plan of every environment in `envs` at every size on `backend` (labelled
 /// `runtime`), the plans of one environment and size timed in turns; `progress(message)`
 /// before each size. Plans an environment lacks (the hand-written kernel outside CartPole)
-/// are left out; sizes that do not fit become [`Skipped`](crate::reproduce::Skipped) cells.
+/// are left out; sizes that do not fit become [`Skipped`](crate::error::Skipped) cells.
 pub fn measure_envs<B: EnvBackend>(
     backend: &B,
     runtime: &str,

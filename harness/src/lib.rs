@@ -12,6 +12,7 @@ pub mod cpu_study;
 pub mod crossover;
 pub mod dispatch;
 pub mod env_study;
+pub mod error;
 pub mod host_roofline;
 pub mod plot;
 pub mod policy_study;

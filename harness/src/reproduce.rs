@@ -1,12 +1,10 @@
 //! `cartfuse reproduce`: every measurement of the report, in one run, on one device.
 
-use cartfuse_env::EnvError;
 
 use cartfuse_fusion::cpu::Cpu;
 use cartfuse_fusion::cube::Cube;
-use cartfuse_fusion::exec::ExecError;
 use cartfuse_fusion::exec::LaunchLedger;
-use cartfuse_fusion::plan::{Plan, PlanError, Strategy};
+use cartfuse_fusion::plan::{Plan, Strategy};
 use cubecl::prelude::*;
 
 use cartfuse_fusion::cubecl;
@@ -30,14 +28,8 @@ use crate::workloads::{Elementwise, elementwise_inputs};
 
 mod settings;
 
+pub use crate::error::{ReproduceError, Skipped};
 pub use settings::{ReproduceMode, ReproduceSettings};
-
-/// A measurement that could not be taken, with the reason (e.g. it does not fit).
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Skipped {
-    /// Why.
-    pub reason: String,
-}
 
 /// One point of the elementwise sweep.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -171,23 +163,6 @@ impl Report {
     pub fn sizes(&self) -> Vec<usize> {
         self.eager.iter().map(|c| c.num_envs).collect()
     }
-}
-
-/// Why a reproduction stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum ReproduceError {
-    /// The env failed.
-    #[error(transparent)]
-    Env(#[from] EnvError),
-    /// A workload failed.
-    #[error(transparent)]
-    Exec(#[from] ExecError),
-    /// A plan could not be built.
-    #[error(transparent)]
-    Plan(#[from] PlanError),
-    /// No environment has this id.
-    #[error("{0}")]
-    UnknownEnv(String),
 }
 
 /// Runs every measurement of the report. `progress(message)` is called before each one.

@@ -10,7 +10,7 @@ use cartfuse_fusion::plan::{Plan, Slot};
 use cubecl::prelude::*;
 
 use crate::profile::{PlanProfile, ProfileSettings, profile_plan};
-use crate::reproduce::ReproduceError;
+use crate::error::ReproduceError;
 use crate::workloads::TransformerTail;
 
 /// One partition of the transformer tail.

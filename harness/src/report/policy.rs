@@ -298,7 +298,7 @@ fn range(lo: f64, hi: f64) -> String {
 mod tests {
     use super::*;
     use crate::policy_study::RolloutPoint;
-    use crate::reproduce::Skipped;
+    use crate::error::Skipped;
 
     fn point(source: &str, n: usize, rate: f64) -> RolloutPoint {
         RolloutPoint {

@@ -25,12 +25,14 @@ use cartfuse_fusion::cpu::{CpuBuffer, CpuOptions};
 use cartfuse_fusion::exec::{KernelLaunch, LaunchLedger};
 use cartfuse_fusion::rng;
 
+mod frame;
 mod resets;
 mod sink;
 mod step;
 
 use sink::{Flags, Sink};
-use step::{Frame, Lanes, Physics};
+use frame::{Frame, Physics};
+use step::Lanes;
 
 use super::{
     RESET_KERNEL, STEP_KERNEL, masked_reset_unsupported, reset_bytes_per_env, step_bytes_per_env,

@@ -4,7 +4,7 @@
 use cartfuse_fusion::cpu::interp::simd::Simd;
 use cartfuse_fusion::cpu::interp::threefry;
 
-use super::step::{Frame, Rows};
+use super::frame::{Frame, Rows};
 
 /// Resetting envs queued before their draws are made (see [`PendingResets`]).
 const PENDING: usize = 256;

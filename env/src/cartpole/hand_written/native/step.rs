@@ -1,76 +1,17 @@
 //! The native step of a range of envs: CartPole's physics in SIMD registers, in the exact
 //! operation order of the `#[cube]` kernel, then flags, autoreset and stores (through a
-//! [`Sink`]), with resets queued and drawn together ([`super::resets`]).
+//! [`Sink`](super::sink::Sink)), with resets queued and drawn together ([`super::resets`]).
 
 use cartfuse_fusion::cpu::interp::math;
 use cartfuse_fusion::cpu::interp::simd::{Simd, WithSimd};
-use cartfuse_fusion::rng;
 
+use super::frame::{Frame, Physics, Rows};
 use super::resets::{PendingResets, draw_pending};
-use super::sink::{Sink, load_u32, store_f32};
-use crate::cartpole::params::CartPoleConfig;
+use super::sink::{load_u32, store_f32};
 use crate::params::AutoresetMode;
 
 /// Vectors whose physics is computed together (see [`Lanes::with_simd`]).
 const BLOCK: usize = 4;
-
-/// The physics constants, as `f32` in the `#[cube]` kernel's order.
-#[derive(Clone, Copy)]
-pub(super) struct Physics {
-    gravity: f32,
-    masspole: f32,
-    total_mass: f32,
-    length: f32,
-    polemass_length: f32,
-    force_mag: f32,
-    tau: f32,
-    x_threshold: f32,
-    theta_threshold: f32,
-    pub reset_scale: f32,
-    pub reset_bound: f32,
-}
-
-impl Physics {
-    pub(super) fn of(config: &CartPoleConfig) -> Self {
-        let p = &config.params;
-        Self {
-            gravity: p.gravity as f32,
-            masspole: p.masspole as f32,
-            total_mass: p.total_mass() as f32,
-            length: p.length as f32,
-            polemass_length: p.polemass_length() as f32,
-            force_mag: p.force_mag as f32,
-            tau: p.tau as f32,
-            x_threshold: p.x_threshold as f32,
-            theta_threshold: p.theta_threshold_radians as f32,
-            reset_scale: rng::symmetric_uniform_scale(p.reset_bound as f32),
-            reset_bound: p.reset_bound as f32,
-        }
-    }
-}
-
-/// Raw pointers of one step: the actions and outputs hold exactly `n` entries, the state
-/// and counters (the engine's own) `n` lanes plus a vector of padding.
-#[derive(Clone, Copy)]
-pub(super) struct Frame {
-    pub actions: *const u32,
-    pub state: [*mut f32; 4],
-    pub elapsed: *mut u32,
-    pub resets: *mut u32,
-    pub needs_reset: *mut u32,
-    pub out: Sink,
-    pub n: usize,
-    pub physics: Physics,
-    pub key: [u32; 2],
-    pub max_steps: u32,
-    pub mode: AutoresetMode,
-}
-
-// SAFETY: threads write disjoint, vector-aligned env ranges; only the last range reaches
-// into the state's padding past `n`, which no other range touches, and outputs past `n`
-// are never written (see `Sink`).
-unsafe impl Send for Frame {}
-unsafe impl Sync for Frame {}
 
 /// Envs `lo..hi` (`lo` a multiple of the vector width): returns whether an action was invalid.
 pub(super) struct Lanes {
@@ -119,9 +60,6 @@ impl WithSimd for Lanes {
         invalid != 0
     }
 }
-
-/// `[x, x_dot, theta, theta_dot]` of `V::LANES` envs.
-pub(super) type Rows<V> = [<V as Simd>::F; 4];
 
 /// One Euler step in registers, in the operation order of `cartpole_physics_scalar`.
 #[inline(always)]
