@@ -1,9 +1,11 @@
 """env-steps/s of CartPole-v1 from Python, each ratio measured side by side in one process:
 cartfuse's ``step`` against gymnasium's own ``CartPoleVectorEnv`` and against the Rust step
-of the same plan (``VecEnv::step_device``, timed inside Rust), plus the one-env costs.
+of the same plan (``VecEnv::step_device``, timed inside Rust), plus the one-env costs. The
+peers EnvPool and gymnax (JAX) run beside them when installed (see ``bench_peers.py``).
 
-    python python/bench.py [--sizes 1 4096 65536] [--rounds 15] [--budget 0.1] [--json]
-    python python/bench.py --threshold-sweep      # one thread against two, by size
+    python -P python/bench.py [--sizes 1 4096 65536] [--rounds 15] [--budget 0.1] [--json]
+    python -P python/bench.py --headline     # one markdown table: contenders by size
+    python -P python/bench.py --threshold-sweep      # one thread against two, by size
 
 Every size runs in rounds: in each round every contender steps for ``--budget`` seconds in
 turn, so a slow spell of a shared machine hits all of them; a ratio is the median of the
@@ -13,6 +15,8 @@ per-round ratios (with the lowest and highest round beside it).
 from __future__ import annotations
 
 import argparse
+import datetime
+import importlib.util
 import json
 import os
 import platform
@@ -21,6 +25,8 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -38,6 +44,22 @@ from cartfuse._native import NativeVecEnv, RustStepTimer
 
 #: A contender: `run(budget)` steps for about `budget` seconds and returns seconds per call.
 Contender = Callable[[float], float]
+
+
+def _load_peers() -> ModuleType:
+    """bench_peers.py beside this file, by path: `python -P` leaves this folder off sys.path
+    (so that `cartfuse` is the installed package, not the source tree here)."""
+    path = Path(__file__).with_name("bench_peers.py")
+    spec = importlib.util.spec_from_file_location("bench_peers", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_peers"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+peers = _load_peers()
 
 
 def python_contender(step: Callable[[Any], object], actions: list[Any]) -> Contender:
@@ -96,8 +118,8 @@ def actions_for(n: int) -> list[np.ndarray]:
     return [np.random.default_rng(i).integers(0, 2, size=n) for i in range(8)]
 
 
-def measure_size(n: int, args: argparse.Namespace) -> dict[str, Any]:
-    """Every contender at `n` envs, in rounds."""
+def measure_size(n: int, args: argparse.Namespace, status: dict[str, str]) -> dict[str, Any]:
+    """Every contender at `n` envs, in rounds; the peers whose `status` is "ok" too."""
     actions = actions_for(n)
     gym_env = GymCartPoleVectorEnv(num_envs=n)
     copies = CartPoleVectorEnv(n, device="cpu", plan=args.plan)
@@ -111,20 +133,23 @@ def measure_size(n: int, args: argparse.Namespace) -> dict[str, Any]:
         "cartfuse copy=False": python_contender(views.step, actions),
         "rust step": rust_contender(timer),
     }
+    peer_runs, skipped, closers = peers.peer_contenders(n, actions, status, python_contender)
+    contenders.update(peer_runs)
     times = in_rounds(contenders, args.rounds, args.budget)
     row: dict[str, Any] = {
         "num_envs": n,
         "plan": copies.plan,
         "env_steps_per_s": {k: n / statistics.median(v) for k, v in times.items()},
-        "vs_gymnasium": {
-            k: ratio(times, k, "gymnasium") for k in ("cartfuse", "cartfuse copy=False")
-        },
+        "vs_gymnasium": {k: ratio(times, k, "gymnasium") for k in times if k != "gymnasium"},
         "vs_rust_step": {
             k: ratio(times, k, "rust step") for k in ("cartfuse", "cartfuse copy=False")
         },
+        "skipped": skipped,
     }
     for env in (gym_env, copies, views):
         env.close()
+    for close in closers:
+        close()
     return row
 
 
@@ -210,6 +235,15 @@ def print_tables(result: dict[str, Any]) -> None:
                 f"| {_spread(row['vs_rust_step']['cartfuse'])} "
                 f"| {_spread(row['vs_rust_step']['cartfuse copy=False'])} |"
             )
+        print("\n| n | peer | env-steps/s | peer / gymnasium |\n|---:|---|---:|---:|")
+        for row in result["sizes"]:
+            for peer in peers.PEERS:
+                if peer in row["skipped"]:
+                    print(f"| {row['num_envs']} | {peer} | {row['skipped'][peer]} | |")
+                else:
+                    rate = row["env_steps_per_s"][peer]
+                    spread = _spread(row["vs_gymnasium"][peer])
+                    print(f"| {row['num_envs']} | {peer} | {rate:.3g} | {spread} |")
     if "one_env_us" in result:
         print("\n| one env, `step` | median us | rounds' range |\n|---|---:|---:|")
         for name, t in result["one_env_us"].items():
@@ -225,6 +259,83 @@ def print_tables(result: dict[str, Any]) -> None:
             )
 
 
+#: The headline's rows: each contender's key in the results and its label.
+HEADLINE_ROWS = {
+    "gymnasium": "gymnasium `CartPoleVectorEnv` (numpy)",
+    "cartfuse": "cartfuse `step`",
+    "cartfuse copy=False": "cartfuse `step`, `copy=False`",
+    "rust step": "cartfuse Rust step (no Python)",
+    peers.ENVPOOL: "EnvPool `step` (sync)",
+    peers.GYMNAX_STEP: "gymnax, one jitted step per call",
+    peers.GYMNAX_SCAN: f"gymnax, {peers.SCAN_STEPS} steps per `lax.scan` call",
+}
+
+
+def _si(x: float) -> str:
+    """3 significant digits with k/M/G: 12300 -> '12.3k'."""
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if x >= scale:
+            return f"{x / scale:.3g}{suffix}"
+    return f"{x:.3g}"
+
+
+def cpu_model() -> str:
+    """The CPU's model name from /proc/cpuinfo, else what `platform` knows."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def headline(result: dict[str, Any]) -> str:
+    """Markdown for the README: rows = contenders, columns = sizes; each cell env-steps/s and
+    (median per-round ratio) x gymnasium."""
+    rows = result["sizes"]
+    versions = ", ".join(
+        f"{k} {v}"
+        for k, v in {
+            "python": result["python"],
+            "numpy": result["numpy"],
+            "gymnasium": result["gymnasium"],
+            "cartfuse": result["cartfuse"],
+            **{k: result["versions"][k] or "not installed" for k in ("envpool", "jax", "gymnax")},
+        }.items()
+    )
+    lines = [
+        "CartPole-v1 env-steps/s from Python (in brackets: x gymnasium)",
+        "",
+        f"- Machine: {result['platform']}; {result['cpu_model']}; {result['cpus']} logical CPUs; "
+        f"{result['date']}",
+        f"- Versions: {versions}",
+        f"- Median of {result['rounds']} rounds of {result['budget']} s per contender; "
+        "x gymnasium: median of the per-round ratios",
+        "",
+        "| contender | "
+        + " | ".join(f"{r['num_envs']} env{'s' if r['num_envs'] > 1 else ''}" for r in rows)
+        + " |",
+        "|---|" + "---:|" * len(rows),
+    ]
+    for key, label in HEADLINE_ROWS.items():
+        cells = []
+        for r in rows:
+            if key in r["skipped"]:
+                cells.append(r["skipped"][key])
+            elif key == "gymnasium":
+                cells.append(f"{_si(r['env_steps_per_s'][key])} (1x)")
+            else:
+                times = r["vs_gymnasium"][key]["median"]
+                x = f"{times:,.0f}" if times >= 100 else f"{times:.3g}"
+                cells.append(f"{_si(r['env_steps_per_s'][key])} ({x}x)")
+        if len(set(cells)) == 1 and key in result["peers"] and result["peers"][key] != "ok":
+            cells = [cells[0]] + [""] * (len(cells) - 1)  # one "not installed" per row
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 4096, 65536])
@@ -237,6 +348,12 @@ def main() -> int:
         "--sweep-sizes", type=int, nargs="+", default=[512, 1024, 2048, 4096, 8192, 16384]
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    parser.add_argument(
+        "--headline",
+        action="store_true",
+        help="print (or add to the JSON) one markdown table, contenders by size; "
+        "skips the one-env costs",
+    )
     args = parser.parse_args()
 
     result: dict[str, Any] = {
@@ -247,15 +364,27 @@ def main() -> int:
         "gymnasium": gym.__version__,
         "cartfuse": cartfuse.__version__,
         "command": " ".join(sys.argv),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "platform": platform.platform(),
+        "cpu_model": cpu_model(),
+        "cpus": os.cpu_count(),
+        "rounds": args.rounds,
+        "budget": args.budget,
+        "versions": peers.peer_versions(),
+        "peers": peers.peer_status(),
     }
     if args.threshold_sweep:
         result["threshold_sweep"] = threshold_sweep(args)
     else:
-        result["sizes"] = [measure_size(n, args) for n in args.sizes]
-        if not args.no_one_env:
+        result["sizes"] = [measure_size(n, args, result["peers"]) for n in args.sizes]
+        if args.headline:
+            result["headline"] = headline(result)
+        elif not args.no_one_env:
             result["one_env_us"] = one_env_costs(args)
     if args.json:
         print(json.dumps(result, indent=2))
+    elif "headline" in result:
+        print(result["headline"])
     else:
         print_tables(result)
     return 0
