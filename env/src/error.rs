@@ -5,7 +5,6 @@ use cartfuse_fusion::exec::ExecError;
 use cartfuse_fusion::exec::ReadError;
 use cartfuse_fusion::plan::PlanError;
 
-
 /// Everything that can go wrong creating or stepping a vector env.
 #[derive(Debug, thiserror::Error)]
 pub enum EnvError {

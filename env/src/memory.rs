@@ -108,7 +108,6 @@ pub fn check(
     Ok(())
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

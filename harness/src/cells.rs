@@ -4,8 +4,8 @@
 
 use cartfuse_env::{EnvBackend, EnvError, EpisodeOptions, GraphEnv, StepPlan};
 
-use crate::profile::StepProfile;
 use crate::error::{ReproduceError, Skipped};
+use crate::profile::StepProfile;
 use crate::turns::{InTurns, RoundRatio, TurnsSettings, cartpole_next_step, plans_in_turns};
 
 /// One factor of each comparison a cell takes part in.

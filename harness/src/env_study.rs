@@ -9,8 +9,8 @@ use cartfuse_fusion::cpu::Cpu;
 
 use crate::cells::{AblationCell, cells_in_turns, set_over_eager};
 use crate::cpu_study::cpu_plans;
-use crate::profile::flops_per_env_step;
 use crate::error::ReproduceError;
+use crate::profile::flops_per_env_step;
 use crate::turns::TurnsSettings;
 
 /// One environment under one plan at one size on one runtime.

@@ -1,6 +1,5 @@
 //! `cartfuse reproduce`: every measurement of the report, in one run, on one device.
 
-
 use cartfuse_fusion::cpu::Cpu;
 use cartfuse_fusion::cube::Cube;
 use cartfuse_fusion::exec::LaunchLedger;

@@ -9,8 +9,8 @@ use cartfuse_fusion::graph::{Graph, NodeId, Shape};
 use cartfuse_fusion::plan::{Plan, Slot};
 use cubecl::prelude::*;
 
-use crate::profile::{PlanProfile, ProfileSettings, profile_plan};
 use crate::error::ReproduceError;
+use crate::profile::{PlanProfile, ProfileSettings, profile_plan};
 use crate::workloads::TransformerTail;
 
 /// One partition of the transformer tail.

@@ -297,8 +297,8 @@ fn range(lo: f64, hi: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy_study::RolloutPoint;
     use crate::error::Skipped;
+    use crate::policy_study::RolloutPoint;
 
     fn point(source: &str, n: usize, rate: f64) -> RolloutPoint {
         RolloutPoint {

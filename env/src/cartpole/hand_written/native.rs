@@ -30,8 +30,8 @@ mod resets;
 mod sink;
 mod step;
 
-use sink::{Flags, Sink};
 use frame::{Frame, Physics};
+use sink::{Flags, Sink};
 use step::Lanes;
 
 use super::{
