@@ -14,7 +14,7 @@ use cubecl::server::Handle;
 
 use super::kernel::{PhysicsScalarsLaunch, cartpole_reset_array, cartpole_step_array};
 use super::{
-    F32, RESET_KERNEL, STEP_KERNEL, U32, masked_reset_unsupported, reset_bytes_per_env,
+    F32, Physics, RESET_KERNEL, STEP_KERNEL, U32, masked_reset_unsupported, reset_bytes_per_env,
     step_bytes_per_env,
 };
 use crate::cartpole::params::CartPoleConfig;
@@ -78,18 +78,18 @@ impl OutputBuffers {
 }
 
 fn physics_scalars<R: Runtime>(config: &CartPoleConfig) -> PhysicsScalarsLaunch<R> {
-    let p = &config.params;
+    let p = Physics::of(config);
     PhysicsScalarsLaunch::new(
-        p.gravity as f32,
-        p.masspole as f32,
-        p.total_mass() as f32,
-        p.length as f32,
-        p.polemass_length() as f32,
-        p.force_mag as f32,
-        p.tau as f32,
-        p.x_threshold as f32,
-        p.theta_threshold_radians as f32,
-        rng::symmetric_uniform_scale(p.reset_bound as f32),
+        p.gravity,
+        p.masspole,
+        p.total_mass,
+        p.length,
+        p.polemass_length,
+        p.force_mag,
+        p.tau,
+        p.x_threshold,
+        p.theta_threshold,
+        p.reset_scale,
     )
 }
 
@@ -203,7 +203,7 @@ pub(crate) fn launch_reset<R: Runtime>(
             key0,
             key1,
             u32::from(restart),
-            rng::symmetric_uniform_scale(config.params.reset_bound as f32),
+            Physics::of(config).reset_scale,
         )
     })
 }

@@ -5,7 +5,8 @@
 //!   buffers and launches.
 //! - [`native`]: the same step written natively for the CPU runtime.
 //!
-//! This module holds what both share: kernel names and the bytes each launch moves.
+//! This module holds what both share: the `f32` constants, kernel names and the bytes each
+//! launch moves.
 
 #[cfg(feature = "cube")]
 pub mod cube;
@@ -13,8 +14,45 @@ pub mod cube;
 pub mod kernel;
 pub mod native;
 
+use crate::cartpole::params::CartPoleConfig;
 use crate::error::EnvError;
 use crate::params::AutoresetMode;
+
+/// CartPole's constants as the hand-written kernels use them: `f32`, in the `#[cube]`
+/// kernel's order, converted from the `f64` params in one place for both runtimes.
+#[derive(Clone, Copy)]
+pub(crate) struct Physics {
+    pub gravity: f32,
+    pub masspole: f32,
+    pub total_mass: f32,
+    pub length: f32,
+    pub polemass_length: f32,
+    pub force_mag: f32,
+    pub tau: f32,
+    pub x_threshold: f32,
+    pub theta_threshold: f32,
+    pub reset_scale: f32,
+    pub reset_bound: f32,
+}
+
+impl Physics {
+    pub(crate) fn of(config: &CartPoleConfig) -> Self {
+        let p = &config.params;
+        Self {
+            gravity: p.gravity as f32,
+            masspole: p.masspole as f32,
+            total_mass: p.total_mass() as f32,
+            length: p.length as f32,
+            polemass_length: p.polemass_length() as f32,
+            force_mag: p.force_mag as f32,
+            tau: p.tau as f32,
+            x_threshold: p.x_threshold as f32,
+            theta_threshold: p.theta_threshold_radians as f32,
+            reset_scale: cartfuse_fusion::rng::symmetric_uniform_scale(p.reset_bound as f32),
+            reset_bound: p.reset_bound as f32,
+        }
+    }
+}
 
 const F32: u64 = 4;
 const U32: u64 = 4;

@@ -30,12 +30,13 @@ mod resets;
 mod sink;
 mod step;
 
-use frame::{Frame, Physics};
+use frame::Frame;
 use sink::{Flags, Sink};
 use step::Lanes;
 
 use super::{
-    RESET_KERNEL, STEP_KERNEL, masked_reset_unsupported, reset_bytes_per_env, step_bytes_per_env,
+    Physics, RESET_KERNEL, STEP_KERNEL, masked_reset_unsupported, reset_bytes_per_env,
+    step_bytes_per_env,
 };
 use crate::cartpole::params::CartPoleConfig;
 use crate::engine::{StepBuffer, StepEngine};

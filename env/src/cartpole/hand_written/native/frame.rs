@@ -1,47 +1,11 @@
-//! What one native step works on: the physics constants, the raw pointers of a step's
-//! buffers ([`Frame`]) and a vector of envs' state rows ([`Rows`]).
+//! What one native step works on: the raw pointers of a step's buffers ([`Frame`]) and a
+//! vector of envs' state rows ([`Rows`]).
 
 use cartfuse_fusion::cpu::interp::simd::Simd;
-use cartfuse_fusion::rng;
 
 use super::sink::Sink;
-use crate::cartpole::params::CartPoleConfig;
+use crate::cartpole::hand_written::Physics;
 use crate::params::AutoresetMode;
-
-/// The physics constants, as `f32` in the `#[cube]` kernel's order.
-#[derive(Clone, Copy)]
-pub(super) struct Physics {
-    pub gravity: f32,
-    pub masspole: f32,
-    pub total_mass: f32,
-    pub length: f32,
-    pub polemass_length: f32,
-    pub force_mag: f32,
-    pub tau: f32,
-    pub x_threshold: f32,
-    pub theta_threshold: f32,
-    pub reset_scale: f32,
-    pub reset_bound: f32,
-}
-
-impl Physics {
-    pub(super) fn of(config: &CartPoleConfig) -> Self {
-        let p = &config.params;
-        Self {
-            gravity: p.gravity as f32,
-            masspole: p.masspole as f32,
-            total_mass: p.total_mass() as f32,
-            length: p.length as f32,
-            polemass_length: p.polemass_length() as f32,
-            force_mag: p.force_mag as f32,
-            tau: p.tau as f32,
-            x_threshold: p.x_threshold as f32,
-            theta_threshold: p.theta_threshold_radians as f32,
-            reset_scale: rng::symmetric_uniform_scale(p.reset_bound as f32),
-            reset_bound: p.reset_bound as f32,
-        }
-    }
-}
 
 /// Raw pointers of one step: the actions and outputs hold exactly `n` entries, the state
 /// and counters (the engine's own) `n` lanes plus a vector of padding.

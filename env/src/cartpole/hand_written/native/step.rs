@@ -5,9 +5,10 @@
 use cartfuse_fusion::cpu::interp::math;
 use cartfuse_fusion::cpu::interp::simd::{Simd, WithSimd};
 
-use super::frame::{Frame, Physics, Rows};
+use super::frame::{Frame, Rows};
 use super::resets::{PendingResets, draw_pending};
 use super::sink::{load_u32, store_f32};
+use crate::cartpole::hand_written::Physics;
 use crate::params::AutoresetMode;
 
 /// Vectors whose physics is computed together (see [`Lanes::with_simd`]).
