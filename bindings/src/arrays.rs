@@ -1,13 +1,18 @@
 //! The numpy arrays a step writes its outputs into, and the raw view of them the step's
 //! threads write through.
 //!
-//! With `copy=True` every step gets fresh arrays ([`StepArrays::fresh`]): the step's worker
-//! threads write into them directly, so the caller keeps them and nothing is copied. With
+//! With `copy=True` every step returns arrays of its own ([`Recycler::take`]): the step's
+//! worker threads write into them directly, so the caller keeps them and nothing is copied.
+//! They are new arrays, or arrays of an earlier step that Python no longer references (the
+//! recycler's reference is the only one left and no weak reference exists), so no caller can
+//! see them written again; this saves numpy's allocation and glibc's consolidation of freed
+//! 64 KiB blocks, which cost about 0.5 us of a 7 us step at 4,096 CartPole envs. With
 //! `copy=False` every step writes the env's own arrays ([`StepArrays::fresh`] once, then
 //! [`StepArrays::clone_ref`]), which the caller receives as views, valid until the next step.
 
 use cartfuse_env::HostOutputs;
-use numpy::{PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods};
+use numpy::ndarray::Dimension;
+use numpy::{Element, PyArray, PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 
 /// Observations, rewards, terminated, truncated and (`SameStep`) final observations.
@@ -95,6 +100,98 @@ impl StepArrays {
             self.truncated.into_bound(py),
             self.final_obs.map(|a| a.into_bound(py)),
         )
+    }
+}
+
+/// How many arrays of each output a [`Recycler`] keeps: the arrays of the step before last
+/// are free again in a plain `obs, ... = env.step(a)` loop (the last step's are still bound
+/// while the next one runs), one more covers `step_async` issued before the caller drops them.
+const RECYCLED_PER_OUTPUT: usize = 3;
+
+/// The arrays of one output that a `copy=True` env has handed out recently.
+struct Pool<T: Element, D: Dimension> {
+    arrays: Vec<Py<PyArray<T, D>>>,
+    /// The slot a new array replaces once the pool is full (the oldest).
+    next: usize,
+}
+
+impl<T: Element, D: Dimension> Pool<T, D> {
+    fn new() -> Self {
+        Self {
+            arrays: Vec::with_capacity(RECYCLED_PER_OUTPUT),
+            next: 0,
+        }
+    }
+
+    /// An array nobody else references, or `make()`'s, which the pool then keeps.
+    fn take<'py>(
+        &mut self,
+        py: Python<'py>,
+        make: impl FnOnce() -> Bound<'py, PyArray<T, D>>,
+    ) -> Py<PyArray<T, D>> {
+        let unreferenced = |array: &Py<PyArray<T, D>>| {
+            let array = array.bind(py);
+            // SAFETY: a live numpy array object, whose header and reference count are read,
+            // not written, with the GIL held.
+            unsafe {
+                pyo3::ffi::Py_REFCNT(array.as_ptr()) == 1
+                    && (*array.as_array_ptr()).fields.weakreflist.is_null()
+            }
+        };
+        if let Some(free) = self.arrays.iter().find(|array| unreferenced(array)) {
+            return free.clone_ref(py);
+        }
+        let made = make().unbind();
+        if self.arrays.len() < RECYCLED_PER_OUTPUT {
+            self.arrays.push(made.clone_ref(py));
+        } else {
+            self.arrays[self.next] = made.clone_ref(py);
+            self.next = (self.next + 1) % RECYCLED_PER_OUTPUT;
+        }
+        made
+    }
+}
+
+/// The output arrays a `copy=True` env hands out, each written again only once Python holds
+/// no reference to it.
+pub struct Recycler {
+    n: usize,
+    dim: usize,
+    obs: Pool<f32, numpy::Ix2>,
+    reward: Pool<f32, numpy::Ix1>,
+    terminated: Pool<bool, numpy::Ix1>,
+    truncated: Pool<bool, numpy::Ix1>,
+    final_obs: Option<Pool<f32, numpy::Ix2>>,
+}
+
+impl Recycler {
+    /// Arrays for `n` envs of `dim`-long observations; final observations when `same_step`.
+    pub fn new(n: usize, dim: usize, same_step: bool) -> Self {
+        Self {
+            n,
+            dim,
+            obs: Pool::new(),
+            reward: Pool::new(),
+            terminated: Pool::new(),
+            truncated: Pool::new(),
+            final_obs: same_step.then(Pool::new),
+        }
+    }
+
+    /// Arrays for the next step that no caller can see (their contents are stale: every
+    /// step writes all of them, as the env's own arrays under `copy=False` rely on too).
+    pub fn take(&mut self, py: Python<'_>) -> StepArrays {
+        let (n, dim) = (self.n, self.dim);
+        // SAFETY (each `new`): numpy allocates the arrays; every element is written before
+        // the arrays are returned to Python (a failed step returns none of them).
+        let rows = || unsafe { PyArray2::<f32>::new(py, [n, dim], false) };
+        StepArrays {
+            obs: self.obs.take(py, rows),
+            reward: (self.reward).take(py, || unsafe { PyArray1::new(py, [n], false) }),
+            terminated: (self.terminated).take(py, || unsafe { PyArray1::new(py, [n], false) }),
+            truncated: (self.truncated).take(py, || unsafe { PyArray1::new(py, [n], false) }),
+            final_obs: self.final_obs.as_mut().map(|pool| pool.take(py, rows)),
+        }
     }
 }
 

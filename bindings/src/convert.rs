@@ -279,36 +279,47 @@ action_int!(i64, i32, u8, i8, i16, u16, u32, u64);
 
 /// `values` as `u32` choices, or the index of the first one outside `0..count`.
 ///
-/// One pass to narrow and one branch-free pass to check, which the compiler vectorises;
-/// with AVX2 when the CPU has it (the wheel itself targets baseline x86-64). Measured at
-/// n = 4096 (int64 actions): the checked loop it replaces took about 4 us of a 50 us step.
+/// One branch-free pass narrows and checks together, which the compiler vectorises, with
+/// AVX-512 or AVX2 when the CPU has them (the wheel itself targets baseline x86-64; AVX-512
+/// narrows and compares 64-bit lanes in one instruction each). The search for the bad value
+/// runs only when one failed. Measured at n = 4096 (int64 actions, this repository's 2-core
+/// EPYC): 0.21 us with AVX-512 against 0.69 us for the two AVX2 passes it replaced.
 fn narrow<T: ActionInt>(values: &[T], count: u32) -> Result<Vec<u32>, usize> {
     #[inline(always)]
-    fn passes<T: ActionInt>(values: &[T], count: u32) -> (Vec<u32>, bool) {
+    fn pass<T: ActionInt>(values: &[T], count: u32) -> (Vec<u32>, bool) {
         let count = u64::from(count);
-        let any_invalid = values
-            .iter()
-            .fold(false, |bad, v| bad | (v.wide() >= count));
-        (
-            values.iter().map(|v| v.wide() as u32).collect(),
-            any_invalid,
-        )
+        let mut any_invalid = false;
+        let narrowed = (values.iter())
+            .map(|value| {
+                any_invalid |= value.wide() >= count;
+                value.wide() as u32
+            })
+            .collect();
+        (narrowed, any_invalid)
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    fn pass_avx512<T: ActionInt>(values: &[T], count: u32) -> (Vec<u32>, bool) {
+        pass(values, count)
     }
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn passes_avx2<T: ActionInt>(values: &[T], count: u32) -> (Vec<u32>, bool) {
-        passes(values, count)
+    fn pass_avx2<T: ActionInt>(values: &[T], count: u32) -> (Vec<u32>, bool) {
+        pass(values, count)
     }
 
     #[cfg(target_arch = "x86_64")]
-    let (narrowed, any_invalid) = if is_x86_feature_detected!("avx2") {
+    let (narrowed, any_invalid) = if is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU has AVX-512F.
+        unsafe { pass_avx512(values, count) }
+    } else if is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2.
-        unsafe { passes_avx2(values, count) }
+        unsafe { pass_avx2(values, count) }
     } else {
-        passes(values, count)
+        pass(values, count)
     };
     #[cfg(not(target_arch = "x86_64"))]
-    let (narrowed, any_invalid) = passes(values, count);
+    let (narrowed, any_invalid) = pass(values, count);
     match any_invalid {
         false => Ok(narrowed),
         true => Err(values

@@ -13,7 +13,7 @@ use numpy::{PyArray1, PyArray2};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
-use crate::arrays::{StepArrays, StepTuple};
+use crate::arrays::{Recycler, StepArrays, StepTuple};
 use crate::backend::{Backend, Options, PARALLEL_MIN_LANES, Seeds};
 use crate::convert;
 use crate::envs::EnvInfo;
@@ -56,8 +56,8 @@ pub struct NativeVecEnv {
     info: EnvInfo,
     num_envs: usize,
     same_step: bool,
-    /// `copy=False`: the arrays every step writes and returns.
-    own: Option<StepArrays>,
+    /// Where each step's output arrays come from.
+    outputs: Outputs,
     in_flight: Mutex<Option<InFlight>>,
     stepper: Mutex<Stepper>,
 }
@@ -66,6 +66,14 @@ fn lock<T>(mutex: &Mutex<T>) -> Result<MutexGuard<'_, T>, BackendError> {
     mutex
         .lock()
         .map_err(|_| BackendError::Runtime("the env was poisoned by an earlier panic".into()))
+}
+
+/// The arrays a step writes and returns.
+enum Outputs {
+    /// `copy=True`: arrays of the step's own, recycled once Python has dropped them.
+    Recycled(Mutex<Recycler>),
+    /// `copy=False`: the env's own arrays, written by every step.
+    Own(StepArrays),
 }
 
 impl NativeVecEnv {
@@ -91,11 +99,11 @@ impl NativeVecEnv {
         }
     }
 
-    /// The arrays the next step writes: the env's own, or fresh ones.
-    fn arrays(&self, py: Python<'_>) -> StepArrays {
-        match &self.own {
-            Some(own) => own.clone_ref(py),
-            None => StepArrays::fresh(py, self.num_envs, self.info.obs_dim, self.same_step),
+    /// The arrays the next step writes: the env's own, or ones no caller references.
+    fn arrays(&self, py: Python<'_>) -> PyResult<StepArrays> {
+        match &self.outputs {
+            Outputs::Own(own) => Ok(own.clone_ref(py)),
+            Outputs::Recycled(recycler) => Ok(lock(recycler).map_err(to_py)?.take(py)),
         }
     }
 }
@@ -138,7 +146,12 @@ impl NativeVecEnv {
         let info = backend.info().clone();
         let same_step = autoreset == AutoresetMode::SameStep;
         Ok(Self {
-            own: (!copy).then(|| StepArrays::fresh(py, num_envs, info.obs_dim, same_step)),
+            outputs: match copy {
+                true => {
+                    Outputs::Recycled(Mutex::new(Recycler::new(num_envs, info.obs_dim, same_step)))
+                }
+                false => Outputs::Own(StepArrays::fresh(py, num_envs, info.obs_dim, same_step)),
+            },
             info,
             backend: Arc::new(Mutex::new(backend)),
             num_envs,
@@ -163,7 +176,7 @@ impl NativeVecEnv {
     /// Whether each step returns fresh arrays (`True`) or the env's own (`False`).
     #[getter]
     fn copy(&self) -> bool {
-        self.own.is_none()
+        matches!(self.outputs, Outputs::Recycled(_))
     }
 
     /// The device the envs run on.
@@ -210,9 +223,9 @@ impl NativeVecEnv {
         };
         let mask = mask.map(|mask| convert::mask(mask, n)).transpose()?;
         let obs = self.run(py, "reset", |b| b.reset(seeds, mask.as_deref()))?;
-        match &self.own {
-            Some(own) => own.fill_obs(py, &obs),
-            None => convert::rows(py, obs, n, self.info.obs_dim),
+        match &self.outputs {
+            Outputs::Own(own) => own.fill_obs(py, &obs),
+            Outputs::Recycled(_) => convert::rows(py, obs, n, self.info.obs_dim),
         }
     }
 
@@ -223,7 +236,7 @@ impl NativeVecEnv {
     fn step<'py>(&self, py: Python<'py>, actions: &Bound<'py, PyAny>) -> PyResult<StepTuple<'py>> {
         self.idle("step")?;
         let actions = convert::actions(actions, self.num_envs, &self.info)?;
-        let arrays = self.arrays(py);
+        let arrays = self.arrays(py)?;
         let target = arrays.target(py);
         let backend = &self.backend;
         let work = move || {
@@ -250,7 +263,7 @@ impl NativeVecEnv {
             ));
         }
         let actions = convert::actions(actions, self.num_envs, &self.info)?;
-        let arrays = self.arrays(py);
+        let arrays = self.arrays(py)?;
         let target = arrays.target(py);
         let backend = self.backend.clone();
         let work = move || {

@@ -5,6 +5,7 @@ through DLPack; the same values either way, for every environment."""
 from __future__ import annotations
 
 import importlib.util
+import weakref
 
 import numpy as np
 import pytest
@@ -28,6 +29,36 @@ def test_default_steps_return_arrays_no_later_step_touches() -> None:
         np.testing.assert_array_equal(now, before)  # the next step left it alone
         assert not np.shares_memory(now, later)
     assert not np.array_equal(first[0], second[0])
+
+
+def test_default_arrays_are_written_again_only_once_nothing_references_them() -> None:
+    # The env recycles the arrays of earlier steps that Python dropped (saving numpy's
+    # allocation); an array, a view of it, a weak reference or a buffer export keeps them.
+    n = 300
+    env = CartPoleVectorEnv(n)
+    env.reset(seed=1)
+    held: list[tuple[str, object, np.ndarray]] = []
+    addresses = set()
+    for step in range(16):
+        obs, reward, _, _, _ = env.step(np.full(n, step % 2, dtype=np.int64))
+        addresses.add(obs.__array_interface__["data"][0])
+        if step == 2:
+            held.append(("array", obs, obs.copy()))
+        if step == 4:
+            held.append(("view", obs[1:], obs[1:].copy()))
+        if step == 6:
+            held.append(("weak reference", weakref.ref(obs), obs.copy()))
+        if step == 8:
+            held.append(("memoryview", memoryview(reward), reward.copy()))
+        del obs, reward
+    for what, ref, snapshot in held:
+        if isinstance(ref, weakref.ref):
+            ref = ref()
+            if ref is None:
+                continue
+        np.testing.assert_array_equal(np.asarray(ref), snapshot, err_msg=what)
+    # 16 steps wrote 3 recycled observation arrays and one new one per held array, at most.
+    assert len(addresses) <= 3 + 3, addresses
 
 
 def test_copy_false_returns_the_envs_own_arrays_overwritten_by_each_step() -> None:
