@@ -11,6 +11,10 @@ use plotters::style::FontStyle;
 use crate::ablation::ladder;
 use crate::reproduce::Report;
 
+mod roofline;
+
+use roofline::roofline;
+
 type DrawResult = Result<(), Box<dyn std::error::Error>>;
 /// `(arithmetic intensity, GFLOP/s)` of one roofline point.
 type Point = (f64, f64);
@@ -105,146 +109,6 @@ pub fn write_plots(
         ),
     ];
     Ok(written)
-}
-
-fn roofline<DB: DrawingBackend>(report: &Report, area: DrawingArea<DB, Shift>) -> DrawResult
-where
-    DB::ErrorType: 'static,
-{
-    area.fill(&WHITE)?;
-    let r = &report.roofline;
-    // Points: (label, eager (AI, GFLOP/s), fused (AI, GFLOP/s)).
-    let mut pairs: Vec<(String, Point, Point)> = Vec::new();
-    let largest = report
-        .workloads
-        .iter()
-        .map(|w| w.size_bytes)
-        .max()
-        .unwrap_or(0);
-    for name in report
-        .workloads
-        .iter()
-        .map(|w| w.workload.clone())
-        .collect::<std::collections::BTreeSet<_>>()
-    {
-        let point = |plan: &str| {
-            report
-                .workloads
-                .iter()
-                .find(|w| w.workload == name && w.size_bytes == largest && w.profile.plan == plan)
-                .map(|w| {
-                    (
-                        w.profile.flops_per_step / w.profile.bytes_per_step,
-                        w.profile.gflops,
-                    )
-                })
-        };
-        if let (Some(e), Some(f)) = (point("eager"), point("fused")) {
-            pairs.push((name, e, f));
-        }
-    }
-    if let (Some(first), Some(last)) = (report.tail.first(), report.tail.last()) {
-        let p = |t: &crate::reproduce::TailRow| {
-            (
-                t.profile.flops_per_step / t.profile.bytes_per_step,
-                t.profile.gflops,
-            )
-        };
-        pairs.push((
-            "transformer tail (4 -> 1 kernels)".into(),
-            p(first),
-            p(last),
-        ));
-    }
-    let n = report.eager.last().map_or(0, |c| c.num_envs);
-    let cart = |cell: Option<&crate::reproduce::AblationCell>| {
-        cell.and_then(|c| c.profile.as_ref().ok())
-            .map(|p| (p.gflops / p.gbps, p.gflops))
-    };
-    let fused = report
-        .ablation
-        .iter()
-        .find(|c| c.row == "fused" && c.num_envs == n);
-    if let (Some(e), Some(f)) = (cart(report.eager.last()), cart(fused)) {
-        pairs.push((format!("CartPole n = {n} (eager -> fused)"), e, f));
-    }
-    let xs = range_log(
-        pairs
-            .iter()
-            .flat_map(|(_, a, b)| [a.0, b.0])
-            .chain([r.ridge_flops_per_byte]),
-    );
-    let ys = range_log(
-        pairs
-            .iter()
-            .flat_map(|(_, a, b)| [a.1, b.1])
-            .chain([r.gflops]),
-    );
-    let mut chart = ChartBuilder::on(&area)
-        .caption(
-            format!("Roofline on {} (measured)", report.device),
-            (FONT, 24),
-        )
-        .margin(20)
-        .x_label_area_size(55)
-        .y_label_area_size(75)
-        .build_cartesian_2d(xs.clone().log_scale(), ys.clone().log_scale())?;
-    chart
-        .configure_mesh()
-        .x_desc("arithmetic intensity (FLOP/byte)")
-        .y_desc("achieved GFLOP/s")
-        .label_style((FONT, 16))
-        .axis_desc_style((FONT, 18))
-        .draw()?;
-    let roof: Vec<(f64, f64)> = (0..=200)
-        .map(|i| {
-            let x = xs.start * (xs.end / xs.start).powf(i as f64 / 200.0);
-            (x, (x * r.copy_gbps).min(r.gflops))
-        })
-        .collect();
-    chart
-        .draw_series(LineSeries::new(roof, BLACK.stroke_width(2)))?
-        .label(format!(
-            "roof: {:.1} GB/s, {:.1} GFLOP/s",
-            r.copy_gbps, r.gflops
-        ))
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
-    for (i, (label, eager, fused)) in pairs.iter().enumerate() {
-        let color = palette(i);
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                vec![*eager, *fused],
-                color.stroke_width(2),
-            )))?
-            .label(label.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
-        chart.draw_series(std::iter::once(Circle::new(
-            *eager,
-            5,
-            color.stroke_width(2),
-        )))?;
-        chart.draw_series(std::iter::once(TriangleMarker::new(
-            *fused,
-            8,
-            color.filled(),
-        )))?;
-    }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font((FONT, 15))
-        .draw()?;
-    area.draw(&Text::new(
-        "open circle: eager, triangle: fused (arrow from eager to fused)",
-        (80, SIZE.1 as i32 - 22),
-        (FONT, 14),
-    ))?;
-    area.present()?;
-    Ok(())
 }
 
 fn env_steps<DB: DrawingBackend>(report: &Report, area: DrawingArea<DB, Shift>) -> DrawResult

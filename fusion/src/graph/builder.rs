@@ -18,11 +18,11 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::{Add, Div, Mul, Neg, Not, Sub};
 
-use super::op::{
+use super::validate::infer_type;
+use super::{
     BinaryOp, CompareOp, Constant, DType, FloatBinary, FloatUnary, LogicBinary, LogicUnary, NodeId,
     Op, ReduceOp, Shape,
 };
-use super::validate::infer_type;
 use super::{Carry, Graph, GraphError, Node, Output};
 
 #[derive(Default)]

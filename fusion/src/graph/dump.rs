@@ -2,8 +2,8 @@
 
 use std::fmt;
 
-use super::op::{Op, Shape};
 use super::{Graph, Node};
+use super::{Op, Shape};
 
 fn type_label(node: &Node) -> String {
     match (&node.op, node.shape) {

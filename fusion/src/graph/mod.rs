@@ -9,14 +9,13 @@ mod builder;
 mod dump;
 mod op;
 pub mod transform;
+mod types;
 mod validate;
 mod value;
 
 pub use builder::{GraphBuilder, Var};
-pub use op::{
-    BinaryOp, CompareOp, Constant, DType, FloatBinary, FloatUnary, LogicBinary, LogicUnary, NodeId,
-    Op, ReduceOp, Shape,
-};
+pub use op::{BinaryOp, CompareOp, FloatBinary, FloatUnary, LogicBinary, LogicUnary, Op, ReduceOp};
+pub use types::{Constant, DType, NodeId, Shape};
 pub use validate::infer_type;
 pub use value::{BindError, HostArray, Scalar, check_bindings, check_rows};
 

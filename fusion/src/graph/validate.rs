@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use super::op::{CompareOp, DType, NodeId, Op, Shape};
+use super::{CompareOp, DType, NodeId, Op, Shape};
 use super::{Graph, GraphError, Node};
 
 /// The type and shape of `op`'s value given its operands' nodes, or why it is ill-typed.

@@ -9,10 +9,13 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use crate::graph::{
-    BinaryOp, CompareOp, DType, FloatBinary, FloatUnary, Graph, LogicBinary, LogicUnary, NodeId,
-    ReduceOp,
+    BinaryOp, CompareOp, FloatBinary, FloatUnary, LogicBinary, LogicUnary, ReduceOp,
 };
 use crate::plan::Slot;
+
+mod params;
+
+pub use params::ParamLayout;
 
 /// Register number. `f32` and `u32` registers live in separate files.
 pub type Reg = u32;
@@ -475,42 +478,5 @@ impl Eq for LaunchProgram {}
 impl Hash for LaunchProgram {
     fn hash<H: Hasher>(&self, state: &mut H) {
         state.write_u64(self.digest);
-    }
-}
-
-/// Index of every param in its type's params buffer.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ParamLayout {
-    /// `f32` params in buffer order.
-    pub f32_params: Vec<NodeId>,
-    /// `u32` params in buffer order.
-    pub u32_params: Vec<NodeId>,
-}
-
-impl ParamLayout {
-    /// The layout of `graph`'s params.
-    pub fn of(graph: &Graph) -> Self {
-        let mut layout = Self::default();
-        for (id, _) in graph.params() {
-            match graph.node(id).dtype {
-                DType::F32 => layout.f32_params.push(id),
-                _ => layout.u32_params.push(id),
-            }
-        }
-        layout
-    }
-
-    /// Whether `id` is an `f32` param, and its index in its buffer.
-    pub(super) fn index(&self, id: NodeId) -> (bool, u32) {
-        match self.f32_params.iter().position(|p| *p == id) {
-            Some(i) => (true, i as u32),
-            None => (
-                false,
-                self.u32_params
-                    .iter()
-                    .position(|p| *p == id)
-                    .expect("a param") as u32,
-            ),
-        }
     }
 }

@@ -9,13 +9,14 @@
 //! `_mm512_mul_ps`).
 
 use super::affine;
+use super::maps::{
+    compare_f, compare_u, map_f, map_ff, map_u, map_uu, to_bool, truthy, vector_taken,
+};
 use super::math;
 use super::ops::{ChunkProgram, L, Loc, Op};
 use super::simd::Simd;
 use super::threefry;
-use crate::graph::{
-    BinaryOp, CompareOp, FloatBinary, FloatUnary, LogicBinary, LogicUnary, ReduceOp,
-};
+use crate::graph::{BinaryOp, FloatBinary, FloatUnary, LogicBinary, LogicUnary, ReduceOp};
 
 /// Lane offsets `0..16` for building lane indices.
 static IOTA: [u32; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
@@ -172,139 +173,6 @@ unsafe fn run_guarded<V: Simd>(s: V, ctx: &Ctx<'_>, block: &[Op], cond: L, when:
             // SAFETY: a sub-range of the chunk.
             i = unsafe { exec_at(s, ctx, block, i, begin * V::LANES, v * V::LANES) };
         }
-    }
-}
-
-/// Whether some valid lane of vector `v` of a `len`-lane slot has `cond == when`.
-///
-/// # Safety
-/// Vector `v` lies within the padded slot at `c`.
-#[inline(always)]
-unsafe fn vector_taken<V: Simd>(s: V, c: *const u32, len: usize, v: usize, when: bool) -> bool {
-    // SAFETY: see the contract.
-    let m = unsafe { s.load_u(c.add(v * V::LANES)) };
-    let zero = s.eq_u(m, s.splat_u(0));
-    let mut bits = s.mask_bits(if when { s.mask_not(zero) } else { zero });
-    let valid = len - v * V::LANES;
-    if valid < V::LANES {
-        bits &= (1u64 << valid) - 1;
-    }
-    bits != 0
-}
-
-#[inline(always)]
-unsafe fn map_f<V: Simd>(
-    s: V,
-    lo: usize,
-    hi: usize,
-    d: *mut u32,
-    a: *const u32,
-    f: impl Fn(V::F) -> V::F,
-) {
-    let mut i = lo;
-    while i < hi {
-        // SAFETY: `lo..hi` lies within both slots.
-        unsafe {
-            let x = s.load(a.add(i).cast());
-            s.store(d.add(i).cast(), f(x));
-        }
-        i += V::LANES;
-    }
-}
-
-#[inline(always)]
-unsafe fn map_ff<V: Simd>(
-    s: V,
-    lo: usize,
-    hi: usize,
-    d: *mut u32,
-    a: *const u32,
-    b: *const u32,
-    f: impl Fn(V::F, V::F) -> V::F,
-) {
-    let mut i = lo;
-    while i < hi {
-        // SAFETY: `lo..hi` lies within the slots.
-        unsafe {
-            let x = s.load(a.add(i).cast());
-            let y = s.load(b.add(i).cast());
-            s.store(d.add(i).cast(), f(x, y));
-        }
-        i += V::LANES;
-    }
-}
-
-#[inline(always)]
-unsafe fn map_uu<V: Simd>(
-    s: V,
-    lo: usize,
-    hi: usize,
-    d: *mut u32,
-    a: *const u32,
-    b: *const u32,
-    f: impl Fn(V::U, V::U) -> V::U,
-) {
-    let mut i = lo;
-    while i < hi {
-        // SAFETY: `lo..hi` lies within the slots.
-        unsafe {
-            let x = s.load_u(a.add(i));
-            let y = s.load_u(b.add(i));
-            s.store_u(d.add(i), f(x, y));
-        }
-        i += V::LANES;
-    }
-}
-
-/// A lane-wise map whose operands and result are raw words (any type).
-#[inline(always)]
-unsafe fn map_u<V: Simd>(
-    s: V,
-    lo: usize,
-    hi: usize,
-    d: *mut u32,
-    a: *const u32,
-    f: impl Fn(V::U) -> V::U,
-) {
-    let mut i = lo;
-    while i < hi {
-        // SAFETY: `lo..hi` lies within both slots.
-        unsafe { s.store_u(d.add(i), f(s.load_u(a.add(i)))) };
-        i += V::LANES;
-    }
-}
-
-#[inline(always)]
-fn to_bool<V: Simd>(s: V, m: V::M) -> V::U {
-    s.select_u(m, s.splat_u(1), s.splat_u(0))
-}
-
-#[inline(always)]
-fn truthy<V: Simd>(s: V, x: V::U) -> V::M {
-    s.mask_not(s.eq_u(x, s.splat_u(0)))
-}
-
-#[inline(always)]
-fn compare_f<V: Simd>(s: V, op: CompareOp, x: V::F, y: V::F) -> V::M {
-    match op {
-        CompareOp::Lt => s.lt(x, y),
-        CompareOp::Le => s.le(x, y),
-        CompareOp::Gt => s.lt(y, x),
-        CompareOp::Ge => s.le(y, x),
-        CompareOp::Eq => s.eq(x, y),
-        CompareOp::Ne => s.ne(x, y),
-    }
-}
-
-#[inline(always)]
-fn compare_u<V: Simd>(s: V, op: CompareOp, x: V::U, y: V::U) -> V::M {
-    match op {
-        CompareOp::Lt => s.lt_u(x, y),
-        CompareOp::Le => s.mask_not(s.lt_u(y, x)),
-        CompareOp::Gt => s.lt_u(y, x),
-        CompareOp::Ge => s.mask_not(s.lt_u(x, y)),
-        CompareOp::Eq => s.eq_u(x, y),
-        CompareOp::Ne => s.mask_not(s.eq_u(x, y)),
     }
 }
 

@@ -13,15 +13,17 @@
 //! lives in stack arrays between steps (one L1-resident load and store per value per step),
 //! and each step is one vectorised loop over the block.
 
+mod c_expr;
 mod split;
 
 use std::fmt::Write;
 
 use super::prelude::float_literal;
-use crate::graph::{BinaryOp, CompareOp, FloatBinary, FloatUnary, LogicBinary, LogicUnary, NodeId};
+use crate::graph::{FloatBinary, LogicBinary, LogicUnary, NodeId};
 use crate::lir::program::LoweredLaunch;
 use crate::lir::program::{GuardBlock, Instr, KernelProgram, Reg};
 use crate::plan::Slot;
+use c_expr::{binary_f, binary_u, compare, load_state, reg, store_state, ty, unary};
 
 /// Lanes per block of a multi-step program (its state arrays: 1 KiB per carried value).
 pub const BLOCK: usize = 256;
@@ -160,34 +162,6 @@ fn invariant(instr: &Instr) -> bool {
         instr,
         Instr::ParamF { .. } | Instr::ParamU { .. } | Instr::ConstF { .. } | Instr::ConstU { .. }
     )
-}
-
-/// Carried register `to` read from its state array (the start of a step's lane loop).
-fn load_state(to: Reg, float: bool) -> String {
-    let r = reg(to, float);
-    format!("const {} {r} = st_{r}[i - b0];\n", ty(float))
-}
-
-/// Each carry's next value written to its state array (the end of a step's lane loop).
-fn store_state(carries: &[(Reg, Reg, bool)]) -> String {
-    let mut c = String::new();
-    for (to, from, float) in carries {
-        let _ = writeln!(
-            c,
-            "st_{}[i - b0] = {};",
-            reg(*to, *float),
-            reg(*from, *float)
-        );
-    }
-    c
-}
-
-fn ty(float: bool) -> &'static str {
-    if float { "float" } else { "uint32_t" }
-}
-
-fn reg(r: Reg, float: bool) -> String {
-    format!("{}{r}", if float { 'f' } else { 'u' })
 }
 
 impl Part<'_> {
@@ -473,58 +447,6 @@ impl Part<'_> {
         };
         let _ = writeln!(c, "{prefix}{} = {value};", reg(dst, float));
         Ok(())
-    }
-}
-
-fn unary(op: FloatUnary, a: &str) -> String {
-    match op {
-        FloatUnary::Neg => format!("cf_neg({a})"),
-        FloatUnary::Abs => format!("cf_abs({a})"),
-        FloatUnary::Sqrt => format!("__builtin_sqrtf({a})"),
-        FloatUnary::Exp => format!("cf_exp({a})"),
-        FloatUnary::Log => format!("cf_log({a})"),
-        FloatUnary::Sin => format!("cf_sin({a})"),
-        FloatUnary::Cos => format!("cf_cos({a})"),
-        FloatUnary::Tanh => format!("cf_tanh({a})"),
-        FloatUnary::Erf => format!("cf_erf({a})"),
-        FloatUnary::Square => format!("{a} * {a}"),
-        FloatUnary::Recip => format!("1.0f / {a}"),
-        FloatUnary::Floor => format!("cf_floor({a})"),
-    }
-}
-
-fn binary_f(op: BinaryOp, a: &str, b: &str) -> String {
-    match op {
-        BinaryOp::Add => format!("{a} + {b}"),
-        BinaryOp::Sub => format!("{a} - {b}"),
-        BinaryOp::Mul => format!("{a} * {b}"),
-        BinaryOp::Div => format!("{a} / {b}"),
-        BinaryOp::Min => format!("cf_min({a}, {b})"),
-        BinaryOp::Max => format!("cf_max({a}, {b})"),
-    }
-}
-
-/// Wrapping `u32` arithmetic (C's unsigned arithmetic wraps); division by zero gives
-/// `u32::MAX`, as the interpreter's.
-fn binary_u(op: BinaryOp, a: &str, b: &str) -> String {
-    match op {
-        BinaryOp::Add => format!("{a} + {b}"),
-        BinaryOp::Sub => format!("{a} - {b}"),
-        BinaryOp::Mul => format!("{a} * {b}"),
-        BinaryOp::Div => format!("{b} == 0u ? 0xffffffffu : {a} / {b}"),
-        BinaryOp::Min => format!("{a} < {b} ? {a} : {b}"),
-        BinaryOp::Max => format!("{a} > {b} ? {a} : {b}"),
-    }
-}
-
-fn compare(op: CompareOp) -> &'static str {
-    match op {
-        CompareOp::Lt => "<",
-        CompareOp::Le => "<=",
-        CompareOp::Gt => ">",
-        CompareOp::Ge => ">=",
-        CompareOp::Eq => "==",
-        CompareOp::Ne => "!=",
     }
 }
 
