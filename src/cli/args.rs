@@ -166,7 +166,7 @@ pub struct ReproduceArgs {
     /// Small sizes and three rounds: the report's structure in about a minute.
     #[arg(long, conflicts_with = "full")]
     pub quick: bool,
-    /// Every size of the study's sweep and more rounds in turns (about 25 minutes on a
+    /// Every size of the study's sweep and more rounds in turns (about 16 minutes on a
     /// 2-core machine; the default run covers every section in under 10).
     #[arg(long)]
     pub full: bool,
