@@ -71,7 +71,7 @@ fn lock<T>(mutex: &Mutex<T>) -> Result<MutexGuard<'_, T>, BackendError> {
 /// The arrays a step writes and returns.
 enum Outputs {
     /// `copy=True`: arrays of the step's own, recycled once Python has dropped them.
-    Recycled(Mutex<Recycler>),
+    Recycled(Box<Mutex<Recycler>>),
     /// `copy=False`: the env's own arrays, written by every step.
     Own(StepArrays),
 }
@@ -147,9 +147,11 @@ impl NativeVecEnv {
         let same_step = autoreset == AutoresetMode::SameStep;
         Ok(Self {
             outputs: match copy {
-                true => {
-                    Outputs::Recycled(Mutex::new(Recycler::new(num_envs, info.obs_dim, same_step)))
-                }
+                true => Outputs::Recycled(Box::new(Mutex::new(Recycler::new(
+                    num_envs,
+                    info.obs_dim,
+                    same_step,
+                )))),
                 false => Outputs::Own(StepArrays::fresh(py, num_envs, info.obs_dim, same_step)),
             },
             info,

@@ -61,6 +61,29 @@ def test_default_arrays_are_written_again_only_once_nothing_references_them() ->
     assert len(addresses) <= 3 + 3, addresses
 
 
+def test_default_arrays_changed_in_place_by_the_caller_are_not_handed_out_again() -> None:
+    # A caller may reshape, retype or freeze an array in place before dropping it; the
+    # recycler must not hand such an array to the next caller.
+    n = 64
+    env = CartPoleVectorEnv(n)
+    env.reset(seed=2)
+    actions = np.ones(n, dtype=np.int64)
+    for change in range(12):
+        obs, reward, terminated, _, _ = env.step(actions)
+        assert obs.shape == (n, 4) and obs.dtype == np.float32, change
+        assert reward.shape == (n,) and reward.dtype == np.float32, change
+        assert terminated.dtype == np.bool_, change
+        for array in (obs, reward, terminated):
+            assert array.flags.writeable and array.flags.c_contiguous, change
+        if change % 3 == 0:
+            obs.shape = (n * 4,)
+        elif change % 3 == 1:
+            reward.dtype = np.int32
+        else:
+            terminated.flags.writeable = False
+        del obs, reward, terminated
+
+
 def test_copy_false_returns_the_envs_own_arrays_overwritten_by_each_step() -> None:
     env = CartPoleVectorEnv(300, copy=False)
     obs0, _ = env.reset(seed=1)
