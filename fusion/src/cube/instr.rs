@@ -5,6 +5,7 @@
 
 use cubecl::prelude::*;
 
+use super::kernel::Buffers;
 use super::ops::{binary, compare, float_binary, float_unary, logic_binary, logic_unary, to_bool};
 use crate::cube::rng::{symmetric_uniform_cube, threefry2x32_cube};
 use crate::lir::loop_budget::{DOT_CHUNK, dot_iterations};
@@ -55,12 +56,7 @@ fn add_terms<N: Size>(
 #[cube]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn exec<N: Size>(
-    in_f: &Sequence<Array<Vector<f32, N>>>,
-    in_u: &Sequence<Array<Vector<u32, N>>>,
-    out_f: &mut Sequence<Array<Vector<f32, N>>>,
-    out_u: &mut Sequence<Array<Vector<u32, N>>>,
-    params_f: &Array<f32>,
-    params_u: &Array<u32>,
+    bufs: &mut Buffers<N>,
     regs_f: &mut Registry<Reg, Vector<f32, N>>,
     regs_u: &mut Registry<Reg, Vector<u32, N>>,
     stash: &mut Array<Vector<f32, N>>,
@@ -75,7 +71,7 @@ pub(super) fn exec<N: Size>(
             buffer,
             per_step,
         } => {
-            let value = in_f.index(buffer as usize)[lane + step_offset(n, per_step, step)];
+            let value = bufs.in_f.index(buffer as usize)[lane + step_offset(n, per_step, step)];
             regs_f.insert(dst, value);
         }
         Instr::LoadU {
@@ -83,15 +79,15 @@ pub(super) fn exec<N: Size>(
             buffer,
             per_step,
         } => {
-            let value = in_u.index(buffer as usize)[lane + step_offset(n, per_step, step)];
+            let value = bufs.in_u.index(buffer as usize)[lane + step_offset(n, per_step, step)];
             regs_u.insert(dst, value);
         }
         Instr::LoadStateF { dst, buffer } => {
-            let value = out_f.index(buffer as usize)[lane];
+            let value = bufs.out_f.index(buffer as usize)[lane];
             regs_f.insert(dst, value);
         }
         Instr::LoadStateU { dst, buffer } => {
-            let value = out_u.index(buffer as usize)[lane];
+            let value = bufs.out_u.index(buffer as usize)[lane];
             regs_u.insert(dst, value);
         }
         Instr::LoadPackedF {
@@ -102,14 +98,14 @@ pub(super) fn exec<N: Size>(
             per_step,
         } => {
             let index = (lane + step_offset(n, per_step, step)) * k as usize + column as usize;
-            let value = in_f.index(buffer as usize)[index];
+            let value = bufs.in_f.index(buffer as usize)[index];
             regs_f.insert(dst, value);
         }
         Instr::ParamF { dst, index } => {
-            regs_f.insert(dst, Vector::new(params_f[index as usize]));
+            regs_f.insert(dst, Vector::new(bufs.params_f[index as usize]));
         }
         Instr::ParamU { dst, index } => {
-            regs_u.insert(dst, Vector::new(params_u[index as usize]));
+            regs_u.insert(dst, Vector::new(bufs.params_u[index as usize]));
         }
         Instr::ConstF { dst, bits } => {
             regs_f.insert(dst, Vector::new(f32::new(comptime!(f32::from_bits(bits)))));
@@ -162,10 +158,10 @@ pub(super) fn exec<N: Size>(
             let base = slot as usize;
             let sum = match acc {
                 Some(acc) => regs_f.find(acc),
-                None => Vector::<f32, N>::new(params_f[first]) * stash[base],
+                None => Vector::<f32, N>::new(bufs.params_f[first]) * stash[base],
             };
             let start = comptime!(if acc.is_some() { 0u32 } else { 1u32 });
-            let sum = add_terms::<N>(params_f, stash, sum, first, base, start, len);
+            let sum = add_terms::<N>(&bufs.params_f, stash, sum, first, base, start, len);
             regs_f.insert(dst, sum);
         }
         Instr::DenseParams {
@@ -182,10 +178,10 @@ pub(super) fn exec<N: Size>(
             // A run-time loop over rows: one copy of the body per layer.
             for j in 0..rows as usize {
                 let row = first_param as usize + j * stride as usize;
-                let first_term = Vector::<f32, N>::new(params_f[row]) * stash[inputs];
-                let sum = add_terms::<N>(params_f, stash, first_term, row, inputs, 1u32, len);
+                let first_term = Vector::<f32, N>::new(bufs.params_f[row]) * stash[inputs];
+                let sum = add_terms::<N>(&bufs.params_f, stash, first_term, row, inputs, 1u32, len);
                 let bias =
-                    Vector::<f32, N>::new(params_f[bias_param as usize + j * stride as usize]);
+                    Vector::<f32, N>::new(bufs.params_f[bias_param as usize + j * stride as usize]);
                 // `ops::binary`'s add, as the row's `BinaryF` ran it.
                 let mut out = sum + bias;
                 if let Some(op) = activation {
@@ -277,7 +273,7 @@ pub(super) fn exec<N: Size>(
             per_step,
         } => {
             let value = regs_f.find(src);
-            let out = out_f.index_mut(buffer as usize);
+            let out = bufs.out_f.index_mut(buffer as usize);
             out[lane + step_offset(n, per_step, step)] = value;
         }
         Instr::StoreU {
@@ -286,7 +282,7 @@ pub(super) fn exec<N: Size>(
             per_step,
         } => {
             let value = regs_u.find(src);
-            let out = out_u.index_mut(buffer as usize);
+            let out = bufs.out_u.index_mut(buffer as usize);
             out[lane + step_offset(n, per_step, step)] = value;
         }
         Instr::StorePackedF {
@@ -297,7 +293,7 @@ pub(super) fn exec<N: Size>(
             per_step,
         } => {
             let value = regs_f.find(src);
-            let out = out_f.index_mut(buffer as usize);
+            let out = bufs.out_f.index_mut(buffer as usize);
             out[(lane + step_offset(n, per_step, step)) * k as usize + column as usize] = value;
         }
     }

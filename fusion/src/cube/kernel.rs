@@ -16,24 +16,31 @@ use crate::graph::ReduceOp;
 use crate::lir::compact::stash_len;
 use crate::lir::program::{GuardBlock, Instr, KernelProgram, LaunchProgram, Reg};
 
+/// The buffers every instruction reads and writes, one kernel argument.
+#[derive(CubeLaunch, CubeType)]
+pub struct Buffers<N: Size> {
+    /// Input buffers (`f32`, and `u32` for integers and booleans).
+    pub(super) in_f: Sequence<Array<Vector<f32, N>>>,
+    pub(super) in_u: Sequence<Array<Vector<u32, N>>>,
+    /// Output buffers.
+    pub(super) out_f: Sequence<Array<Vector<f32, N>>>,
+    pub(super) out_u: Sequence<Array<Vector<u32, N>>>,
+    /// Runtime scalars.
+    pub(super) params_f: Array<f32>,
+    pub(super) params_u: Array<u32>,
+}
+
 /// Entry kernel of every plan.
 ///
 /// # Arguments
 ///
-/// * `in_f`, `in_u` - input buffers (`f32`, and `u32` for integers and booleans).
-/// * `out_f`, `out_u` - output buffers.
-/// * `params_f`, `params_u` - runtime scalars.
+/// * `bufs` - the inputs, outputs and runtime scalars.
 /// * `threads` - threads of the domain per part: lanes / `N`, or rows for rows-domain parts.
 /// * `cubes_per_part` - cubes given to each part of a horizontal launch.
 /// * `launch` - the comptime program.
 #[cube(launch_unchecked)]
 pub fn fused_array<N: Size>(
-    in_f: &Sequence<Array<Vector<f32, N>>>,
-    in_u: &Sequence<Array<Vector<u32, N>>>,
-    out_f: &mut Sequence<Array<Vector<f32, N>>>,
-    out_u: &mut Sequence<Array<Vector<u32, N>>>,
-    params_f: &Array<f32>,
-    params_u: &Array<u32>,
+    bufs: &mut Buffers<N>,
     threads: usize,
     cubes_per_part: usize,
     #[comptime] launch: LaunchProgram,
@@ -50,9 +57,7 @@ pub fn fused_array<N: Size>(
         if part == p {
             let local = ABSOLUTE_POS - p * cubes_per_part * CUBE_DIM as usize;
             if local < threads {
-                run_program::<N>(
-                    in_f, in_u, out_f, out_u, params_f, params_u, local, threads, program,
-                );
+                run_program::<N>(bufs, local, threads, program);
             }
         }
     }
@@ -60,12 +65,7 @@ pub fn fused_array<N: Size>(
 
 #[cube]
 fn run_program<N: Size>(
-    in_f: &Sequence<Array<Vector<f32, N>>>,
-    in_u: &Sequence<Array<Vector<u32, N>>>,
-    out_f: &mut Sequence<Array<Vector<f32, N>>>,
-    out_u: &mut Sequence<Array<Vector<u32, N>>>,
-    params_f: &Array<f32>,
-    params_u: &Array<u32>,
+    bufs: &mut Buffers<N>,
     pos: usize,
     n: usize,
     #[comptime] program: KernelProgram,
@@ -92,12 +92,7 @@ fn run_program<N: Size>(
                     for i in 0..phase.body.len() {
                         let instr = comptime!(phase.body[i]);
                         exec::<N>(
-                            in_f,
-                            in_u,
-                            out_f,
-                            out_u,
-                            params_f,
-                            params_u,
+                            bufs,
                             &mut regs_f,
                             &mut regs_u,
                             &mut stash,
@@ -125,12 +120,7 @@ fn run_program<N: Size>(
                 for i in 0..program.body.len() {
                     let instr = comptime!(program.body[i]);
                     exec::<N>(
-                        in_f,
-                        in_u,
-                        out_f,
-                        out_u,
-                        params_f,
-                        params_u,
+                        bufs,
                         &mut regs_f,
                         &mut regs_u,
                         &mut stash,
@@ -145,12 +135,7 @@ fn run_program<N: Size>(
         None => {
             if comptime!(program.steps == 1) {
                 run_body::<N>(
-                    in_f,
-                    in_u,
-                    out_f,
-                    out_u,
-                    params_f,
-                    params_u,
+                    bufs,
                     &mut regs_f,
                     &mut regs_u,
                     &mut stash,
@@ -162,12 +147,7 @@ fn run_program<N: Size>(
                 );
             } else {
                 run_body::<N>(
-                    in_f,
-                    in_u,
-                    out_f,
-                    out_u,
-                    params_f,
-                    params_u,
+                    bufs,
                     &mut regs_f,
                     &mut regs_u,
                     &mut stash,
@@ -197,12 +177,7 @@ fn run_program<N: Size>(
                 // One copy of the step in a loop: compile time does not grow with K.
                 for step in 0..comptime!(program.steps) {
                     run_body::<N>(
-                        in_f,
-                        in_u,
-                        out_f,
-                        out_u,
-                        params_f,
-                        params_u,
+                        bufs,
                         &mut regs_f,
                         &mut regs_u,
                         &mut stash,
@@ -244,12 +219,7 @@ fn run_program<N: Size>(
                     }
                 }
                 run_body::<N>(
-                    in_f,
-                    in_u,
-                    out_f,
-                    out_u,
-                    params_f,
-                    params_u,
+                    bufs,
                     &mut regs_f,
                     &mut regs_u,
                     &mut stash,
@@ -274,12 +244,7 @@ fn assign<T: Numeric, N: Size>(target: &mut Vector<T, N>, value: Vector<T, N>) {
 #[cube]
 #[allow(clippy::too_many_arguments, clippy::needless_range_loop)] // `#[unroll]` needs indices.
 fn run_body<N: Size>(
-    in_f: &Sequence<Array<Vector<f32, N>>>,
-    in_u: &Sequence<Array<Vector<u32, N>>>,
-    out_f: &mut Sequence<Array<Vector<f32, N>>>,
-    out_u: &mut Sequence<Array<Vector<u32, N>>>,
-    params_f: &Array<f32>,
-    params_u: &Array<u32>,
+    bufs: &mut Buffers<N>,
     regs_f: &mut Registry<Reg, Vector<f32, N>>,
     regs_u: &mut Registry<Reg, Vector<u32, N>>,
     stash: &mut Array<Vector<f32, N>>,
@@ -294,15 +259,9 @@ fn run_body<N: Size>(
         let instr = comptime!(body[i]);
         if comptime!(guard_index(instr).is_some()) {
             let guard = comptime!(guards[guard_index(instr).unwrap()].clone());
-            run_guard::<N>(
-                in_f, in_u, out_f, out_u, params_f, params_u, regs_f, regs_u, stash, lane, n, step,
-                guard,
-            );
+            run_guard::<N>(bufs, regs_f, regs_u, stash, lane, n, step, guard);
         } else {
-            exec::<N>(
-                in_f, in_u, out_f, out_u, params_f, params_u, regs_f, regs_u, stash, lane, n, step,
-                instr,
-            );
+            exec::<N>(bufs, regs_f, regs_u, stash, lane, n, step, instr);
         }
     }
 }
@@ -321,12 +280,7 @@ fn guard_index(instr: Instr) -> Option<usize> {
 #[cube]
 #[allow(clippy::too_many_arguments)]
 fn run_guard<N: Size>(
-    in_f: &Sequence<Array<Vector<f32, N>>>,
-    in_u: &Sequence<Array<Vector<u32, N>>>,
-    out_f: &mut Sequence<Array<Vector<f32, N>>>,
-    out_u: &mut Sequence<Array<Vector<u32, N>>>,
-    params_f: &Array<f32>,
-    params_u: &Array<u32>,
+    bufs: &mut Buffers<N>,
     regs_f: &mut Registry<Reg, Vector<f32, N>>,
     regs_u: &mut Registry<Reg, Vector<u32, N>>,
     stash: &mut Array<Vector<f32, N>>,
@@ -354,10 +308,7 @@ fn run_guard<N: Size>(
         #[unroll]
         for i in 0..guard.body.len() {
             let instr = comptime!(guard.body[i]);
-            exec::<N>(
-                in_f, in_u, out_f, out_u, params_f, params_u, regs_f, regs_u, stash, lane, n, step,
-                instr,
-            );
+            exec::<N>(bufs, regs_f, regs_u, stash, lane, n, step, instr);
         }
         #[unroll]
         for o in 0..guard.outputs_f.len() {

@@ -17,7 +17,9 @@ use cubecl::prelude::*;
 use cubecl::server::Handle;
 
 use super::buffers::upload;
-use super::kernel::{ELEMENTWISE_CUBE_DIM, copy_array, elementwise_launch_shape, fused_array};
+use super::kernel::{
+    BuffersLaunch, ELEMENTWISE_CUBE_DIM, copy_array, elementwise_launch_shape, fused_array,
+};
 use crate::exec::{BoundPlan, ExecError, RunArgs, copy_state_record, kernels_record};
 use crate::graph::{DType, NodeId};
 use crate::lir::compact::compact;
@@ -221,12 +223,14 @@ impl<R: Runtime> CubeLaunches<R> {
                 cube_count,
                 cube_dim,
                 width,
-                arrays(args, &launch.bindings.in_f),
-                arrays(args, &launch.bindings.in_u),
-                arrays(args, &launch.bindings.out_f),
-                arrays(args, &launch.bindings.out_u),
-                ArrayArg::from_raw_parts(self.params_f.clone(), self.param_f.len().max(1)),
-                ArrayArg::from_raw_parts(self.params_u.clone(), self.param_u.len().max(1)),
+                BuffersLaunch::new(
+                    arrays(args, &launch.bindings.in_f),
+                    arrays(args, &launch.bindings.in_u),
+                    arrays(args, &launch.bindings.out_f),
+                    arrays(args, &launch.bindings.out_u),
+                    ArrayArg::from_raw_parts(self.params_f.clone(), self.param_f.len().max(1)),
+                    ArrayArg::from_raw_parts(self.params_u.clone(), self.param_u.len().max(1)),
+                ),
                 threads,
                 cubes_per_part,
                 launch.program.clone(),
