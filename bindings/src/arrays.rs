@@ -11,7 +11,7 @@
 //! [`StepArrays::clone_ref`]), which the caller receives as views, valid until the next step.
 
 use cartfuse_env::HostOutputs;
-use numpy::ndarray::Dimension;
+use numpy::ndarray::{Dimension, IntoDimension};
 use numpy::{Element, PyArray, PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 
@@ -33,21 +33,29 @@ pub struct StepArrays {
     final_obs: Option<Py<PyArray2<f32>>>,
 }
 
+/// A new C-contiguous `f32` array of `shape`, left uninitialised: every step writes all of it
+/// before returning it to Python (a failed step returns none of its arrays).
+fn floats<'py, S: IntoDimension>(py: Python<'py>, shape: S) -> Bound<'py, PyArray<f32, S::Dim>> {
+    // SAFETY: numpy allocates the array; see above for the writes.
+    unsafe { PyArray::new(py, shape, false) }
+}
+
+/// A new bool array of `n` flags, false: the step's `&mut [bool]` must hold valid bools.
+fn flags(py: Python<'_>, n: usize) -> Bound<'_, PyArray1<bool>> {
+    PyArray1::zeros(py, [n], false)
+}
+
 impl StepArrays {
     /// New C-contiguous arrays for `n` envs of `dim`-long observations; final observations
     /// when `same_step`. Floats are left uninitialised (every step writes all of them); flags
     /// start false.
     pub fn fresh(py: Python<'_>, n: usize, dim: usize, same_step: bool) -> Self {
-        // SAFETY: numpy allocates the arrays; every float is written before the arrays are
-        // returned to Python (a failed step returns none of them).
-        let floats = |shape: [usize; 2]| unsafe { PyArray2::<f32>::new(py, shape, false) };
         Self {
-            obs: floats([n, dim]).unbind(),
-            // SAFETY: as above.
-            reward: unsafe { PyArray1::<f32>::new(py, [n], false) }.unbind(),
-            terminated: PyArray1::zeros(py, [n], false).unbind(),
-            truncated: PyArray1::zeros(py, [n], false).unbind(),
-            final_obs: same_step.then(|| floats([n, dim]).unbind()),
+            obs: floats(py, [n, dim]).unbind(),
+            reward: floats(py, [n]).unbind(),
+            terminated: flags(py, n).unbind(),
+            truncated: flags(py, n).unbind(),
+            final_obs: same_step.then(|| floats(py, [n, dim]).unbind()),
         }
     }
 
@@ -219,15 +227,12 @@ impl Recycler {
     /// step writes all of them, as the env's own arrays under `copy=False` rely on too).
     pub fn take(&mut self, py: Python<'_>) -> StepArrays {
         let (n, dim) = (self.n, self.dim);
-        // SAFETY (each `new`): numpy allocates the arrays; every element is written before
-        // the arrays are returned to Python (a failed step returns none of them).
-        let rows = || unsafe { PyArray2::<f32>::new(py, [n, dim], false) };
         StepArrays {
-            obs: self.obs.take(py, rows),
-            reward: (self.reward).take(py, || unsafe { PyArray1::new(py, [n], false) }),
-            terminated: (self.terminated).take(py, || unsafe { PyArray1::new(py, [n], false) }),
-            truncated: (self.truncated).take(py, || unsafe { PyArray1::new(py, [n], false) }),
-            final_obs: self.final_obs.as_mut().map(|pool| pool.take(py, rows)),
+            obs: self.obs.take(py, || floats(py, [n, dim])),
+            reward: self.reward.take(py, || floats(py, [n])),
+            terminated: self.terminated.take(py, || flags(py, n)),
+            truncated: self.truncated.take(py, || flags(py, n)),
+            final_obs: (self.final_obs.as_mut()).map(|pool| pool.take(py, || floats(py, [n, dim]))),
         }
     }
 }

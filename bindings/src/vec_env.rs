@@ -175,7 +175,7 @@ impl NativeVecEnv {
         self.num_envs
     }
 
-    /// Whether each step returns fresh arrays (`True`) or the env's own (`False`).
+    /// Whether each step returns arrays of its own (`True`) or the env's own (`False`).
     #[getter]
     fn copy(&self) -> bool {
         matches!(self.outputs, Outputs::Recycled(_))
