@@ -3,10 +3,13 @@
 //! Graphs mix every op family (f32 math, u32 arithmetic, compares, logic, select, casts,
 //! random numbers, pack/unpack, row reductions) over two f32 inputs, one u32 input, params
 //! and a loop-carried f32 input, so `fused-x3` is checked against three interpreter steps.
-//! The runner's RNG is fixed: the same graphs every run.
+//! The runner's RNG is fixed: the same graphs every run. The lanes are also run cut into two
+//! banks with their own params ([`Executor::banked`]): each bank must compute what the
+//! interpreter does on its lanes alone.
 
 use std::collections::HashMap;
 
+use cartfuse::fusion::exec::Executor;
 use cartfuse::fusion::graph::Graph;
 use cartfuse::fusion::graph::{HostArray, Scalar};
 use cartfuse::fusion::interpret::interpret;
@@ -40,14 +43,39 @@ fn inputs(step: usize, steps: usize) -> HashMap<String, HostArray> {
     ])
 }
 
-fn params() -> HashMap<String, Scalar> {
+/// Bank `bank`'s params.
+fn params(bank: usize) -> HashMap<String, Scalar> {
     HashMap::from([
-        ("p".to_string(), Scalar::F32(0.75)),
-        ("q".to_string(), Scalar::U32(12_345)),
+        ("p".to_string(), Scalar::F32(0.75 + bank as f32)),
+        ("q".to_string(), Scalar::U32(12_345 + 7 * bank as u32)),
     ])
 }
 
-fn check(graph: &Graph, strategy: Strategy) {
+/// Lanes `lanes` of every step of `values` (`steps` steps of `N` lanes, `width` words a lane).
+fn lanes_of(values: &HostArray, steps: std::ops::Range<usize>, lanes: std::ops::Range<usize>, width: usize) -> HostArray {
+    let pick = |v: &[u32]| -> Vec<u32> {
+        steps.clone().flat_map(|t| v[(t * N + lanes.start) * width..(t * N + lanes.end) * width].to_vec()).collect()
+    };
+    match values {
+        HostArray::F32(v) => {
+            let bits: Vec<u32> = v.iter().map(|x| x.to_bits()).collect();
+            HostArray::F32(pick(&bits).into_iter().map(f32::from_bits).collect())
+        }
+        HostArray::U32(v) => HostArray::U32(pick(v)),
+    }
+}
+
+/// The host values of `array`, appended to `into`.
+fn append(into: &mut Option<HostArray>, array: HostArray) {
+    match (into.as_mut(), array) {
+        (None, array) => *into = Some(array),
+        (Some(HostArray::F32(a)), HostArray::F32(b)) => a.extend(b),
+        (Some(HostArray::U32(a)), HostArray::U32(b)) => a.extend(b),
+        _ => unreachable!("one output keeps its type"),
+    }
+}
+
+fn check(graph: &Graph, strategy: Strategy, banks: usize) {
     let steps = match strategy {
         Strategy::FusedSteps(k) => k as usize,
         _ => 1,
@@ -59,7 +87,7 @@ fn check(graph: &Graph, strategy: Strategy) {
         );
         return; // Graphs with row reductions are not stepped.
     };
-    let mut exec = util::runner(graph.clone(), plan, N);
+    let mut exec = Executor::banked(util::backend(), graph.clone(), plan, N, banks).expect("runner");
     exec.poison_outputs();
     let state: Vec<f32> = (0..N).map(|i| i as f32 * 0.01).collect();
     exec.set_input("s", &HostArray::F32(state.clone())).unwrap();
@@ -69,57 +97,61 @@ fn check(graph: &Graph, strategy: Strategy) {
             exec.set_input(name, &step_inputs[name]).unwrap();
         }
     }
-    for (name, value) in params() {
-        if graph.params().iter().any(|(_, p)| *p == name) {
-            exec.set_param(&name, value).unwrap();
+    for bank in 0..banks {
+        for (name, value) in params(bank) {
+            if graph.params().iter().any(|(_, p)| *p == name) {
+                exec.set_bank_params(bank, &[(&name, value)]).unwrap();
+            }
         }
     }
     exec.run().unwrap();
-    // The interpreter, one step at a time, carrying `s`.
-    let mut carried = HostArray::F32(state);
-    let mut per_step = Vec::new();
-    for step in 0..steps {
-        let mut bound: HashMap<String, HostArray> = step_inputs
-            .iter()
-            .map(|(name, values)| {
-                let slice = match values {
-                    HostArray::F32(v) => HostArray::F32(v[step * N..(step + 1) * N].to_vec()),
-                    HostArray::U32(v) => HostArray::U32(v[step * N..(step + 1) * N].to_vec()),
-                };
-                (name.clone(), slice)
-            })
-            .filter(|(name, _)| graph.input_id(name).is_some())
-            .collect();
-        bound.insert("s".into(), carried.clone());
-        let out = interpret::<f32>(graph, N, &bound, &params()).unwrap();
-        carried = out["next:s"].to_host();
-        per_step.push(out);
+    // The interpreter, one bank's lanes and one step at a time, carrying `s`.
+    let m = N / banks;
+    let mut per_step: Vec<HashMap<String, Option<HostArray>>> = vec![HashMap::new(); steps];
+    let mut carried_all = None;
+    for bank in 0..banks {
+        let lanes = bank * m..(bank + 1) * m;
+        let mut carried = lanes_of(&HostArray::F32(state.clone()), 0..1, lanes.clone(), 1);
+        for (step, expected) in per_step.iter_mut().enumerate() {
+            let mut bound: HashMap<String, HostArray> = step_inputs
+                .iter()
+                .map(|(name, values)| (name.clone(), lanes_of(values, step..step + 1, lanes.clone(), 1)))
+                .filter(|(name, _)| graph.input_id(name).is_some())
+                .collect();
+            bound.insert("s".into(), carried.clone());
+            let out = interpret::<f32>(graph, m, &bound, &params(bank)).unwrap();
+            carried = out["next:s"].to_host();
+            for output in graph.outputs() {
+                append(expected.entry(output.name.clone()).or_default(), out[&output.name].to_host());
+            }
+        }
+        append(&mut carried_all, carried);
     }
     for output in graph.outputs() {
         let got = exec.read_output(&output.name).unwrap();
         let width = got.len() / (N * steps);
         for (step, want) in per_step.iter().enumerate() {
-            let range = step * N * width..(step + 1) * N * width;
-            let got_step = match &got {
-                HostArray::F32(v) => HostArray::F32(v[range].to_vec()),
-                HostArray::U32(v) => HostArray::U32(v[range].to_vec()),
+            let got_step = lanes_of(&got, step..step + 1, 0..N, width);
+            let want = match want[&output.name].clone().expect("every bank ran") {
+                HostArray::F32(v) => cartfuse::fusion::interpret::Values::<f32>::Float(v),
+                HostArray::U32(v) => cartfuse::fusion::interpret::Values::<f32>::Int(v),
             };
             assert_close(
-                &format!("{strategy} {} step {step}\n{graph}", output.name),
+                &format!("{strategy} in {banks} banks: {} step {step}\n{graph}", output.name),
                 &got_step,
-                &want[&output.name],
+                &want,
                 2,
                 1e-6,
             );
         }
     }
     let state = exec.read_input("s").unwrap();
-    let want = match carried {
+    let want = match carried_all.expect("every bank ran") {
         HostArray::F32(v) => cartfuse::fusion::interpret::Values::<f32>::Float(v),
         HostArray::U32(_) => unreachable!(),
     };
     assert_close(
-        &format!("{strategy} carried s\n{graph}"),
+        &format!("{strategy} in {banks} banks: carried s\n{graph}"),
         &state,
         &want,
         2,
@@ -140,7 +172,11 @@ fn every_strategy_matches_the_interpreter_on_random_graphs() {
                 Strategy::FusedSteps(3),
                 Strategy::XlaDefault,
             ] {
-                check(&graph, strategy);
+                check(&graph, strategy, 1);
+            }
+            // Two banks of 32 lanes: rows of row reductions stay within a bank.
+            for strategy in [Strategy::Eager, Strategy::Fused, Strategy::FusedSteps(3)] {
+                check(&graph, strategy, 2);
             }
             Ok(())
         })

@@ -166,6 +166,73 @@ fn the_ppo_network_rolls_out_the_same_trajectory_under_fused_x8_and_x16() {
     }
 }
 
+/// A population in one rollout: each agent's envs, under its own weights, draw key and
+/// reset seed, follow bit for bit the trajectory its envs follow alone, under one-kernel,
+/// K-step and one-kernel-per-op plans, in the launches of one rollout (one a call when
+/// fused). Bank sizes of 6 and 8 lanes reach scalar and four-lane kernels on devices.
+#[test]
+fn each_agent_of_a_population_rollout_follows_its_lone_trajectory() {
+    let config = config();
+    let small = PolicySpec::tanh_mlp(&config.params, &[3]).unwrap();
+    let ppo = ActorCritic::<NdArray>::new(4, 2, 64, 3, &Default::default()).rollout_weights().unwrap().0;
+    let (agents, steps, step0) = (3, 8, 5);
+    let seeds = [21, 4, 21];
+    let keys = [[1, 2], [3, 4], [5, 6]];
+    for (spec, strategy, m) in [(&small, Strategy::Fused, 6), (&ppo, Strategy::FusedSteps(4), 8), (&small, Strategy::Eager, 8)] {
+        // Agents differ in weights (the last two also in keys and seeds).
+        let weights: Vec<PolicyWeights> = (0..agents)
+            .map(|a| {
+                let mut w = synthetic_weights(spec);
+                w.actor.iter_mut().for_each(|x| *x *= 1.0 + a as f32 / 2.0);
+                w
+            })
+            .collect();
+        let mut population =
+            PolicyRollout::population(&util::backend(), &config.params, &config.episode(), spec.clone(), strategy, (agents, m))
+                .expect("a population");
+        assert_eq!((population.agents(), population.num_envs()), (agents, agents * m));
+        for (a, w) in weights.iter().enumerate() {
+            population.set_agent_weights(a, w).unwrap();
+        }
+        population.set_draws_each(&keys, step0).unwrap();
+        let obs = population.reset_each(&seeds).unwrap();
+        let ledger = Arc::new(LaunchLedger::new());
+        population.set_ledger(ledger.clone());
+        let together = population.collect(steps).unwrap();
+        let launches = ledger.totals().launches;
+        match strategy {
+            Strategy::Fused => assert_eq!(launches, steps as u64, "one launch a step for all agents"),
+            Strategy::FusedSteps(k) => assert_eq!(launches, (steps / k as usize) as u64),
+            _ => {}
+        }
+        for a in 0..agents {
+            let mut alone = rollout(spec, &weights[a], strategy, m);
+            alone.set_draws(keys[a], step0).unwrap();
+            let lone_obs = alone.reset(seeds[a]).unwrap();
+            assert_eq!(obs[a * m * 4..(a + 1) * m * 4], lone_obs[..], "{strategy}: agent {a}'s reset");
+            let lone = alone.collect(steps).unwrap();
+            assert_eq!(together.envs(a * m..(a + 1) * m), lone, "{strategy}: agent {a}'s trajectory");
+        }
+        // The agents' trajectories differ (else the test could not tell banks apart).
+        assert_ne!(together.envs(0..m).actions, together.envs(m..2 * m).actions);
+        assert_ne!(together.envs(m..2 * m).next_obs, together.envs(2 * m..3 * m).next_obs);
+    }
+    let err = PolicyRollout::population(&util::backend(), &config.params, &config.episode(), small.clone(), Strategy::Fused, (0, 4))
+        .err()
+        .expect("no agents")
+        .to_string();
+    assert!(err.contains("needs an agent"), "{err}");
+    let mut population =
+        PolicyRollout::population(&util::backend(), &config.params, &config.episode(), small.clone(), Strategy::Fused, (2, 4))
+            .unwrap();
+    let err = population.reset_each(&[1]).unwrap_err().to_string();
+    assert!(err.contains("2 banks of envs need one seed each, got 1 seeds"), "{err}");
+    let err = population.set_draws_each(&[[1, 2]; 3], 0).unwrap_err().to_string();
+    assert!(err.contains("needs one draw key per agent, got 3"), "{err}");
+    let err = population.set_agent_weights(2, &synthetic_weights(&small)).unwrap_err().to_string();
+    assert!(err.contains("agent 2 of a population of 2"), "{err}");
+}
+
 #[test]
 fn bad_policies_and_lengths_get_clear_errors() {
     let config = config();

@@ -11,7 +11,10 @@
 //! under the policy's key ([`crate::nn::unit_uniform_host`] on the host), so a
 //! host policy with the same weights and key draws the same actions.
 //!
-//! [`PolicyRollout`] runs it and hands the learner a [`Trajectory`].
+//! [`PolicyRollout`] runs it and hands the learner a [`Trajectory`]. A population of agents
+//! is one rollout whose envs are cut into one bank per agent
+//! ([`PolicyRollout::population`]): each agent acts under its own weights, draw key and
+//! reset seed, as it would alone, in the same launches as every other agent.
 
 use std::sync::Arc;
 
@@ -69,6 +72,30 @@ impl Trajectory {
     pub fn steps(&self) -> usize {
         self.actions.len() / self.num_envs
     }
+
+    /// The samples of envs `envs` alone (one agent's bank of a population's rollout).
+    pub fn envs(&self, envs: std::ops::Range<usize>) -> Trajectory {
+        let (n, dim, steps) = (self.num_envs, self.obs_dim, self.steps());
+        fn pick<T: Copy>(all: &[T], n: usize, steps: usize, per: usize, envs: &Range) -> Vec<T> {
+            (0..steps)
+                .flat_map(|t| &all[(t * n + envs.start) * per..(t * n + envs.end) * per])
+                .copied()
+                .collect()
+        }
+        type Range = std::ops::Range<usize>;
+        Trajectory {
+            num_envs: envs.len(),
+            obs_dim: dim,
+            next_obs: pick(&self.next_obs, n, steps, dim, &envs),
+            actions: pick(&self.actions, n, steps, 1, &envs),
+            log_probs: pick(&self.log_probs, n, steps, 1, &envs),
+            values: pick(&self.values, n, steps, 1, &envs),
+            rewards: pick(&self.rewards, n, steps, 1, &envs),
+            terminated: pick(&self.terminated, n, steps, 1, &envs),
+            truncated: pick(&self.truncated, n, steps, 1, &envs),
+            final_obs: (self.final_obs.as_ref()).map(|f| pick(f, n, steps, dim, &envs)),
+        }
+    }
 }
 
 /// A policy and an environment stepped together, `K` steps a call under `fused-xK`.
@@ -78,6 +105,7 @@ pub struct PolicyRollout<B: Backend> {
     /// The actor's then the critic's param names, in [`PolicyWeights`] order.
     weight_names: Vec<String>,
     n: usize,
+    agents: usize,
     obs_dim: usize,
     autoreset: AutoresetMode,
     seed: Option<u64>,
@@ -94,10 +122,36 @@ impl<B: Backend> PolicyRollout<B> {
         strategy: Strategy,
         n: usize,
     ) -> Result<Self, EnvError> {
+        Self::population(backend, env, episode, policy, strategy, (1, n))
+    }
+
+    /// `agents` agents with `envs_per_agent` envs each, stepped as one batch of
+    /// `agents * envs_per_agent` envs (agent `a`'s are envs `a * envs_per_agent..`): each
+    /// agent acts under its own weights ([`Self::set_agent_weights`]) and draw key
+    /// ([`Self::set_draws_each`]) on envs reset from its own seed ([`Self::reset_each`]),
+    /// and so follows the trajectory a rollout of its envs alone would, bit for bit.
+    pub fn population<E: GraphEnv<Action = u32>>(
+        backend: &B,
+        env: &E,
+        episode: &EpisodeOptions,
+        policy: PolicySpec,
+        strategy: Strategy,
+        (agents, envs_per_agent): (usize, usize),
+    ) -> Result<Self, EnvError> {
         episode.validate()?;
-        if n == 0 {
+        if envs_per_agent == 0 {
             return Err(EnvError::ZeroEnvs);
         }
+        if agents == 0 {
+            return Err(EnvError::InvalidRollout(
+                "a population needs an agent".into(),
+            ));
+        }
+        let n = agents.checked_mul(envs_per_agent).ok_or_else(|| {
+            EnvError::InvalidRollout(format!(
+                "{agents} agents of {envs_per_agent} envs overflow a count of envs"
+            ))
+        })?;
         if policy.actor.inputs() as usize != E::OBS_DIM
             || policy.critic.inputs() as usize != E::OBS_DIM
             || policy.critic.outputs() != 1
@@ -114,13 +168,13 @@ impl<B: Backend> PolicyRollout<B> {
         let layout = layout_for(strategy);
         let graph = rollout_graph(env, episode.autoreset, layout, &policy);
         let options = backend.plan_options();
-        let engine = PlannedEngine::with_graph(
+        let engine = PlannedEngine::with_graph_in_banks(
             backend,
             env,
             episode,
             graph,
             (strategy, layout, &options, false),
-            n,
+            (n, agents),
             Arc::new(LaunchLedger::new()),
         )?;
         let weight_names = [ACTOR, CRITIC]
@@ -133,6 +187,7 @@ impl<B: Backend> PolicyRollout<B> {
             weight_names,
             spec: policy,
             n,
+            agents,
             obs_dim: E::OBS_DIM,
             autoreset: episode.autoreset,
             seed: None,
@@ -151,9 +206,14 @@ impl<B: Backend> PolicyRollout<B> {
         self.autoreset
     }
 
-    /// Envs stepped at once.
+    /// Envs stepped at once (of all agents).
     pub fn num_envs(&self) -> usize {
         self.n
+    }
+
+    /// Agents whose envs are stepped together (1 unless built as a population).
+    pub fn agents(&self) -> usize {
+        self.agents
     }
 
     /// Steps one call runs (`K` of `fused-xK`, else 1); [`Self::collect`] takes multiples.
@@ -166,34 +226,31 @@ impl<B: Backend> PolicyRollout<B> {
         self.engine.set_ledger(ledger);
     }
 
-    /// Loads the policy's weights (a buffer write; nothing recompiles).
+    /// Loads the policy's weights for every agent (a buffer write; nothing recompiles).
     pub fn set_weights(&mut self, weights: &PolicyWeights) -> Result<(), EnvError> {
-        for (prefix, shape, values) in [
-            (ACTOR, &self.spec.actor, &weights.actor),
-            (CRITIC, &self.spec.critic, &weights.critic),
-        ] {
-            if values.len() != shape.param_count() {
-                return Err(EnvError::InvalidRollout(format!(
-                    "the {prefix} {:?} has {} weights and biases, got {}",
-                    shape.widths(),
-                    shape.param_count(),
-                    values.len()
-                )));
-            }
-            if let Some(bad) = values.iter().position(|w| !w.is_finite()) {
-                return Err(EnvError::InvalidRollout(format!(
-                    "{prefix} weight {bad} is {}",
-                    values[bad]
-                )));
-            }
-        }
-        let values: Vec<(&str, Scalar)> = self
-            .weight_names
-            .iter()
-            .zip(weights.actor.iter().chain(&weights.critic))
-            .map(|(name, w)| (name.as_str(), Scalar::F32(*w)))
-            .collect();
+        let values = weight_values(&self.spec, &self.weight_names, weights)?;
         self.engine.set_step_params(&values)
+    }
+
+    /// Loads agent `agent`'s weights (its envs act under them; the others' are untouched).
+    pub fn set_agent_weights(
+        &mut self,
+        agent: usize,
+        weights: &PolicyWeights,
+    ) -> Result<(), EnvError> {
+        self.check_agent(agent)?;
+        let values = weight_values(&self.spec, &self.weight_names, weights)?;
+        self.engine.set_bank_step_params(agent, &values)
+    }
+
+    fn check_agent(&self, agent: usize) -> Result<(), EnvError> {
+        if agent >= self.agents {
+            return Err(EnvError::InvalidRollout(format!(
+                "agent {agent} of a population of {}",
+                self.agents
+            )));
+        }
+        Ok(())
     }
 
     /// The policy's draws from now on: stream `key`, every env at policy step `step`.
@@ -208,10 +265,44 @@ impl<B: Backend> PolicyRollout<B> {
             .set_step_input(POLICY_STEP, &HostArray::U32(vec![step; self.n]))
     }
 
+    /// Each agent's draws from now on: agent `a`'s from stream `keys[a]`, every env at
+    /// policy step `step`.
+    pub fn set_draws_each(&mut self, keys: &[[u32; 2]], step: u32) -> Result<(), EnvError> {
+        if keys.len() != self.agents {
+            return Err(EnvError::InvalidRollout(format!(
+                "a population of {} needs one draw key per agent, got {}",
+                self.agents,
+                keys.len()
+            )));
+        }
+        for (agent, key) in keys.iter().enumerate() {
+            let key: Vec<(&str, Scalar)> = POLICY_KEY
+                .iter()
+                .zip(key)
+                .map(|(name, word)| (*name, Scalar::U32(*word)))
+                .collect();
+            self.engine.set_bank_step_params(agent, &key)?;
+        }
+        self.engine
+            .set_step_input(POLICY_STEP, &HostArray::U32(vec![step; self.n]))
+    }
+
     /// Resets every env from `seed`'s stream; returns the observations, `[n, obs_dim]`.
     pub fn reset(&mut self, seed: u64) -> Result<Vec<f32>, EnvError> {
         self.engine.reset(seed, true, None)?;
         self.seed = Some(seed);
+        self.observations()
+    }
+
+    /// Resets agent `a`'s envs from `seeds[a]`'s stream, as [`Self::reset`] resets a lone
+    /// agent's; returns every env's observations, `[n, obs_dim]`.
+    pub fn reset_each(&mut self, seeds: &[u64]) -> Result<Vec<f32>, EnvError> {
+        self.engine.reset_banks(seeds, true)?;
+        self.seed = seeds.first().copied();
+        self.observations()
+    }
+
+    fn observations(&self) -> Result<Vec<f32>, EnvError> {
         let obs = self
             .engine
             .buffer(StepBuffer::Obs)
@@ -275,6 +366,38 @@ impl<B: Backend> PolicyRollout<B> {
         }
         Ok(t)
     }
+}
+
+/// `weights` checked against the policy's shape, as named params.
+fn weight_values<'w>(
+    spec: &PolicySpec,
+    names: &'w [String],
+    weights: &PolicyWeights,
+) -> Result<Vec<(&'w str, Scalar)>, EnvError> {
+    for (prefix, shape, values) in [
+        (ACTOR, &spec.actor, &weights.actor),
+        (CRITIC, &spec.critic, &weights.critic),
+    ] {
+        if values.len() != shape.param_count() {
+            return Err(EnvError::InvalidRollout(format!(
+                "the {prefix} {:?} has {} weights and biases, got {}",
+                shape.widths(),
+                shape.param_count(),
+                values.len()
+            )));
+        }
+        if let Some(bad) = values.iter().position(|w| !w.is_finite()) {
+            return Err(EnvError::InvalidRollout(format!(
+                "{prefix} weight {bad} is {}",
+                values[bad]
+            )));
+        }
+    }
+    Ok(names
+        .iter()
+        .zip(weights.actor.iter().chain(&weights.critic))
+        .map(|(name, w)| (name.as_str(), Scalar::F32(*w)))
+        .collect())
 }
 
 #[cfg(test)]

@@ -5,6 +5,11 @@
 //! step's autoreset), so no state travels device -> host -> device. The reset runner's new
 //! state buffers are handed to the step runner without a copy; three buffers per component
 //! rotate between the two runners, so no runner ever reads a buffer it writes in one call.
+//!
+//! A population's envs are one engine whose lanes are cut into banks, one per agent
+//! ([`PlannedEngine::with_graph_in_banks`]): each bank has its own seed and step params and
+//! counts its lanes from zero, so bank `b` steps as a lone engine of its lanes would, bit
+//! for bit, in the same launches as every other bank.
 
 use std::sync::Arc;
 
@@ -35,6 +40,7 @@ pub struct PlannedEngine<B: Backend> {
     state_names: &'static [&'static str],
     params: Vec<(&'static str, Scalar)>,
     n: usize,
+    banks: usize,
     all_lanes: B::Buffer,
     showing_reset: bool,
     draw_ahead: Option<DrawAhead<B>>,
@@ -74,11 +80,31 @@ impl<B: Backend> PlannedEngine<B> {
         backend: &B,
         env: &E,
         episode: &EpisodeOptions,
-        mut graph: cartfuse_fusion::graph::Graph,
-        (strategy, layout, options, draw_ahead): (Strategy, StateLayout, &PlanOptions, bool),
+        graph: cartfuse_fusion::graph::Graph,
+        settings: (Strategy, StateLayout, &PlanOptions, bool),
         n: usize,
         ledger: Arc<LaunchLedger>,
     ) -> Result<Self, EnvError> {
+        Self::with_graph_in_banks(backend, env, episode, graph, settings, (n, 1), ledger)
+    }
+
+    /// As [`Self::with_graph`], the `n` lanes cut into `banks` equal banks (a population:
+    /// see the [module docs](self)). Banks need the draws in the step (no draw-ahead) and
+    /// one launch a call.
+    pub fn with_graph_in_banks<E: GraphEnv>(
+        backend: &B,
+        env: &E,
+        episode: &EpisodeOptions,
+        mut graph: cartfuse_fusion::graph::Graph,
+        (strategy, layout, options, draw_ahead): (Strategy, StateLayout, &PlanOptions, bool),
+        (n, banks): (usize, usize),
+        ledger: Arc<LaunchLedger>,
+    ) -> Result<Self, EnvError> {
+        if banks > 1 && draw_ahead {
+            return Err(EnvError::Unsupported(
+                "envs in banks with their draws made ahead".into(),
+            ));
+        }
         let draw_ahead = match draw_ahead {
             true => {
                 graph = step_reading_draws(&graph);
@@ -101,8 +127,15 @@ impl<B: Backend> PlannedEngine<B> {
             }
             other => (other, 1),
         };
+        if banks > 1 && pages > 1 {
+            return Err(EnvError::Unsupported(format!(
+                "{n} envs in {banks} banks under {strategy}: its steps' outputs exceed the \
+                 largest buffer; run fewer steps a call"
+            )));
+        }
         let plan = Plan::build(&graph, strategy, options)?;
-        let step = Executor::new(backend.clone(), graph, plan, n)?.with_ledger(ledger.clone());
+        let step =
+            Executor::banked(backend.clone(), graph, plan, n, banks)?.with_ledger(ledger.clone());
         let pages = match pages {
             1 => None,
             pages => Some(StepPages::new(backend, &step, pages)?),
@@ -112,8 +145,8 @@ impl<B: Backend> PlannedEngine<B> {
         for kernel in &mut reset_plan.kernels {
             kernel.name = format!("{RESET_KERNEL_PREFIX}_{}", kernel.name);
         }
-        let reset =
-            Executor::new(backend.clone(), reset_graph, reset_plan, n)?.with_ledger(ledger.clone());
+        let reset = Executor::banked(backend.clone(), reset_graph, reset_plan, n, banks)?
+            .with_ledger(ledger.clone());
         let mut engine = Self {
             backend: backend.clone(),
             all_lanes: backend.upload_u32(&vec![1; n]),
@@ -123,6 +156,7 @@ impl<B: Backend> PlannedEngine<B> {
             state_names: E::STATE,
             params: graph_params(env, episode, 0),
             n,
+            banks,
             showing_reset: true,
             draw_ahead,
             pages,
@@ -142,6 +176,69 @@ impl<B: Backend> PlannedEngine<B> {
             engine.reset.set_input(counter, &zeros)?;
         }
         Ok(engine)
+    }
+
+    /// Bank `b` of the lanes reseeded from `seeds[b]` (each reset draws from its bank's
+    /// seed), then every env reset as [`StepEngine::reset`] does with `restart`.
+    pub fn reset_banks(&mut self, seeds: &[u64], restart: bool) -> Result<(), EnvError> {
+        if seeds.len() != self.banks {
+            return Err(EnvError::InvalidRollout(format!(
+                "{} banks of envs need one seed each, got {} seeds",
+                self.banks,
+                seeds.len()
+            )));
+        }
+        for (bank, &seed) in seeds.iter().enumerate() {
+            let [key0, key1] = cartfuse_fusion::rng::seed_key(seed);
+            let keys = [("key0", Scalar::U32(key0)), ("key1", Scalar::U32(key1))];
+            for runner in [&mut self.step, &mut self.reset] {
+                if runner.has_param("key0") {
+                    runner.set_bank_params(bank, &keys)?;
+                }
+            }
+        }
+        self.run_reset(restart, None)
+    }
+
+    /// Sets runtime params of the step in bank `bank` only (one agent's weights).
+    pub fn set_bank_step_params(
+        &mut self,
+        bank: usize,
+        values: &[(&str, Scalar)],
+    ) -> Result<(), EnvError> {
+        Ok(self.step.set_bank_params(bank, values)?)
+    }
+
+    /// Runs the reset graph on the current state (every lane where `mask` is `None`) and
+    /// hands its new state to the step.
+    fn run_reset(&mut self, restart: bool, mask: Option<&[bool]>) -> Result<(), EnvError> {
+        let carried: Vec<&'static str> = self.state_inputs().into_iter().chain(COUNTERS).collect();
+        for name in &carried {
+            if self.step.has_input(name) {
+                let current = self.step.input(name)?.clone();
+                self.reset.bind_input(name, &current)?;
+            }
+        }
+        if restart {
+            self.reset
+                .set_input("resets", &HostArray::U32(vec![0; self.n]))?;
+        }
+        match mask {
+            Some(mask) => {
+                let lanes = mask.iter().map(|m| u32::from(*m)).collect();
+                self.reset.set_input(RESET_MASK, &HostArray::U32(lanes))?;
+            }
+            None => self.reset.bind_input(RESET_MASK, &self.all_lanes)?,
+        }
+        self.reset.run()?;
+        for name in &carried {
+            if self.step.has_input(name) {
+                let next = self.reset.input(name)?.clone();
+                self.step.bind_input(name, &next)?;
+            }
+        }
+        self.showing_reset = true;
+        Ok(())
     }
 
     fn set_params(&mut self, seed: u64) -> Result<(), EnvError> {
@@ -232,33 +329,7 @@ impl<B: Backend> StepEngine<B> for PlannedEngine<B> {
 
     fn reset(&mut self, seed: u64, restart: bool, mask: Option<&[bool]>) -> Result<(), EnvError> {
         self.set_params(seed)?;
-        let carried: Vec<&'static str> = self.state_inputs().into_iter().chain(COUNTERS).collect();
-        for name in &carried {
-            if self.step.has_input(name) {
-                let current = self.step.input(name)?.clone();
-                self.reset.bind_input(name, &current)?;
-            }
-        }
-        if restart {
-            self.reset
-                .set_input("resets", &HostArray::U32(vec![0; self.n]))?;
-        }
-        match mask {
-            Some(mask) => {
-                let lanes = mask.iter().map(|m| u32::from(*m)).collect();
-                self.reset.set_input(RESET_MASK, &HostArray::U32(lanes))?;
-            }
-            None => self.reset.bind_input(RESET_MASK, &self.all_lanes)?,
-        }
-        self.reset.run()?;
-        for name in &carried {
-            if self.step.has_input(name) {
-                let next = self.reset.input(name)?.clone();
-                self.step.bind_input(name, &next)?;
-            }
-        }
-        self.showing_reset = true;
-        Ok(())
+        self.run_reset(restart, mask)
     }
 
     fn step(&mut self, _seed: u64, actions: &B::Buffer) -> Result<(), EnvError> {

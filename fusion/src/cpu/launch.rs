@@ -1,5 +1,6 @@
 //! One launch of a chunk program: its chunks spread over threads, each run at the chosen
-//! SIMD level.
+//! SIMD level. Chunks never straddle two banks of lanes ([`crate::exec::BoundPlan`]): each
+//! runs with its bank's pinned values and lane indices counted from the bank's first lane.
 
 use super::interp::kernel::{Frame, run_chunk};
 use super::interp::ops::ChunkProgram;
@@ -11,6 +12,56 @@ use super::threads::{CpuOptions, split};
 pub(super) struct Scratch {
     pub words: Vec<u32>,
     pub ptrs: Vec<*mut u32>,
+    /// The bank whose values the broadcast pinned slots hold (`None`: stale).
+    pub bank: Option<usize>,
+}
+
+/// The pinned values (constants and params) of every bank, and which of them the
+/// interpreter reads as vectors (broadcast into each thread's scratch).
+#[derive(Clone, Copy)]
+pub(super) struct Pins<'a> {
+    /// Each bank's values, bank-major.
+    pub bits: &'a [u32],
+    /// Values per bank.
+    pub count: usize,
+    /// Whether pin `p` is broadcast into scratch.
+    pub broadcast: &'a [bool],
+}
+
+impl<'a> Pins<'a> {
+    /// Bank `bank`'s values.
+    fn of(self, bank: usize) -> &'a [u32] {
+        &self.bits[bank * self.count..(bank + 1) * self.count]
+    }
+}
+
+/// How a launch over `n` lanes in `banks` banks is cut into chunks: each bank into chunks
+/// of `chunk` lanes (its last one shorter).
+#[derive(Clone, Copy)]
+struct Grid {
+    chunk: usize,
+    bank_lanes: usize,
+    chunks_per_bank: usize,
+}
+
+impl Grid {
+    fn new(chunk: usize, n: usize, banks: usize) -> Self {
+        let bank_lanes = n / banks;
+        let chunk = chunk.min(bank_lanes);
+        Self {
+            chunk,
+            bank_lanes,
+            chunks_per_bank: bank_lanes.div_ceil(chunk),
+        }
+    }
+
+    /// Chunk `c`'s bank, first lane and length.
+    fn chunk(self, c: usize) -> (usize, usize, usize) {
+        let bank = c / self.chunks_per_bank;
+        let start = bank * self.bank_lanes + (c % self.chunks_per_bank) * self.chunk;
+        let end = (bank + 1) * self.bank_lanes;
+        (bank, start, self.chunk.min(end - start))
+    }
 }
 
 // SAFETY: the pointers are rewritten from this thread's own buffers before each chunk.
@@ -35,41 +86,68 @@ struct Chunks<'a> {
     program: &'a ChunkProgram,
     frame: Frame<'a>,
     ptrs: &'a mut [*mut u32],
-    chunk: usize,
+    /// The bank the scratch's broadcast pins hold.
+    bank: &'a mut Option<usize>,
+    pins: Pins<'a>,
+    grid: Grid,
     first: usize,
     last: usize,
+}
+
+impl Chunks<'_> {
+    /// Points the frame at bank `bank`'s pinned values, broadcasting those read as vectors
+    /// into the scratch when it held another bank's.
+    fn enter_bank(&mut self, bank: usize) {
+        let values = self.pins.of(bank);
+        self.frame.pin_values = values.as_ptr();
+        self.frame.lane0 = bank * self.grid.bank_lanes;
+        if *self.bank == Some(bank) {
+            return;
+        }
+        let stride = self.frame.stride;
+        for (p, bits) in values.iter().enumerate() {
+            if self.pins.broadcast[p] {
+                // SAFETY: the scratch holds `stride` words for every pin.
+                unsafe {
+                    std::slice::from_raw_parts_mut(self.frame.scratch.add(p * stride), stride)
+                }
+                .fill(*bits);
+            }
+        }
+        *self.bank = Some(bank);
+    }
 }
 
 impl WithSimd for Chunks<'_> {
     type Output = ();
 
     #[inline(always)]
-    fn with_simd<V: Simd>(self, s: V) {
+    fn with_simd<V: Simd>(mut self, s: V) {
         for c in self.first..self.last {
-            let start = c * self.chunk;
-            let len = self.chunk.min(self.frame.n - start);
+            let (bank, start, len) = self.grid.chunk(c);
+            self.enter_bank(bank);
             // SAFETY: buffers and scratch were sized for this program in `new`.
             unsafe { run_chunk(s, self.program, &self.frame, self.ptrs, start, len) };
         }
     }
 }
 
-/// Lanes per chunk, chunks, and the threads a launch over `n` lanes uses: one below
+/// The chunks and the threads a launch over `n` lanes in `banks` banks uses: one below
 /// [`CpuOptions::parallel_min_lanes`], else up to `threads`.
 fn shares(
     options: &CpuOptions,
     rows_of: Option<u32>,
     threads: usize,
-    n: usize,
-) -> (usize, usize, usize) {
-    let chunk = options.chunk_lanes(rows_of).min(n);
-    let chunks = n.div_ceil(chunk);
+    (n, banks): (usize, usize),
+) -> (Grid, usize, usize) {
+    let grid = Grid::new(options.chunk_lanes(rows_of), n, banks);
+    let chunks = banks * grid.chunks_per_bank;
     let workers = if n < options.parallel_min_lanes {
         1
     } else {
         threads.min(chunks)
     };
-    (chunk, chunks, workers)
+    (grid, chunks, workers)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -79,25 +157,28 @@ pub(super) fn run_program(
     threads: usize,
     scratch: &mut [Scratch],
     bases: Bases<'_>,
-    n: usize,
+    lanes: (usize, usize),
     stride: usize,
-    pin_values: &[u32],
+    pins: Pins<'_>,
 ) {
-    let (chunk, chunks, workers) = shares(options, program.rows_of, threads, n);
+    let (grid, chunks, workers) = shares(options, program.rows_of, threads, lanes);
     let work = |t: usize, scratch: &mut Scratch| {
         let (first, last) = split(chunks, workers, t);
         let body = Chunks {
             program,
             frame: Frame {
                 buffers: bases.get(),
-                n,
+                n: lanes.0,
                 scratch: scratch.words.as_mut_ptr(),
                 stride,
-                pinned: pin_values.len(),
-                pin_values: pin_values.as_ptr(),
+                pinned: pins.count,
+                pin_values: pins.of(0).as_ptr(),
+                lane0: 0,
             },
             ptrs: &mut scratch.ptrs,
-            chunk,
+            bank: &mut scratch.bank,
+            pins,
+            grid,
             first,
             last,
         };
@@ -111,7 +192,8 @@ pub(super) fn run_program(
 }
 
 /// One launch of a compiled kernel: the lanes cut into the interpreter's chunks and spread
-/// over the same threads, each thread calling the kernel once on its contiguous range.
+/// over the same threads, each thread calling the kernel once on each bank's part of its
+/// contiguous range.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run_native(
     kernel: KernelFn,
@@ -119,26 +201,34 @@ pub(super) fn run_native(
     threads: usize,
     scratch: &mut [Scratch],
     bases: Bases<'_>,
-    n: usize,
-    pin_values: &[u32],
+    (n, banks): (usize, usize),
+    pins: Pins<'_>,
 ) {
-    let (chunk, chunks, workers) = shares(options, None, threads, n);
+    let (grid, chunks, workers) = shares(options, None, threads, (n, banks));
     let work = |t: usize, _: &mut Scratch| {
         let (first, last) = split(chunks, workers, t);
-        let (begin, end) = (first * chunk, (last * chunk).min(n));
-        if begin < end {
+        let mut c = first;
+        while c < last {
+            // The thread's chunks of this bank, as one range.
+            let (bank, begin, _) = grid.chunk(c);
+            let bank_last = ((bank + 1) * grid.chunks_per_bank).min(last);
+            let (_, from, len) = grid.chunk(bank_last - 1);
+            let end = from + len;
+            let lane0 = bank * grid.bank_lanes;
             // SAFETY: the kernel reads and writes lanes `begin..end` (and, for packed and
             // per-step buffers, the rows and steps of those lanes) of buffers sized for
             // this plan in `Executor::new`; threads get disjoint ranges.
             unsafe {
                 kernel(
                     bases.get().as_ptr().cast(),
-                    pin_values.as_ptr(),
+                    pins.of(bank).as_ptr(),
                     n as i64,
                     begin as i64,
                     end as i64,
+                    lane0 as i64,
                 )
             };
+            c = bank_last;
         }
     };
     if workers <= 1 {

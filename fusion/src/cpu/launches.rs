@@ -16,7 +16,7 @@ use super::buffer::PAD;
 use super::cache::last_level_cache_bytes;
 use super::interp::ops::{ChunkProgram, Loc, Op as ChunkOp, dst_and_operands};
 use super::interp::program::compile;
-use super::launch::{Bases, Scratch, run_native, run_program};
+use super::launch::{Bases, Pins, Scratch, run_native, run_program};
 use super::native::{Binder, CpuEngine, NativeKernels, compile_launches, emit};
 use super::threads::CpuOptions;
 use crate::exec::{BoundPlan, ExecError, KernelLaunch, RunArgs, copy_state_record, kernels_record};
@@ -53,7 +53,7 @@ pub struct CpuLaunches {
     /// interpreted); `None` under the interpreter.
     native: Option<NativeKernels>,
     launches: Vec<Launch>,
-    /// Constant and param nodes, in node order, and their bits.
+    /// Constant and param nodes, in node order, and their bits in each bank (bank-major).
     pins: Vec<NodeId>,
     pin_bits: Vec<u32>,
     /// Pins some op reads as a vector (the rest are only affine weights, read as scalars).
@@ -98,6 +98,13 @@ fn broadcast_pins<'a>(programs: impl Iterator<Item = &'a ChunkProgram>, pins: us
         }
     }
     broadcast
+}
+
+/// Every bank's value of each of `pins`, bank-major.
+fn pinned_bits(bound: &BoundPlan, pins: &[NodeId]) -> Vec<u32> {
+    (0..bound.banks())
+        .flat_map(|bank| pins.iter().map(move |p| bound.pinned_bits(*p, bank)))
+        .collect()
 }
 
 impl CpuLaunches {
@@ -177,11 +184,12 @@ impl CpuLaunches {
             .map(|_| Scratch {
                 words: vec![0; if temps.is_some() { scratch_words } else { 0 }],
                 ptrs: vec![std::ptr::null_mut(); locs],
+                bank: None,
             })
             .collect();
         let launches = Self {
             broadcast_pins: broadcast_pins(interpreted(), pins.len()),
-            pin_bits: pins.iter().map(|p| bound.pinned_bits(*p)).collect(),
+            pin_bits: pinned_bits(bound, &pins),
             names: lowered
                 .iter()
                 .map(|l: &LoweredLaunch| l.name.clone())
@@ -229,15 +237,9 @@ impl CpuLaunches {
     pub(super) fn run(&mut self, args: RunArgs<'_, super::Cpu>) {
         let (bound, buffers, holders) = (args.bound, args.buffers, args.holders);
         if args.params_changed {
-            for (p, node) in self.pins.iter().enumerate() {
-                self.pin_bits[p] = bound.pinned_bits(*node);
-            }
+            self.pin_bits = pinned_bits(bound, &self.pins);
             for scratch in &mut self.scratch {
-                for (p, bits) in self.pin_bits.iter().enumerate() {
-                    if self.broadcast_pins[p] && !scratch.words.is_empty() {
-                        scratch.words[p * self.stride..(p + 1) * self.stride].fill(*bits);
-                    }
-                }
+                scratch.bank = None;
             }
         }
         // Lock each distinct buffer once (an input may be bound to the same buffer twice).
@@ -252,7 +254,12 @@ impl CpuLaunches {
                 self.bases[i] = self.bases[first];
             }
         }
-        let n = bound.lanes();
+        let lanes = (bound.lanes(), bound.banks());
+        let pins = Pins {
+            bits: &self.pin_bits,
+            count: self.pins.len(),
+            broadcast: &self.broadcast_pins,
+        };
         for launch in &self.launches {
             match *launch {
                 Launch::Program { program: p, record } => {
@@ -269,8 +276,8 @@ impl CpuLaunches {
                                 self.threads,
                                 &mut self.scratch,
                                 Bases(&self.bases),
-                                n,
-                                &self.pin_bits,
+                                lanes,
+                                pins,
                             ),
                             (None, Some(program)) => run_program(
                                 program,
@@ -278,9 +285,9 @@ impl CpuLaunches {
                                 self.threads,
                                 &mut self.scratch,
                                 Bases(&self.bases),
-                                n,
+                                lanes,
                                 self.stride,
-                                &self.pin_bits,
+                                pins,
                             ),
                             (None, None) => unreachable!("a launch is compiled or interpreted"),
                         });

@@ -186,7 +186,7 @@ impl<R: Runtime> Executor<Cube<R>> {
 
     /// Lanes per thread of lowered launch `index` under the current settings and size.
     pub fn vector_width(&self, index: usize) -> usize {
-        self.launches.vector_width(index, self.lanes())
+        (self.launches).vector_width(index, self.lanes(), self.bound.bank_lanes())
     }
 
     /// The compute client every launch goes to.

@@ -21,6 +21,16 @@ fn step_offset(n: usize, #[comptime] per_step: bool, step: u32) -> usize {
     offset
 }
 
+/// The bank of the thread at `lane` (0 unless the lanes are banked).
+#[cube]
+fn bank_of<N: Size>(bufs: &Buffers<N>, lane: usize) -> usize {
+    let mut bank = 0usize;
+    if comptime!(bufs.banked) {
+        bank = lane / bufs.bank_threads;
+    }
+    bank
+}
+
 /// `sum` plus `params_f[first + k] * stash[base + k]` for `k` in `start..len`, added one at
 /// a time in order: a run-time loop over chunks of [`DOT_CHUNK`] unrolled terms, then the
 /// remainder unrolled (one copy of the body whatever the width; few iterations, which
@@ -102,10 +112,12 @@ pub(super) fn exec<N: Size>(
             regs_f.insert(dst, value);
         }
         Instr::ParamF { dst, index } => {
-            regs_f.insert(dst, Vector::new(bufs.params_f[index as usize]));
+            let at = index as usize + bank_of::<N>(bufs, lane) * bufs.bank_params_f;
+            regs_f.insert(dst, Vector::new(bufs.params_f[at]));
         }
         Instr::ParamU { dst, index } => {
-            regs_u.insert(dst, Vector::new(bufs.params_u[index as usize]));
+            let at = index as usize + bank_of::<N>(bufs, lane) * bufs.bank_params_u;
+            regs_u.insert(dst, Vector::new(bufs.params_u[at]));
         }
         Instr::ConstF { dst, bits } => {
             regs_f.insert(dst, Vector::new(f32::new(comptime!(f32::from_bits(bits)))));
@@ -114,7 +126,9 @@ pub(super) fn exec<N: Size>(
             regs_u.insert(dst, Vector::new(u32::new(comptime!(value as i64))));
         }
         Instr::Lane { dst } => {
-            regs_u.insert(dst, Vector::new(u32::cast_from(lane)));
+            // Lane indices count from the bank's first lane (`N` is 1 where lanes are read).
+            let first = bank_of::<N>(bufs, lane) * bufs.bank_threads;
+            regs_u.insert(dst, Vector::new(u32::cast_from(lane - first)));
         }
         Instr::UnaryF { op, dst, a } => {
             let x = regs_f.find(a);
@@ -154,7 +168,7 @@ pub(super) fn exec<N: Size>(
             slot,
             len,
         } => {
-            let first = first_param as usize;
+            let first = first_param as usize + bank_of::<N>(bufs, lane) * bufs.bank_params_f;
             let base = slot as usize;
             let sum = match acc {
                 Some(acc) => regs_f.find(acc),
@@ -175,13 +189,15 @@ pub(super) fn exec<N: Size>(
             activation,
         } => {
             let inputs = in_slot as usize;
+            let bank = bank_of::<N>(bufs, lane) * bufs.bank_params_f;
             // A run-time loop over rows: one copy of the body per layer.
             for j in 0..rows as usize {
-                let row = first_param as usize + j * stride as usize;
+                let row = bank + first_param as usize + j * stride as usize;
                 let first_term = Vector::<f32, N>::new(bufs.params_f[row]) * stash[inputs];
                 let sum = add_terms::<N>(&bufs.params_f, stash, first_term, row, inputs, 1u32, len);
-                let bias =
-                    Vector::<f32, N>::new(bufs.params_f[bias_param as usize + j * stride as usize]);
+                let bias = Vector::<f32, N>::new(
+                    bufs.params_f[bank + bias_param as usize + j * stride as usize],
+                );
                 // `ops::binary`'s add, as the row's `BinaryF` ran it.
                 let mut out = sum + bias;
                 if let Some(op) = activation {

@@ -25,9 +25,18 @@ pub struct Buffers<N: Size> {
     /// Output buffers.
     pub(super) out_f: Sequence<Array<Vector<f32, N>>>,
     pub(super) out_u: Sequence<Array<Vector<u32, N>>>,
-    /// Runtime scalars.
+    /// Runtime scalars, one set per bank (bank-major).
     pub(super) params_f: Array<f32>,
     pub(super) params_u: Array<u32>,
+    /// Whether the lanes are cut into banks ([`crate::exec::BoundPlan`]); off, the three
+    /// fields below are never read, and the kernel is the one it always was.
+    #[cube(comptime)]
+    pub(super) banked: bool,
+    /// Threads per bank (lanes / `N`).
+    pub(super) bank_threads: usize,
+    /// Params per bank in each params buffer.
+    pub(super) bank_params_f: usize,
+    pub(super) bank_params_u: usize,
 }
 
 /// Entry kernel of every plan.

@@ -42,8 +42,8 @@ pub struct CubeLaunches<R: Runtime> {
     vectorizable: Vec<bool>,
     /// Each param's file and index in its params buffer, by param index.
     param_places: Vec<(DType, usize)>,
-    param_f: Vec<f32>,
-    param_u: Vec<u32>,
+    /// Params per bank in the `f32` and the `u32` params buffer.
+    per_bank: (usize, usize),
     params_f: Handle,
     params_u: Handle,
     /// Whether launches that allow it run four lanes per thread.
@@ -114,8 +114,7 @@ impl<R: Runtime> CubeLaunches<R> {
         let launches = Self {
             vectorizable: lowered.iter().map(|l| l.vectorizable).collect(),
             param_places: bound.params.nodes.iter().map(place).collect(),
-            param_f: vec![0.0; layout.f32_params.len()],
-            param_u: vec![0; layout.u32_params.len()],
+            per_bank: (layout.f32_params.len(), layout.u32_params.len()),
             params_f: upload(client, &[0f32]),
             params_u: upload(client, &[0u32]),
             vectorize: crate::switches::enabled(crate::switches::VECTORIZE),
@@ -156,9 +155,14 @@ impl<R: Runtime> CubeLaunches<R> {
         self.bound.iter().map(binding_count).collect()
     }
 
-    /// Lanes per thread of lowered launch `index` over `n` lanes under the current settings.
-    pub fn vector_width(&self, index: usize, n: usize) -> usize {
-        if self.vectorize && self.vectorizable[index] && n.is_multiple_of(VECTOR_WIDTH) {
+    /// Lanes per thread of lowered launch `index` over `n` lanes (`bank_lanes` a bank)
+    /// under the current settings: a thread's lanes never straddle two banks.
+    pub fn vector_width(&self, index: usize, n: usize, bank_lanes: usize) -> usize {
+        if self.vectorize
+            && self.vectorizable[index]
+            && n.is_multiple_of(VECTOR_WIDTH)
+            && bank_lanes.is_multiple_of(VECTOR_WIDTH)
+        {
             VECTOR_WIDTH
         } else {
             1
@@ -168,18 +172,24 @@ impl<R: Runtime> CubeLaunches<R> {
     /// Enqueues every launch once (see [`crate::exec::Backend::run`]).
     pub(super) fn run(&mut self, args: RunArgs<'_, super::Cube<R>>) {
         if args.params_changed {
-            for (i, &(dtype, at)) in self.param_places.iter().enumerate() {
-                let bits = args.bound.params.bits[i];
-                match dtype {
-                    DType::F32 => self.param_f[at] = f32::from_bits(bits),
-                    _ => self.param_u[at] = bits,
+            let params = &args.bound.params;
+            let (per_f, per_u) = self.per_bank;
+            let banks = args.bound.banks();
+            let mut all_f = vec![0f32; banks * per_f];
+            let mut all_u = vec![0u32; banks * per_u];
+            for bank in 0..banks {
+                for (&(dtype, at), &bits) in self.param_places.iter().zip(params.bank(bank)) {
+                    match dtype {
+                        DType::F32 => all_f[bank * per_f + at] = f32::from_bits(bits),
+                        _ => all_u[bank * per_u + at] = bits,
+                    }
                 }
             }
-            if !self.param_f.is_empty() {
-                self.params_f = upload(&self.client, &self.param_f);
+            if !all_f.is_empty() {
+                self.params_f = upload(&self.client, &all_f);
             }
-            if !self.param_u.is_empty() {
-                self.params_u = upload(&self.client, &self.param_u);
+            if !all_u.is_empty() {
+                self.params_u = upload(&self.client, &all_u);
             }
         }
         let mut lowered = 0;
@@ -197,12 +207,18 @@ impl<R: Runtime> CubeLaunches<R> {
     fn launch_kernels(&self, index: usize, args: &RunArgs<'_, super::Cube<R>>) {
         let (bound, n) = (args.bound, args.bound.lanes());
         let launch = &self.bound[index];
-        let width = self.vector_width(index, n);
+        let width = self.vector_width(index, n, bound.bank_lanes());
         let threads = match launch.rows_of {
             Some(cols) => n / cols as usize,
             None => n / width,
         };
         let cubes_per_part = threads.div_ceil(ELEMENTWISE_CUBE_DIM as usize);
+        let (banks, (per_f, per_u)) = (bound.banks(), self.per_bank);
+        // Rows kernels hand the kernel lane indices, the others thread indices.
+        let bank_threads = match launch.rows_of {
+            Some(_) => bound.bank_lanes(),
+            None => bound.bank_lanes() / width,
+        };
         let parts = launch.program.parts.len();
         let (cube_count, cube_dim) = elementwise_launch_shape(
             &self.client,
@@ -228,8 +244,12 @@ impl<R: Runtime> CubeLaunches<R> {
                     arrays(args, &launch.bindings.in_u),
                     arrays(args, &launch.bindings.out_f),
                     arrays(args, &launch.bindings.out_u),
-                    ArrayArg::from_raw_parts(self.params_f.clone(), self.param_f.len().max(1)),
-                    ArrayArg::from_raw_parts(self.params_u.clone(), self.param_u.len().max(1)),
+                    ArrayArg::from_raw_parts(self.params_f.clone(), (banks * per_f).max(1)),
+                    ArrayArg::from_raw_parts(self.params_u.clone(), (banks * per_u).max(1)),
+                    banks > 1,
+                    bank_threads,
+                    per_f,
+                    per_u,
                 ),
                 threads,
                 cubes_per_part,

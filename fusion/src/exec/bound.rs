@@ -5,6 +5,12 @@
 //! plan knows each buffer's length and type, which carries swap, which are copied back
 //! (`xla-default`) and which are updated in place, and the params' current values; it
 //! checks every name and length a caller gives. Backends only allocate, launch and copy.
+//!
+//! The lanes may be cut into equal **banks** (a population: one bank per agent): each bank
+//! has its own values of every param, and a lane reads its own bank's params and sees its
+//! index within the bank as [`crate::graph::Op::LaneIndex`]. A run over `banks` banks of
+//! `m` lanes is then, lane for lane, `banks` runs over `m` lanes (bit for bit), in one
+//! launch per planned launch.
 
 use std::collections::HashMap;
 
@@ -12,25 +18,27 @@ use super::ExecError;
 use crate::graph::{BindError, DType, Graph, HostArray, NodeId, Op, Scalar, Shape, check_rows};
 use crate::plan::{Plan, PlannedKernel, Slot};
 
-/// The params of a graph, in node order, with their current values as bits.
+/// The params of a graph, in node order, with their current values as bits, one set of
+/// values per bank.
 #[derive(Debug, Clone)]
 pub struct Params {
     /// Param nodes, in node order.
     pub nodes: Vec<NodeId>,
     /// Each param's type.
     pub dtypes: Vec<DType>,
-    /// Each param's value (an `f32`'s bits or a `u32`); zero until set.
+    /// Each bank's value of each param (an `f32`'s bits or a `u32`), bank-major
+    /// (`[bank * nodes.len() + param]`); zero until set.
     pub bits: Vec<u32>,
     by_name: HashMap<String, usize>,
 }
 
 impl Params {
-    fn of(graph: &Graph) -> Self {
+    fn of(graph: &Graph, banks: usize) -> Self {
         let params = graph.params();
         Self {
             nodes: params.iter().map(|(id, _)| *id).collect(),
             dtypes: params.iter().map(|(id, _)| graph.node(*id).dtype).collect(),
-            bits: vec![0; params.len()],
+            bits: vec![0; banks * params.len()],
             by_name: (params.iter().enumerate())
                 .map(|(i, (_, name))| ((*name).to_owned(), i))
                 .collect(),
@@ -42,7 +50,20 @@ impl Params {
         self.nodes.iter().position(|p| *p == node)
     }
 
-    fn set(&mut self, values: &[(&str, Scalar)]) -> Result<(), ExecError> {
+    /// Bank `bank`'s values, in node order.
+    pub fn bank(&self, bank: usize) -> &[u32] {
+        let count = self.nodes.len();
+        &self.bits[bank * count..(bank + 1) * count]
+    }
+
+    /// Sets `values` in every bank (`banks: None`) or in bank `b` (`Some(b)`).
+    fn set(&mut self, values: &[(&str, Scalar)], bank: Option<usize>) -> Result<(), ExecError> {
+        let count = self.nodes.len();
+        let banks = self.bits.len().checked_div(count).unwrap_or(0);
+        let range = match bank {
+            Some(b) => b..b + 1,
+            None => 0..banks,
+        };
         for (name, value) in values {
             let Some(&i) = self.by_name.get(*name) else {
                 return Err(ExecError::UnknownName {
@@ -50,7 +71,7 @@ impl Params {
                     name: (*name).into(),
                 });
             };
-            self.bits[i] = match (self.dtypes[i], value) {
+            let bits = match (self.dtypes[i], value) {
                 (DType::F32, Scalar::F32(v)) => v.to_bits(),
                 (DType::U32, Scalar::U32(v)) => *v,
                 (expected, _) => {
@@ -61,6 +82,9 @@ impl Params {
                     .into());
                 }
             };
+            for b in range.clone() {
+                self.bits[b * count + i] = bits;
+            }
         }
         Ok(())
     }
@@ -72,6 +96,7 @@ pub struct BoundPlan {
     graph: Graph,
     plan: Plan,
     n: usize,
+    banks: usize,
     slots: Vec<Slot>,
     index: HashMap<Slot, usize>,
     lens: Vec<usize>,
@@ -93,12 +118,19 @@ fn width(graph: &Graph, node: NodeId) -> usize {
 }
 
 impl BoundPlan {
-    /// Lays `plan` of `graph` out over `n` lanes, refusing what no backend can run.
-    pub fn new(graph: Graph, plan: Plan, n: usize) -> Result<Self, ExecError> {
+    /// Lays `plan` of `graph` out over `n` lanes in `banks` equal banks (see the
+    /// [module docs](self)), refusing what no backend can run.
+    pub fn new(graph: Graph, plan: Plan, n: usize, banks: usize) -> Result<Self, ExecError> {
         if n == 0 {
             return Err(BindError::Empty.into());
         }
-        check_rows(&graph, n)?;
+        if banks == 0 || !n.is_multiple_of(banks) {
+            return Err(ExecError::Unsupported(format!(
+                "{n} lanes in {banks} banks: the lanes must split into equal, non-empty banks"
+            )));
+        }
+        // A row never straddles two banks.
+        check_rows(&graph, n / banks)?;
         let steps = plan.steps_per_launch as usize;
         if steps > 1 && (graph.carries().iter()).any(|c| graph.node(c.input).shape != Shape::Lanes)
         {
@@ -128,7 +160,7 @@ impl BoundPlan {
         Ok(Self {
             index: slots.iter().enumerate().map(|(i, s)| (*s, i)).collect(),
             input_names: inputs.iter().map(|(_, name)| (*name).to_owned()).collect(),
-            params: Params::of(&graph),
+            params: Params::of(&graph, banks),
             in_place_allowed: crate::switches::enabled(crate::switches::IN_PLACE),
             in_place: Vec::new(),
             swaps: Vec::new(),
@@ -137,6 +169,7 @@ impl BoundPlan {
             graph,
             plan,
             n,
+            banks,
         })
     }
 
@@ -153,6 +186,16 @@ impl BoundPlan {
     /// Lanes.
     pub fn lanes(&self) -> usize {
         self.n
+    }
+
+    /// Banks the lanes are cut into (1 unless a population asked for more).
+    pub fn banks(&self) -> usize {
+        self.banks
+    }
+
+    /// Lanes per bank.
+    pub fn bank_lanes(&self) -> usize {
+        self.n / self.banks
     }
 
     /// Every buffer's slot, by buffer index.
@@ -276,18 +319,30 @@ impl BoundPlan {
         Ok(())
     }
 
-    /// Sets params by name (checked), without telling the backend.
-    pub(super) fn set_params(&mut self, values: &[(&str, Scalar)]) -> Result<(), ExecError> {
-        self.params.set(values)
+    /// Sets params by name (checked) in every bank (`bank: None`) or in one, without
+    /// telling the backend.
+    pub(super) fn set_params(
+        &mut self,
+        values: &[(&str, Scalar)],
+        bank: Option<usize>,
+    ) -> Result<(), ExecError> {
+        if let Some(b) = bank.filter(|b| *b >= self.banks) {
+            return Err(ExecError::Unsupported(format!(
+                "params of bank {b}: the lanes are cut into {} banks",
+                self.banks
+            )));
+        }
+        self.params.set(values, bank)
     }
 
-    /// The value of constant or param `node` as bits (params: their current value).
-    pub fn pinned_bits(&self, node: NodeId) -> u32 {
+    /// The value of constant or param `node` as bits in bank `bank` (params: their current
+    /// value there).
+    pub fn pinned_bits(&self, node: NodeId, bank: usize) -> u32 {
         match &self.graph.node(node).op {
             Op::Param { .. } => self
                 .params
                 .index_of(node)
-                .map_or(0, |i| self.params.bits[i]),
+                .map_or(0, |i| self.params.bank(bank)[i]),
             Op::Constant(constant) => constant.bits(),
             _ => 0,
         }

@@ -33,7 +33,20 @@ impl<B: Backend> Executor<B> {
     /// Prepares `plan` of `graph` for `n` lanes on `backend`: lays out and allocates every
     /// buffer and prepares every launch (the CPU compiles them here; CubeCL at the first run).
     pub fn new(backend: B, graph: Graph, plan: Plan, n: usize) -> Result<Self, ExecError> {
-        let bound = BoundPlan::new(graph, plan, n)?;
+        Self::banked(backend, graph, plan, n, 1)
+    }
+
+    /// As [`Self::new`], the `n` lanes cut into `banks` equal banks, each with its own
+    /// params and lane indices (see [`BoundPlan`]): one launch runs what `banks` executors
+    /// of `n / banks` lanes would, bit for bit.
+    pub fn banked(
+        backend: B,
+        graph: Graph,
+        plan: Plan,
+        n: usize,
+        banks: usize,
+    ) -> Result<Self, ExecError> {
+        let bound = BoundPlan::new(graph, plan, n, banks)?;
         let largest = (0..bound.slots().len()).map(|b| bound.len(b)).max();
         let (bytes, max) = (4 * largest.unwrap_or(0) as u64, backend.max_buffer_bytes());
         if bytes > max {
@@ -248,9 +261,25 @@ impl<B: Backend> Executor<B> {
     /// Sets several runtime params at once (a policy's thousands of weights: one lookup
     /// each by name, one transfer to the backend in all).
     pub fn set_params(&mut self, values: &[(&str, Scalar)]) -> Result<(), ExecError> {
-        self.bound.set_params(values)?;
+        self.bound.set_params(values, None)?;
         self.params_changed = true;
         Ok(())
+    }
+
+    /// Sets runtime params of bank `bank` only (one agent's weights in a population).
+    pub fn set_bank_params(
+        &mut self,
+        bank: usize,
+        values: &[(&str, Scalar)],
+    ) -> Result<(), ExecError> {
+        self.bound.set_params(values, Some(bank))?;
+        self.params_changed = true;
+        Ok(())
+    }
+
+    /// Banks the lanes are cut into.
+    pub fn banks(&self) -> usize {
+        self.bound.banks()
     }
 
     /// Replaces every buffer the plan writes by one of NaN (`f32`) or `0xFFFF_FFFF` (`u32`),

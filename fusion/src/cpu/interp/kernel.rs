@@ -33,8 +33,10 @@ pub(crate) struct Frame<'a> {
     pub stride: usize,
     /// Pinned slots before the temps.
     pub pinned: usize,
-    /// Each pinned value once (affine weights read them as scalars).
+    /// Each pinned value once, the chunk's bank's (affine weights read them as scalars).
     pub pin_values: *const u32,
+    /// The first lane of the chunk's bank: lane indices count from it.
+    pub lane0: usize,
 }
 
 /// Runs `program` over lanes `start..start + len` (one chunk), using `ptrs` as the
@@ -316,7 +318,10 @@ unsafe fn exec<V: Simd>(s: V, ctx: &Ctx<'_>, op: &Op, lo: usize, hi: usize) {
                 let iota = s.load_u(IOTA.as_ptr());
                 let mut i = lo;
                 while i < hi {
-                    s.store_u(d.add(i), s.add_u(iota, s.splat_u((ctx.start + i) as u32)));
+                    s.store_u(
+                        d.add(i),
+                        s.add_u(iota, s.splat_u((ctx.start - ctx.frame.lane0 + i) as u32)),
+                    );
                     i += V::LANES;
                 }
             }

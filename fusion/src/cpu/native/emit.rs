@@ -29,8 +29,9 @@ use c_expr::{binary_f, binary_u, compare, load_state, reg, store_state, ty, unar
 pub const BLOCK: usize = 256;
 
 /// The signature every compiled launch has: executor buffer bases, pinned constants and
-/// params (bits), lane count, and the lane range `[begin, end)` to run.
-pub type KernelFn = unsafe extern "C" fn(*const *mut u32, *const u32, i64, i64, i64);
+/// params (bits) of the range's bank, lane count, the lane range `[begin, end)` to run, and
+/// the first lane of its bank (lane indices count from it).
+pub type KernelFn = unsafe extern "C" fn(*const *mut u32, *const u32, i64, i64, i64, i64);
 
 /// Lane ranges shorter than this run a split body ([`split`]) as one masked loop: at one
 /// lane the extra loops cost more than the draws they save.
@@ -110,7 +111,7 @@ pub fn emit_launch(
     let _ = writeln!(
         c,
         "void {name}(uint32_t *const *bufs, const uint32_t *pins, int64_t n, int64_t begin, \
-         int64_t end) {{\n(void)n; (void)pins;"
+         int64_t end, int64_t lane0) {{\n(void)n; (void)pins; (void)lane0;"
     );
     let b = &launch.bindings;
     for (kind, list, ty, cv) in [
@@ -339,7 +340,7 @@ impl Part<'_> {
             Instr::ParamU { dst, .. } => format!("pins[{}]", (self.binder.pin)(NodeId(dst))),
             Instr::ConstF { bits, .. } => float_literal(f32::from_bits(bits)),
             Instr::ConstU { value, .. } => format!("{value}u"),
-            Instr::Lane { .. } => "(uint32_t)i".into(),
+            Instr::Lane { .. } => "(uint32_t)(i - lane0)".into(),
             Instr::UnaryF { op, a, .. } => unary(op, &f(a)),
             Instr::LogicUnary {
                 op: LogicUnary::Not,
