@@ -172,6 +172,35 @@ fn train_agents_prints_the_population_summary() {
     let text = short_train(&["--agents", "2", "--rollout", "fused-x8"]);
     assert!(text.status.success(), "{}", stderr(&text));
     assert!(stdout(&text).contains("agents:               2 x 4 envs x 64 rollout steps"));
+    assert!(stdout(&text).contains("policy fused into the env's step (fused-x8)"));
+    // `--rollout auto` (the default): the host policy on the CPU runtime, the population
+    // fused into one rollout on a device.
+    let text = short_train(&["--agents", "2"]);
+    assert!(
+        stdout(&text).contains("native policy on the host observations"),
+        "{}",
+        stdout(&text)
+    );
+    let on_device = cartfuse(&[
+        "--device",
+        "wgpu",
+        "train",
+        "--agents",
+        "2",
+        "--envs",
+        "4",
+        "--num-steps",
+        "12",
+        "--total-env-steps",
+        "96",
+        "--no-target",
+    ]);
+    assert!(on_device.status.success(), "{}", stderr(&on_device));
+    assert!(
+        stdout(&on_device).contains("policy fused into the env's step (fused-x4)"),
+        "{}",
+        stdout(&on_device)
+    );
 
     let mismatch = short_train(&["--agents", "3", "--clip-coef", "0.1,0.2"]);
     assert!(!mismatch.status.success());

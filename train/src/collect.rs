@@ -14,7 +14,7 @@
 use burn::tensor::backend::Backend;
 use burn::tensor::{Tensor, TensorData};
 use cartfuse_env::policy::{PolicySpec, PolicyWeights};
-use cartfuse_env::rollout::PolicyRollout;
+use cartfuse_env::rollout::{PolicyRollout, Trajectory};
 use cartfuse_env::{EnvBackend, GraphEnv, VecEnv};
 use cartfuse_fusion::exec::Backend as FusionBackend;
 
@@ -215,39 +215,52 @@ impl<P: Policy, F: FusionBackend> Collector<P> for FusedCollector<'_, F> {
         let (_, weights) = policy.rollout_weights()?;
         self.rollout.set_weights(&weights)?;
         let t = self.rollout.collect(steps)?;
-        let (n, dim) = (t.num_envs, t.obs_dim);
-        // The observations each step's actions were chosen on: the last update's final
-        // observations, then each step's next ones.
-        rollout.obs.extend_from_slice(&self.obs);
-        rollout
-            .obs
-            .extend_from_slice(&t.next_obs[..(steps - 1) * n * dim]);
-        rollout.actions.extend_from_slice(&t.actions);
-        rollout.log_probs.extend_from_slice(&t.log_probs);
-        rollout.values.extend_from_slice(&t.values);
-        let mut rewards = t.rewards.clone();
-        let final_obs = t.final_obs.as_deref().expect("SameStep autoreset");
-        bootstrap_truncated(
-            policy,
-            (&t.terminated, &t.truncated, final_obs),
-            &mut rewards,
-            gamma,
-            dim,
-        )?;
-        for (i, (reward, (terminated, truncated))) in t
-            .rewards
-            .iter()
-            .zip(t.terminated.iter().zip(&t.truncated))
-            .enumerate()
-        {
-            let done = *terminated || *truncated;
-            returns.record(i % n, *reward, done);
-            rollout.dones.push(done);
-        }
-        rollout.rewards.extend_from_slice(&rewards);
-        self.obs = t.next_obs[(steps - 1) * n * dim..].to_vec();
-        Ok(())
+        append_trajectory(policy, &t, gamma, &mut self.obs, (rollout, returns))
     }
+}
+
+/// Appends trajectory `t` of a fused rollout under `policy` (its first actions chosen on
+/// `obs`) to `rollout` and `returns`, the rewards of truncated episodes plus
+/// `gamma * V(final observation)`; `obs` becomes the last step's observations.
+pub(crate) fn append_trajectory<P: Policy>(
+    policy: &P,
+    t: &Trajectory,
+    gamma: f32,
+    obs: &mut Vec<f32>,
+    (rollout, returns): (&mut Rollout, &mut EpisodeReturns),
+) -> Result<(), TrainError> {
+    let (n, dim, steps) = (t.num_envs, t.obs_dim, t.steps());
+    // The observations each step's actions were chosen on: the last update's final
+    // observations, then each step's next ones.
+    rollout.obs.extend_from_slice(obs);
+    rollout
+        .obs
+        .extend_from_slice(&t.next_obs[..(steps - 1) * n * dim]);
+    rollout.actions.extend_from_slice(&t.actions);
+    rollout.log_probs.extend_from_slice(&t.log_probs);
+    rollout.values.extend_from_slice(&t.values);
+    let mut rewards = t.rewards.clone();
+    let final_obs = t.final_obs.as_deref().expect("SameStep autoreset");
+    bootstrap_truncated(
+        policy,
+        (&t.terminated, &t.truncated, final_obs),
+        &mut rewards,
+        gamma,
+        dim,
+    )?;
+    for (i, (reward, (terminated, truncated))) in t
+        .rewards
+        .iter()
+        .zip(t.terminated.iter().zip(&t.truncated))
+        .enumerate()
+    {
+        let done = *terminated || *truncated;
+        returns.record(i % n, *reward, done);
+        rollout.dones.push(done);
+    }
+    rollout.rewards.extend_from_slice(&rewards);
+    *obs = t.next_obs[(steps - 1) * n * dim..].to_vec();
+    Ok(())
 }
 
 /// Adds `gamma * V(final observation)` to the reward of every sample truncated but not

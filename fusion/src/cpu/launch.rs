@@ -2,6 +2,7 @@
 //! SIMD level. Chunks never straddle two banks of lanes ([`crate::exec::BoundPlan`]): each
 //! runs with its bank's pinned values and lane indices counted from the bank's first lane.
 
+use super::buffer::PAD;
 use super::interp::kernel::{Frame, run_chunk};
 use super::interp::ops::ChunkProgram;
 use super::interp::simd::{Simd, WithSimd};
@@ -105,13 +106,13 @@ impl Chunks<'_> {
             return;
         }
         let stride = self.frame.stride;
+        // The lanes a chunk reads: its length rounded up to the widest vector.
+        let used = self.grid.chunk.next_multiple_of(PAD).min(stride);
         for (p, bits) in values.iter().enumerate() {
             if self.pins.broadcast[p] {
                 // SAFETY: the scratch holds `stride` words for every pin.
-                unsafe {
-                    std::slice::from_raw_parts_mut(self.frame.scratch.add(p * stride), stride)
-                }
-                .fill(*bits);
+                unsafe { std::slice::from_raw_parts_mut(self.frame.scratch.add(p * stride), used) }
+                    .fill(*bits);
             }
         }
         *self.bank = Some(bank);
@@ -132,17 +133,24 @@ impl WithSimd for Chunks<'_> {
     }
 }
 
-/// The chunks and the threads a launch over `n` lanes in `banks` banks uses: one below
-/// [`CpuOptions::parallel_min_lanes`], else up to `threads`.
+/// Ops of the fused CartPole step's chunk program, the launch
+/// [`CpuOptions::parallel_min_lanes`] was measured on.
+const REFERENCE_OPS: usize = 77;
+
+/// The chunks and the threads a launch of `ops` ops (`None`: a compiled kernel) over `n`
+/// lanes in `banks` banks uses: one below [`CpuOptions::parallel_min_lanes`] lanes, else
+/// up to `threads`. A longer program splits over fewer lanes, in proportion (a population's
+/// policy step: thousands of ops over a few hundred lanes).
 fn shares(
     options: &CpuOptions,
-    rows_of: Option<u32>,
+    (rows_of, ops): (Option<u32>, Option<usize>),
     threads: usize,
     (n, banks): (usize, usize),
 ) -> (Grid, usize, usize) {
     let grid = Grid::new(options.chunk_lanes(rows_of), n, banks);
     let chunks = banks * grid.chunks_per_bank;
-    let workers = if n < options.parallel_min_lanes {
+    let ops = ops.unwrap_or(REFERENCE_OPS).max(REFERENCE_OPS);
+    let workers = if n.saturating_mul(ops) < options.parallel_min_lanes * REFERENCE_OPS {
         1
     } else {
         threads.min(chunks)
@@ -161,7 +169,8 @@ pub(super) fn run_program(
     stride: usize,
     pins: Pins<'_>,
 ) {
-    let (grid, chunks, workers) = shares(options, program.rows_of, threads, lanes);
+    let work = (program.rows_of, Some(program.ops.len()));
+    let (grid, chunks, workers) = shares(options, work, threads, lanes);
     let work = |t: usize, scratch: &mut Scratch| {
         let (first, last) = split(chunks, workers, t);
         let body = Chunks {
@@ -204,7 +213,7 @@ pub(super) fn run_native(
     (n, banks): (usize, usize),
     pins: Pins<'_>,
 ) {
-    let (grid, chunks, workers) = shares(options, None, threads, (n, banks));
+    let (grid, chunks, workers) = shares(options, (None, None), threads, (n, banks));
     let work = |t: usize, _: &mut Scratch| {
         let (first, last) = split(chunks, workers, t);
         let mut c = first;

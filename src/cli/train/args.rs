@@ -72,9 +72,11 @@ pub struct TrainArgs {
     pub learner: LearnerArg,
     /// Where the policy runs while collecting: `host` (the learner's forward pass, then the
     /// env step), a plan name (`fused`, `fused-x8`, ...): the policy fused into the env's
-    /// step, `num_steps / K` calls per update on `--device`, or `device`: burn's policy on
-    /// the envs' device, with `--learner wgpu --device wgpu` (or cuda).
-    #[arg(long, default_value = "host", value_parser = parse_rollout)]
+    /// step, `num_steps / K` calls per update on `--device` (a population's agents in one
+    /// launch), or `device`: burn's policy on the envs' device, with `--learner wgpu
+    /// --device wgpu` (or cuda). `auto`: `host` on the CPU runtime, fused (`fused-x8`
+    /// when `num_steps` allows) on a device.
+    #[arg(long, default_value = "auto", value_parser = parse_rollout)]
     pub rollout: RolloutArg,
     /// Print a progress line every this many updates.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
@@ -176,6 +178,9 @@ pub enum LearnerArg {
 /// `cartfuse train --rollout`: where the policy runs while collecting samples.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RolloutArg {
+    /// `host` on the CPU runtime, the policy fused into the step on a device (resolved
+    /// before training).
+    Auto,
     /// The learner's forward pass on the host observations, then one env step per rollout
     /// step.
     Host,
@@ -188,14 +193,15 @@ pub enum RolloutArg {
 
 fn parse_rollout(name: &str) -> Result<RolloutArg, String> {
     match name {
+        "auto" => Ok(RolloutArg::Auto),
         "host" => Ok(RolloutArg::Host),
         "device" => Ok(RolloutArg::Device),
         plan => parse_strategy(plan)
             .map(RolloutArg::InGraph)
             .map_err(|error| {
                 format!(
-                    "{error}; or host (the learner's policy, then the env step), or device \
-                     (burn's policy on the envs' device)"
+                    "{error}; or host (the learner's policy, then the env step), device \
+                     (burn's policy on the envs' device) or auto"
                 )
             }),
     }

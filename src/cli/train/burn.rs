@@ -178,7 +178,7 @@ fn run_with<L: AutodiffBackend>(
         let mut on_update = on_update(&bar, &args, config.total_env_steps);
         let on_update = |u: &_| on_update(0, u);
         let trained = match args.rollout {
-            RolloutArg::Host => {
+            RolloutArg::Host | RolloutArg::Auto => {
                 let mut env = VecEnv::build(
                     backend,
                     CartPole::default(),

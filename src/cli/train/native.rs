@@ -27,6 +27,7 @@ pub fn run(device: Device, args: TrainArgs) -> anyhow::Result<()> {
         RolloutArg::Host => Rollouts::Host(StepPlan::default()),
         RolloutArg::InGraph(strategy) => Rollouts::Fused(strategy),
         RolloutArg::Device => unreachable!("`train::run` sends the device source to burn's"),
+        RolloutArg::Auto => unreachable!("`train::run` resolves `auto`"),
     };
     let learner = learner_for(&config, &args)?;
     let episode = cartpole_episode();

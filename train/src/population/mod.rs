@@ -11,6 +11,7 @@
 //! its weights, envs, action draws and minibatch order come from its seed alone
 //! ([`crate::streams`]), and the learner never mixes agents.
 
+pub mod banked;
 pub mod config;
 pub mod report;
 pub mod run;
@@ -29,6 +30,7 @@ use crate::ppo::{Solved, UpdateStats};
 use crate::rollout::{EpisodeReturns, Rollout};
 use crate::streams;
 
+pub use banked::Banked;
 pub use config::{AgentSettings, PopulationConfig};
 pub use report::{AgentRun, PopulationReport, PopulationSummary};
 pub use run::{Rollouts, train_population_on};

@@ -6,13 +6,13 @@ use cartfuse_env::spaces::ActionSpace;
 use cartfuse_env::{AutoresetMode, EnvBackend, EpisodeOptions, GraphEnv, StepPlan, VecEnv};
 use cartfuse_fusion::plan::Strategy;
 
-use crate::collect::{FusedCollector, HostCollector};
+use crate::collect::HostCollector;
 use crate::error::TrainError;
 use crate::learner::Learner;
 use crate::ppo::UpdateStats;
 use crate::streams;
 
-use super::{PerAgent, PopulationConfig, PopulationReport, train_population};
+use super::{Banked, PerAgent, PopulationConfig, PopulationReport, train_population};
 
 /// Where a population's policies act while collecting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,8 +20,9 @@ pub enum Rollouts {
     /// The native learner's forward pass on the host observations, then one env step of
     /// the env planned as `StepPlan` says.
     Host(StepPlan),
-    /// The policy fused into the env's step graph under this plan: `num_steps / K` calls of
-    /// policy + env per update under `fused-xK`.
+    /// The policies fused into the envs' step graph under this plan, every agent's envs one
+    /// batch ([`Banked`]): `num_steps / K` launches of policy + env per update for the whole
+    /// population under `fused-xK`.
     Fused(Strategy),
 }
 
@@ -88,11 +89,10 @@ where
         }
         Rollouts::Fused(strategy) => {
             let (spec, _) = shape.rollout_weights(learner.params(0))?;
-            let mut rollouts = seeds
-                .iter()
-                .map(|_| PolicyRollout::new(backend, env, episode, spec.clone(), strategy, n))
-                .collect::<Result<Vec<_>, _>>()?;
-            let per_call = rollouts[0].steps_per_call() as usize;
+            let shape = (seeds.len(), n);
+            let mut rollout =
+                PolicyRollout::population(backend, env, episode, spec, strategy, shape)?;
+            let per_call = rollout.steps_per_call() as usize;
             if !config.shared.num_steps.is_multiple_of(per_call) {
                 return invalid(
                     "num_steps",
@@ -103,12 +103,9 @@ where
                     ),
                 );
             }
-            let collectors = rollouts
-                .iter_mut()
-                .zip(&seeds)
-                .map(|(r, &seed)| FusedCollector::new(r, seed, streams::action_key(seed)))
-                .collect::<Result<Vec<_>, _>>()?;
-            train_population(&mut PerAgent::new(collectors, n), config, learner, progress)
+            let keys: Vec<[u32; 2]> = seeds.iter().map(|s| streams::action_key(*s)).collect();
+            let mut source = Banked::new(&mut rollout, &seeds, &keys)?;
+            train_population(&mut source, config, learner, progress)
         }
     }
 }
