@@ -3,8 +3,10 @@
 //! Threads come from [`spin_pool`](super::spin_pool): the caller and one persistent
 //! worker per other core, which spin briefly between calls instead of sleeping. A launch
 //! over fewer than [`CpuOptions::parallel_min_lanes`] lanes runs on the calling thread
-//! (threshold measured, see [`DEFAULT_PARALLEL_MIN_LANES`]). Each lane's result depends only on its own chunk, and
-//! chunks are row-aligned for row reductions, so any thread count gives the same bits.
+//! (threshold measured, see [`DEFAULT_PARALLEL_MIN_LANES`]; an interpreted program longer
+//! than the fused CartPole step's splits at proportionally fewer lanes). Each lane's result
+//! depends only on its own chunk, and chunks are row-aligned for row reductions and cut at
+//! the banks of a population, so any thread count gives the same bits.
 
 use super::interp::simd::SimdLevel;
 use super::native::CpuEngine;
@@ -33,7 +35,8 @@ pub struct CpuOptions {
     pub threads: usize,
     /// Lanes per chunk of a planned kernel.
     pub chunk: usize,
-    /// Launches over fewer lanes run on one thread.
+    /// Launches over fewer lanes run on one thread (for the fused CartPole step's length of
+    /// program; longer interpreted programs scale it down).
     pub parallel_min_lanes: usize,
     /// Evaluate exclusive select branches only where taken: the interpreter skips them
     /// per select, compiled kernels run guard blocks that draw random numbers over the
