@@ -76,13 +76,19 @@ impl Trajectory {
     /// The samples of envs `envs` alone (one agent's bank of a population's rollout).
     pub fn envs(&self, envs: std::ops::Range<usize>) -> Trajectory {
         let (n, dim, steps) = (self.num_envs, self.obs_dim, self.steps());
-        fn pick<T: Copy>(all: &[T], n: usize, steps: usize, per: usize, envs: &Range) -> Vec<T> {
+        /// Envs `envs` of each step of `all` (`per` values an env).
+        fn pick<T: Copy>(
+            all: &[T],
+            n: usize,
+            steps: usize,
+            per: usize,
+            envs: &std::ops::Range<usize>,
+        ) -> Vec<T> {
             (0..steps)
                 .flat_map(|t| &all[(t * n + envs.start) * per..(t * n + envs.end) * per])
                 .copied()
                 .collect()
         }
-        type Range = std::ops::Range<usize>;
         Trajectory {
             num_envs: envs.len(),
             obs_dim: dim,
@@ -255,12 +261,7 @@ impl<B: Backend> PolicyRollout<B> {
 
     /// The policy's draws from now on: stream `key`, every env at policy step `step`.
     pub fn set_draws(&mut self, key: [u32; 2], step: u32) -> Result<(), EnvError> {
-        let key: Vec<(&str, Scalar)> = POLICY_KEY
-            .iter()
-            .zip(key)
-            .map(|(name, word)| (*name, Scalar::U32(word)))
-            .collect();
-        self.engine.set_step_params(&key)?;
+        self.engine.set_step_params(&key_params(key))?;
         self.engine
             .set_step_input(POLICY_STEP, &HostArray::U32(vec![step; self.n]))
     }
@@ -276,12 +277,7 @@ impl<B: Backend> PolicyRollout<B> {
             )));
         }
         for (agent, key) in keys.iter().enumerate() {
-            let key: Vec<(&str, Scalar)> = POLICY_KEY
-                .iter()
-                .zip(key)
-                .map(|(name, word)| (*name, Scalar::U32(*word)))
-                .collect();
-            self.engine.set_bank_step_params(agent, &key)?;
+            self.engine.set_bank_step_params(agent, &key_params(*key))?;
         }
         self.engine
             .set_step_input(POLICY_STEP, &HostArray::U32(vec![step; self.n]))
@@ -366,6 +362,11 @@ impl<B: Backend> PolicyRollout<B> {
         }
         Ok(t)
     }
+}
+
+/// The policy's draw key as its two named params.
+fn key_params(key: [u32; 2]) -> [(&'static str, Scalar); 2] {
+    [0, 1].map(|w| (POLICY_KEY[w], Scalar::U32(key[w])))
 }
 
 /// `weights` checked against the policy's shape, as named params.

@@ -100,24 +100,10 @@ fn broadcast_pins<'a>(programs: impl Iterator<Item = &'a ChunkProgram>, pins: us
     broadcast
 }
 
-/// Every bank's value of each of `pins`, bank-major (one lookup per pin, not per bank:
-/// a population's policy has thousands of params in each of dozens of banks).
+/// Every bank's value of each of `pins`, bank-major.
 fn pinned_bits(bound: &BoundPlan, pins: &[NodeId]) -> Vec<u32> {
-    let params = &bound.params;
-    let index: HashMap<NodeId, usize> = (params.nodes.iter().enumerate())
-        .map(|(i, node)| (*node, i))
-        .collect();
-    let sources: Vec<Result<usize, u32>> = (pins.iter())
-        .map(|p| match index.get(p) {
-            Some(i) => Ok(*i),
-            None => Err(bound.pinned_bits(*p, 0)),
-        })
-        .collect();
     (0..bound.banks())
-        .flat_map(|bank| {
-            let values = params.bank(bank);
-            (sources.iter()).map(|source| source.map_or_else(|bits| bits, |i| values[i]))
-        })
+        .flat_map(|bank| pins.iter().map(move |p| bound.pinned_bits(*p, bank)))
         .collect()
 }
 

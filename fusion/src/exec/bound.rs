@@ -45,9 +45,9 @@ impl Params {
         }
     }
 
-    /// The index of the param on `node`, if it is one.
+    /// The index of the param on `node`, if it is one (`nodes` is in node order).
     pub fn index_of(&self, node: NodeId) -> Option<usize> {
-        self.nodes.iter().position(|p| *p == node)
+        self.nodes.binary_search(&node).ok()
     }
 
     /// Bank `bank`'s values, in node order.
