@@ -11,7 +11,11 @@ use crate::graph::{BinaryOp, CompareOp, FloatBinary, FloatUnary, LogicBinary, Lo
 #[cube]
 pub fn float_unary<N: Size>(x: Vector<f32, N>, #[comptime] op: FloatUnary) -> Vector<f32, N> {
     match op {
-        FloatUnary::Neg => -x,
+        // The sign bit flipped (`-x` bit for bit, NaNs too): cubecl's CUDA backend writes
+        // `-x` for a vector as C++ unary minus, which its `float_4` struct does not have.
+        FloatUnary::Neg => Vector::<f32, N>::reinterpret(
+            Vector::<u32, N>::reinterpret(x) ^ Vector::new(0x8000_0000u32),
+        ),
         FloatUnary::Abs => Abs::abs(x),
         FloatUnary::Sqrt => Sqrt::sqrt(x),
         FloatUnary::Exp => Exp::exp(x),
