@@ -244,19 +244,8 @@ fn evaluate<T: HostFloat>(
             }
         }
         Op::Cast(a, to) => cast(v(a), *to),
-        Op::RandomUniform {
-            key0,
-            key1,
-            counter0,
-            counter1,
-            word,
-        } => {
-            let (k0, k1, c0, c1) = (
-                v(key0).int(),
-                v(key1).int(),
-                v(counter0).int(),
-                v(counter1).int(),
-            );
+        Op::RandomUniform { key, counter, word } => {
+            let [k0, k1, c0, c1] = [key[0], key[1], counter[0], counter[1]].map(|x| v(&x).int());
             Values::Float(
                 (0..n)
                     .map(|i| {

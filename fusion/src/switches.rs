@@ -34,6 +34,23 @@ fn parse(value: &str) -> Option<bool> {
     }
 }
 
+/// One of `E`'s names (its `Display`, any case), or an error naming them all:
+/// "unknown {what} `{value}` (expected `a`, `b` or `c`)".
+pub fn parse_choice<E: strum::IntoEnumIterator + std::fmt::Display>(
+    value: &str,
+    what: &str,
+) -> Result<E, String> {
+    let value = value.trim().to_ascii_lowercase();
+    E::iter().find(|e| e.to_string() == value).ok_or_else(|| {
+        let names: Vec<String> = E::iter().map(|e| format!("`{e}`")).collect();
+        let (last, rest) = names.split_last().expect("an enum with variants");
+        format!(
+            "unknown {what} `{value}` (expected {} or {last})",
+            rest.join(", ")
+        )
+    })
+}
+
 /// A `CARTFUSE_*` variable set to a value the runtime does not accept.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{name}={value:?} is not a value cartfuse accepts: expected {accepted} (or unset it)")]

@@ -167,22 +167,8 @@ fn run_program<N: Size>(
                     comptime!(Vec::new()),
                 );
                 // The carried registers become variables the loop assigns.
-                #[unroll]
-                for c in 0..program.carries_f.len() {
-                    let (to, _) = comptime!(program.carries_f[c]);
-                    let state = regs_f.find(to);
-                    #[allow(unused_mut)]
-                    let mut variable = state;
-                    regs_f.insert(to, variable);
-                }
-                #[unroll]
-                for c in 0..program.carries_u.len() {
-                    let (to, _) = comptime!(program.carries_u[c]);
-                    let state = regs_u.find(to);
-                    #[allow(unused_mut)]
-                    let mut variable = state;
-                    regs_u.insert(to, variable);
-                }
+                carried_variables::<f32, N>(&mut regs_f, comptime!(program.carries_f.clone()));
+                carried_variables::<u32, N>(&mut regs_u, comptime!(program.carries_u.clone()));
                 // One copy of the step in a loop: compile time does not grow with K.
                 for step in 0..comptime!(program.steps) {
                     run_body::<N>(
@@ -196,36 +182,8 @@ fn run_program<N: Size>(
                         comptime!(program.body.clone()),
                         comptime!(program.guards.clone()),
                     );
-                    // Every next value is copied before any carried variable changes (a
-                    // carry may read another carry's input).
-                    let mut next_f = Registry::<u32, Vector<f32, N>>::new();
-                    let mut next_u = Registry::<u32, Vector<u32, N>>::new();
-                    #[unroll]
-                    for c in 0..program.carries_f.len() {
-                        let (_, from) = comptime!(program.carries_f[c]);
-                        let value = regs_f.find(from);
-                        #[allow(unused_mut)]
-                        let mut copy = value;
-                        next_f.insert(comptime!(c as u32), copy);
-                    }
-                    #[unroll]
-                    for c in 0..program.carries_u.len() {
-                        let (_, from) = comptime!(program.carries_u[c]);
-                        let value = regs_u.find(from);
-                        #[allow(unused_mut)]
-                        let mut copy = value;
-                        next_u.insert(comptime!(c as u32), copy);
-                    }
-                    #[unroll]
-                    for c in 0..program.carries_f.len() {
-                        let (to, _) = comptime!(program.carries_f[c]);
-                        assign::<f32, N>(&mut regs_f.find(to), next_f.find(comptime!(c as u32)));
-                    }
-                    #[unroll]
-                    for c in 0..program.carries_u.len() {
-                        let (to, _) = comptime!(program.carries_u[c]);
-                        assign::<u32, N>(&mut regs_u.find(to), next_u.find(comptime!(c as u32)));
-                    }
+                    advance_carries::<f32, N>(&mut regs_f, comptime!(program.carries_f.clone()));
+                    advance_carries::<u32, N>(&mut regs_u, comptime!(program.carries_u.clone()));
                 }
                 run_body::<N>(
                     bufs,
@@ -240,6 +198,47 @@ fn run_program<N: Size>(
                 );
             }
         }
+    }
+}
+
+/// Makes each carried register (`to` of `carries`) a variable that later assignments update.
+#[cube]
+#[allow(clippy::needless_range_loop)] // `#[unroll]` needs indices.
+fn carried_variables<T: Numeric, N: Size>(
+    regs: &mut Registry<Reg, Vector<T, N>>,
+    #[comptime] carries: Vec<(Reg, Reg)>,
+) {
+    #[unroll]
+    for c in 0..carries.len() {
+        let (to, _) = comptime!(carries[c]);
+        let state = regs.find(to);
+        #[allow(unused_mut)]
+        let mut variable = state;
+        regs.insert(to, variable);
+    }
+}
+
+/// `to = from` for every carry of one register file, every next value copied before any
+/// carried variable changes (a carry may read another carry's input; the files are apart).
+#[cube]
+#[allow(clippy::needless_range_loop)] // `#[unroll]` needs indices.
+fn advance_carries<T: Numeric, N: Size>(
+    regs: &mut Registry<Reg, Vector<T, N>>,
+    #[comptime] carries: Vec<(Reg, Reg)>,
+) {
+    let mut next = Registry::<u32, Vector<T, N>>::new();
+    #[unroll]
+    for c in 0..carries.len() {
+        let (_, from) = comptime!(carries[c]);
+        let value = regs.find(from);
+        #[allow(unused_mut)]
+        let mut copy = value;
+        next.insert(comptime!(c as u32), copy);
+    }
+    #[unroll]
+    for c in 0..carries.len() {
+        let (to, _) = comptime!(carries[c]);
+        assign::<T, N>(&mut regs.find(to), next.find(comptime!(c as u32)));
     }
 }
 

@@ -49,6 +49,19 @@ pub struct Var<'g> {
     id: NodeId,
 }
 
+/// The named methods of [`Var`]: `name(args) = method(op), "doc"` for
+/// `pub fn name(self, args) -> Var { self.method(op, args) }`.
+macro_rules! named_ops {
+    ($($name:ident($($arg:ident)?) = $method:ident($op:expr), $doc:literal;)*) => {
+        $(
+            #[doc = $doc]
+            pub fn $name(self $(, $arg: Var<'g>)?) -> Var<'g> {
+                self.$method($op $(, $arg)?)
+            }
+        )*
+    };
+}
+
 impl<'g> Var<'g> {
     /// The node behind this value.
     pub fn id(self) -> NodeId {
@@ -74,97 +87,35 @@ impl<'g> Var<'g> {
         self.builder.push(Op::Compare(op, self.id, rhs.id))
     }
 
-    /// Sine.
-    pub fn sin(self) -> Var<'g> {
-        self.unary(FloatUnary::Sin)
+    fn pair(self, op: impl FnOnce(NodeId, NodeId) -> Op, rhs: Var<'g>) -> Var<'g> {
+        self.builder.push(op(self.id, rhs.id))
     }
-    /// Cosine.
-    pub fn cos(self) -> Var<'g> {
-        self.unary(FloatUnary::Cos)
+
+    named_ops! {
+        sin() = unary(FloatUnary::Sin), "Sine.";
+        cos() = unary(FloatUnary::Cos), "Cosine.";
+        abs() = unary(FloatUnary::Abs), "Absolute value.";
+        sqrt() = unary(FloatUnary::Sqrt), "Square root.";
+        exp() = unary(FloatUnary::Exp), "Exponential.";
+        log() = unary(FloatUnary::Log), "Natural logarithm.";
+        tanh() = unary(FloatUnary::Tanh), "Hyperbolic tangent.";
+        erf() = unary(FloatUnary::Erf), "Error function.";
+        square() = unary(FloatUnary::Square), "`self * self`.";
+        recip() = unary(FloatUnary::Recip), "`1 / self`.";
+        floor() = unary(FloatUnary::Floor), "The largest integer not above `self`.";
+        lt(rhs) = compare(CompareOp::Lt), "`self < rhs`.";
+        le(rhs) = compare(CompareOp::Le), "`self <= rhs`.";
+        gt(rhs) = compare(CompareOp::Gt), "`self > rhs`.";
+        ge(rhs) = compare(CompareOp::Ge), "`self >= rhs`.";
+        eq(rhs) = compare(CompareOp::Eq), "`self == rhs`.";
+        ne(rhs) = compare(CompareOp::Ne), "`self != rhs`.";
+        min(rhs) = binary(BinaryOp::Min), "Minimum.";
+        max(rhs) = binary(BinaryOp::Max), "Maximum.";
+        pow(rhs) = pair(|a, b| Op::FloatBinary(FloatBinary::Pow, a, b)), "`self ^ rhs`.";
+        and(rhs) = pair(|a, b| Op::LogicBinary(LogicBinary::And, a, b)), "Logical and.";
+        or(rhs) = pair(|a, b| Op::LogicBinary(LogicBinary::Or, a, b)), "Logical or.";
     }
-    /// Absolute value.
-    pub fn abs(self) -> Var<'g> {
-        self.unary(FloatUnary::Abs)
-    }
-    /// Square root.
-    pub fn sqrt(self) -> Var<'g> {
-        self.unary(FloatUnary::Sqrt)
-    }
-    /// Exponential.
-    pub fn exp(self) -> Var<'g> {
-        self.unary(FloatUnary::Exp)
-    }
-    /// Natural logarithm.
-    pub fn log(self) -> Var<'g> {
-        self.unary(FloatUnary::Log)
-    }
-    /// Hyperbolic tangent.
-    pub fn tanh(self) -> Var<'g> {
-        self.unary(FloatUnary::Tanh)
-    }
-    /// Error function.
-    pub fn erf(self) -> Var<'g> {
-        self.unary(FloatUnary::Erf)
-    }
-    /// `self * self`.
-    pub fn square(self) -> Var<'g> {
-        self.unary(FloatUnary::Square)
-    }
-    /// `1 / self`.
-    pub fn recip(self) -> Var<'g> {
-        self.unary(FloatUnary::Recip)
-    }
-    /// The largest integer not above `self`.
-    pub fn floor(self) -> Var<'g> {
-        self.unary(FloatUnary::Floor)
-    }
-    /// Minimum.
-    pub fn min(self, rhs: Var<'g>) -> Var<'g> {
-        self.binary(BinaryOp::Min, rhs)
-    }
-    /// Maximum.
-    pub fn max(self, rhs: Var<'g>) -> Var<'g> {
-        self.binary(BinaryOp::Max, rhs)
-    }
-    /// `self ^ rhs`.
-    pub fn pow(self, rhs: Var<'g>) -> Var<'g> {
-        self.builder
-            .push(Op::FloatBinary(FloatBinary::Pow, self.id, rhs.id))
-    }
-    /// Logical and.
-    pub fn and(self, rhs: Var<'g>) -> Var<'g> {
-        self.builder
-            .push(Op::LogicBinary(LogicBinary::And, self.id, rhs.id))
-    }
-    /// Logical or.
-    pub fn or(self, rhs: Var<'g>) -> Var<'g> {
-        self.builder
-            .push(Op::LogicBinary(LogicBinary::Or, self.id, rhs.id))
-    }
-    /// `self < rhs`.
-    pub fn lt(self, rhs: Var<'g>) -> Var<'g> {
-        self.compare(CompareOp::Lt, rhs)
-    }
-    /// `self <= rhs`.
-    pub fn le(self, rhs: Var<'g>) -> Var<'g> {
-        self.compare(CompareOp::Le, rhs)
-    }
-    /// `self > rhs`.
-    pub fn gt(self, rhs: Var<'g>) -> Var<'g> {
-        self.compare(CompareOp::Gt, rhs)
-    }
-    /// `self >= rhs`.
-    pub fn ge(self, rhs: Var<'g>) -> Var<'g> {
-        self.compare(CompareOp::Ge, rhs)
-    }
-    /// `self == rhs`.
-    pub fn eq(self, rhs: Var<'g>) -> Var<'g> {
-        self.compare(CompareOp::Eq, rhs)
-    }
-    /// `self != rhs`.
-    pub fn ne(self, rhs: Var<'g>) -> Var<'g> {
-        self.compare(CompareOp::Ne, rhs)
-    }
+
     /// Converts to `dtype`.
     pub fn cast(self, dtype: DType) -> Var<'g> {
         self.builder.push(Op::Cast(self.id, dtype))
@@ -328,10 +279,8 @@ impl GraphBuilder {
         word: u8,
     ) -> Var<'g> {
         self.push(Op::RandomUniform {
-            key0: key[0].id,
-            key1: key[1].id,
-            counter0: counter[0].id,
-            counter1: counter[1].id,
+            key: key.map(|v| v.id),
+            counter: counter.map(|v| v.id),
             word,
         })
     }

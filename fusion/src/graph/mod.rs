@@ -81,9 +81,17 @@ pub enum GraphError {
         /// Number of nodes.
         len: usize,
     },
-    /// The graph has a cycle.
-    #[error("cycle through {0}: a node depends on itself")]
-    Cycle(NodeId),
+    /// A node reads one that does not come before it (nodes are in topological order, so
+    /// this is also what a cycle gives).
+    #[error(
+        "{node} reads {operand}, which does not come before it (nodes must be in topological order; a cycle cannot be)"
+    )]
+    NotTopological {
+        /// The reading node.
+        node: NodeId,
+        /// The operand at or after it.
+        operand: NodeId,
+    },
     /// A node feeds no output or carry.
     #[error("{node} ({op}) is dangling: no output or carry depends on it")]
     Unused {

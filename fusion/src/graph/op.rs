@@ -3,7 +3,8 @@
 use super::types::{Constant, DType, NodeId};
 
 /// One-input float operations (`f32 -> f32`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::EnumIter, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum FloatUnary {
     /// `-a`.
     Neg,
@@ -32,38 +33,9 @@ pub enum FloatUnary {
 }
 
 impl FloatUnary {
-    /// Every float unary op.
-    pub const ALL: [FloatUnary; 12] = [
-        FloatUnary::Neg,
-        FloatUnary::Abs,
-        FloatUnary::Sqrt,
-        FloatUnary::Exp,
-        FloatUnary::Log,
-        FloatUnary::Sin,
-        FloatUnary::Cos,
-        FloatUnary::Tanh,
-        FloatUnary::Erf,
-        FloatUnary::Square,
-        FloatUnary::Recip,
-        FloatUnary::Floor,
-    ];
-
     /// Lower-case name.
     pub fn name(self) -> &'static str {
-        match self {
-            FloatUnary::Neg => "neg",
-            FloatUnary::Abs => "abs",
-            FloatUnary::Sqrt => "sqrt",
-            FloatUnary::Exp => "exp",
-            FloatUnary::Log => "log",
-            FloatUnary::Sin => "sin",
-            FloatUnary::Cos => "cos",
-            FloatUnary::Tanh => "tanh",
-            FloatUnary::Erf => "erf",
-            FloatUnary::Square => "square",
-            FloatUnary::Recip => "recip",
-            FloatUnary::Floor => "floor",
-        }
+        self.into()
     }
 
     /// Whether the op is a transcendental function (weighted more in FLOP counts).
@@ -82,7 +54,8 @@ impl FloatUnary {
 }
 
 /// Two-input arithmetic on `f32` or `u32` (both operands of one type; `u32` wraps).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::EnumIter, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum BinaryOp {
     /// `a + b`.
     Add,
@@ -99,31 +72,15 @@ pub enum BinaryOp {
 }
 
 impl BinaryOp {
-    /// Every arithmetic binary op.
-    pub const ALL: [BinaryOp; 6] = [
-        BinaryOp::Add,
-        BinaryOp::Sub,
-        BinaryOp::Mul,
-        BinaryOp::Div,
-        BinaryOp::Min,
-        BinaryOp::Max,
-    ];
-
     /// Lower-case name.
     pub fn name(self) -> &'static str {
-        match self {
-            BinaryOp::Add => "add",
-            BinaryOp::Sub => "sub",
-            BinaryOp::Mul => "mul",
-            BinaryOp::Div => "div",
-            BinaryOp::Min => "min",
-            BinaryOp::Max => "max",
-        }
+        self.into()
     }
 }
 
 /// Two-input float-only operations (`f32, f32 -> f32`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::EnumIter, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum FloatBinary {
     /// `a ^ b`.
     Pow,
@@ -132,14 +89,13 @@ pub enum FloatBinary {
 impl FloatBinary {
     /// Lower-case name.
     pub fn name(self) -> &'static str {
-        match self {
-            FloatBinary::Pow => "pow",
-        }
+        self.into()
     }
 }
 
 /// One-input logic operations (`bool -> bool`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::EnumIter, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum LogicUnary {
     /// Logical not.
     Not,
@@ -148,14 +104,13 @@ pub enum LogicUnary {
 impl LogicUnary {
     /// Lower-case name.
     pub fn name(self) -> &'static str {
-        match self {
-            LogicUnary::Not => "not",
-        }
+        self.into()
     }
 }
 
 /// Two-input logic operations (`bool, bool -> bool`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::EnumIter, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum LogicBinary {
     /// Logical and.
     And,
@@ -166,15 +121,13 @@ pub enum LogicBinary {
 impl LogicBinary {
     /// Lower-case name.
     pub fn name(self) -> &'static str {
-        match self {
-            LogicBinary::And => "and",
-            LogicBinary::Or => "or",
-        }
+        self.into()
     }
 }
 
 /// Comparisons; the result is a bool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::EnumIter, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum CompareOp {
     /// `a < b`.
     Lt,
@@ -191,31 +144,15 @@ pub enum CompareOp {
 }
 
 impl CompareOp {
-    /// Every comparison.
-    pub const ALL: [CompareOp; 6] = [
-        CompareOp::Lt,
-        CompareOp::Le,
-        CompareOp::Gt,
-        CompareOp::Ge,
-        CompareOp::Eq,
-        CompareOp::Ne,
-    ];
-
     /// Lower-case name.
     pub fn name(self) -> &'static str {
-        match self {
-            CompareOp::Lt => "lt",
-            CompareOp::Le => "le",
-            CompareOp::Gt => "gt",
-            CompareOp::Ge => "ge",
-            CompareOp::Eq => "eq",
-            CompareOp::Ne => "ne",
-        }
+        self.into()
     }
 }
 
 /// Reductions over the last axis of `[rows, cols]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::EnumIter, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum ReduceOp {
     /// Sum of the row.
     Sum,
@@ -228,11 +165,7 @@ pub enum ReduceOp {
 impl ReduceOp {
     /// Lower-case name.
     pub fn name(self) -> &'static str {
-        match self {
-            ReduceOp::Sum => "sum",
-            ReduceOp::Mean => "mean",
-            ReduceOp::Max => "max",
-        }
+        self.into()
     }
 }
 
@@ -277,17 +210,13 @@ pub enum Op {
     /// Type conversion (bool -> 0/1, f32 -> u32 truncates).
     Cast(NodeId, DType),
     /// Counter-based uniform `f32` in `[-1, 1)`: word `word` (0 or 1) of
-    /// Threefry-2x32-20 of counter `(counter0, counter1)` under key `(key0, key1)`, mapped
-    /// by [`crate::rng::symmetric_uniform`] with half-width 1. All four inputs are u32.
+    /// Threefry-2x32-20 of counter `counter` under key `key`, mapped by
+    /// [`crate::rng::symmetric_uniform`] with half-width 1. All four inputs are u32.
     RandomUniform {
-        /// Key word 0 (low 32 bits of the seed).
-        key0: NodeId,
-        /// Key word 1 (high 32 bits of the seed).
-        key1: NodeId,
-        /// Counter word 0 (typically the lane index).
-        counter0: NodeId,
-        /// Counter word 1 (typically a per-lane draw counter).
-        counter1: NodeId,
+        /// The key's two words (low and high 32 bits of the seed).
+        key: [NodeId; 2],
+        /// The counter's two words (typically the lane index and a per-lane draw counter).
+        counter: [NodeId; 2],
         /// Which of the two output words.
         word: u8,
     },
@@ -332,17 +261,9 @@ impl Op {
                 on_false: map(on_false),
             },
             Op::Cast(a, to) => Op::Cast(map(a), *to),
-            Op::RandomUniform {
-                key0,
-                key1,
-                counter0,
-                counter1,
-                word,
-            } => Op::RandomUniform {
-                key0: map(key0),
-                key1: map(key1),
-                counter0: map(counter0),
-                counter1: map(counter1),
+            Op::RandomUniform { key, counter, word } => Op::RandomUniform {
+                key: key.each_ref().map(&map),
+                counter: counter.each_ref().map(&map),
                 word: *word,
             },
             Op::Pack(items) => Op::Pack(items.iter().map(&map).collect()),
@@ -380,13 +301,7 @@ impl Op {
                 on_true,
                 on_false,
             } => vec![*cond, *on_true, *on_false],
-            Op::RandomUniform {
-                key0,
-                key1,
-                counter0,
-                counter1,
-                ..
-            } => vec![*key0, *key1, *counter0, *counter1],
+            Op::RandomUniform { key, counter, .. } => [*key, *counter].concat(),
             Op::Pack(items) => items.clone(),
             Op::Affine {
                 acc,

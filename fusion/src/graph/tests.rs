@@ -71,7 +71,10 @@ fn cycles_unknown_nodes_and_dangling_nodes_are_errors() {
     ];
     assert_eq!(
         Graph::new(cyclic, vec![output("y", 2)], vec![]).unwrap_err(),
-        GraphError::Cycle(NodeId(1))
+        GraphError::NotTopological {
+            node: NodeId(1),
+            operand: NodeId(2)
+        }
     );
     let unknown = vec![
         x.clone(),

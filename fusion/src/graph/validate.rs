@@ -90,14 +90,8 @@ pub fn infer_type(
             lanes(a)?;
             lane(*to)
         }
-        Op::RandomUniform {
-            key0,
-            key1,
-            counter0,
-            counter1,
-            word,
-        } => {
-            for operand in [key0, key1, counter0, counter1] {
+        Op::RandomUniform { key, counter, word } => {
+            for operand in key.iter().chain(counter) {
                 expect(operand, &[DType::U32])?;
             }
             if *word > 1 {
@@ -148,7 +142,8 @@ pub fn infer_type(
 pub(super) fn validate(graph: &Graph) -> Result<(), GraphError> {
     let nodes = graph.nodes();
     let len = nodes.len();
-    // References and cycles first: types can only be inferred over a DAG.
+    // Operands must exist and come before their users (which rules out cycles), so each
+    // node's type is inferred from nodes already checked.
     for (index, node) in nodes.iter().enumerate() {
         let id = NodeId(index as u32);
         for operand in node.op.operands() {
@@ -159,22 +154,9 @@ pub(super) fn validate(graph: &Graph) -> Result<(), GraphError> {
                     len,
                 });
             }
-        }
-    }
-    find_cycle(nodes)?;
-    for (index, node) in nodes.iter().enumerate() {
-        let id = NodeId(index as u32);
-        if node
-            .op
-            .operands()
-            .iter()
-            .any(|operand| operand.index() >= index)
-        {
-            return Err(GraphError::TypeMismatch {
-                node: id,
-                op: node.op.name(),
-                detail: "operands must precede their users (nodes in topological order)".into(),
-            });
+            if operand.index() >= index {
+                return Err(GraphError::NotTopological { node: id, operand });
+            }
         }
         let inferred = infer_type(id, &node.op, (node.dtype, node.shape), nodes)?;
         if inferred != (node.dtype, node.shape) {
@@ -247,42 +229,6 @@ fn validate_carries(graph: &Graph) -> Result<(), GraphError> {
         }
         if !carried.insert(carry.input) {
             return Err(bad("the input is carried twice"));
-        }
-    }
-    Ok(())
-}
-
-fn find_cycle(nodes: &[Node]) -> Result<(), GraphError> {
-    #[derive(Clone, Copy, PartialEq)]
-    enum Mark {
-        New,
-        Open,
-        Done,
-    }
-    let mut marks = vec![Mark::New; nodes.len()];
-    for start in 0..nodes.len() {
-        if marks[start] != Mark::New {
-            continue;
-        }
-        // Iterative DFS: (node, next operand to visit).
-        let mut stack = vec![(start, 0usize)];
-        marks[start] = Mark::Open;
-        while let Some((node, next)) = stack.pop() {
-            let operands = nodes[node].op.operands();
-            if next < operands.len() {
-                stack.push((node, next + 1));
-                let operand = operands[next].index();
-                match marks[operand] {
-                    Mark::Open => return Err(GraphError::Cycle(NodeId(operand as u32))),
-                    Mark::New => {
-                        marks[operand] = Mark::Open;
-                        stack.push((operand, 0));
-                    }
-                    Mark::Done => {}
-                }
-            } else {
-                marks[node] = Mark::Done;
-            }
         }
     }
     Ok(())

@@ -408,19 +408,13 @@ impl<'a> Lowerer<'a> {
                     _ => unreachable!("same-file casts are aliases"),
                 }
             }
-            Op::RandomUniform {
-                key0,
-                key1,
-                counter0,
-                counter1,
-                word,
-            } => {
+            Op::RandomUniform { key, counter, word } => {
                 let mut words = [None, None];
                 words[usize::from(word)] = Some(dst);
                 Instr::Random {
                     dst: words,
-                    key: [self.reg(key0), self.reg(key1)],
-                    counter: [self.reg(counter0), self.reg(counter1)],
+                    key: key.map(|k| self.reg(k)),
+                    counter: counter.map(|c| self.reg(c)),
                 }
             }
             // A pack is only stored (column by column); a reduction is a phase result.

@@ -28,6 +28,8 @@ pub(super) unsafe fn vector_taken<V: Simd>(
     bits != 0
 }
 
+/// A lane-wise map over floats (a float map is a word map between bit casts, which cost
+/// nothing in registers).
 #[inline(always)]
 pub(super) unsafe fn map_f<V: Simd>(
     s: V,
@@ -37,17 +39,21 @@ pub(super) unsafe fn map_f<V: Simd>(
     a: *const u32,
     f: impl Fn(V::F) -> V::F,
 ) {
-    let mut i = lo;
-    while i < hi {
-        // SAFETY: `lo..hi` lies within both slots.
-        unsafe {
-            let x = s.load(a.add(i).cast());
-            s.store(d.add(i).cast(), f(x));
-        }
-        i += V::LANES;
+    // SAFETY: the caller's contract.
+    unsafe {
+        map_u(
+            s,
+            lo,
+            hi,
+            d,
+            a,
+            #[inline(always)]
+            |x| s.to_bits(f(s.from_bits(x))),
+        )
     }
 }
 
+/// A lane-wise map of two float operands.
 #[inline(always)]
 pub(super) unsafe fn map_ff<V: Simd>(
     s: V,
@@ -58,15 +64,18 @@ pub(super) unsafe fn map_ff<V: Simd>(
     b: *const u32,
     f: impl Fn(V::F, V::F) -> V::F,
 ) {
-    let mut i = lo;
-    while i < hi {
-        // SAFETY: `lo..hi` lies within the slots.
-        unsafe {
-            let x = s.load(a.add(i).cast());
-            let y = s.load(b.add(i).cast());
-            s.store(d.add(i).cast(), f(x, y));
-        }
-        i += V::LANES;
+    // SAFETY: the caller's contract.
+    unsafe {
+        map_uu(
+            s,
+            lo,
+            hi,
+            d,
+            a,
+            b,
+            #[inline(always)]
+            |x, y| s.to_bits(f(s.from_bits(x), s.from_bits(y))),
+        )
     }
 }
 

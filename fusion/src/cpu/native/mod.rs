@@ -30,8 +30,10 @@ use crate::lir::program::LoweredLaunch;
 pub use compiler::NativeError;
 pub use emit::{Binder, KernelFn};
 
-/// How the CPU runtime executes a launch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// How the CPU runtime executes a launch; its name (`Display`) is the one used on the
+/// command line and in reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::Display, strum::EnumIter)]
+#[strum(serialize_all = "lowercase")]
 pub enum CpuEngine {
     /// Op by op over chunks of lanes (no compiler needed, nothing to compile).
     Interpreted,
@@ -60,33 +62,13 @@ impl CpuEngine {
             }
         }
     }
-
-    /// The name used on the command line and in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            CpuEngine::Interpreted => "interpreted",
-            CpuEngine::Compiled => "compiled",
-        }
-    }
-}
-
-impl std::fmt::Display for CpuEngine {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
 }
 
 impl std::str::FromStr for CpuEngine {
     type Err = String;
 
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "interpreted" => Ok(CpuEngine::Interpreted),
-            "compiled" => Ok(CpuEngine::Compiled),
-            other => Err(format!(
-                "unknown CPU engine `{other}` (expected `compiled` or `interpreted`)"
-            )),
-        }
+    fn from_str(s: &str) -> Result<Self, String> {
+        crate::switches::parse_choice(s, "CPU engine")
     }
 }
 

@@ -4,6 +4,7 @@
 use super::*;
 use crate::cpu::CpuEngine;
 use crate::graph::{BinaryOp, DType, FloatUnary, GraphBuilder};
+use strum::IntoEnumIterator;
 
 /// Awkward `f32` values followed by a spread of ordinary ones, `n` in all.
 fn awkward(n: usize, seed: u64) -> Vec<f32> {
@@ -86,10 +87,10 @@ fn float_ops_give_the_interpreters_bits_when_compiled() {
     ]);
     let b = GraphBuilder::new();
     let (x, y) = (b.input("x", DType::F32), b.input("y", DType::F32));
-    for op in FloatUnary::ALL {
+    for op in FloatUnary::iter() {
         b.output(&format!("{op:?}"), x.unary(op));
     }
-    for op in BinaryOp::ALL {
+    for op in BinaryOp::iter() {
         b.output(&format!("{op:?}"), x.binary(op, y));
     }
     b.output("pow", x.pow(y));
@@ -117,7 +118,7 @@ fn integer_ops_give_the_interpreters_bits_when_compiled() {
     ]);
     let b = GraphBuilder::new();
     let (x, y) = (b.input("a", DType::U32), b.input("d", DType::U32));
-    for op in BinaryOp::ALL {
+    for op in BinaryOp::iter() {
         b.output(&format!("{op:?}"), x.binary(op, y));
     }
     b.output("Lt", x.lt(y));

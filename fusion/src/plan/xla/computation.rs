@@ -73,7 +73,7 @@ impl<'g> Computation<'g> {
 
     fn same_call(&self, a: NodeId, b: NodeId) -> bool {
         let key = |n: NodeId| match self.graph.node(n).op {
-            Op::RandomUniform { key0, key1, .. } => Some((key0, key1)),
+            Op::RandomUniform { key, .. } => Some(key),
             _ => None,
         };
         self.is_custom_call(a)

@@ -4,6 +4,10 @@ use std::arch::x86_64::*;
 
 use super::{Simd, WithSimd};
 
+/// The level's vector types, short for the one-line methods below.
+type F = __m256;
+type U = __m256i;
+
 /// AVX2 token; exists only on CPUs with AVX2.
 #[derive(Debug, Clone, Copy)]
 pub struct Avx2 {
@@ -34,22 +38,53 @@ impl Simd for Avx2 {
     type U = __m256i;
     type M = __m256i;
 
-    #[inline(always)]
-    fn splat(self, x: f32) -> __m256 {
-        unsafe { _mm256_set1_ps(x) }
+    simd_fns! {
+        fn splat(x: f32) -> F { unsafe { _mm256_set1_ps(x) } }
+        fn splat_u(x: u32) -> U { unsafe { _mm256_set1_epi32(x as i32) } }
+        unsafe fn load(p: *const f32) -> F { unsafe { _mm256_loadu_ps(p) } }
+        unsafe fn store(p: *mut f32, v: F) { unsafe { _mm256_storeu_ps(p, v) } }
+        unsafe fn load_u(p: *const u32) -> U { unsafe { _mm256_loadu_si256(p.cast()) } }
+        unsafe fn store_u(p: *mut u32, v: U) { unsafe { _mm256_storeu_si256(p.cast(), v) } }
+        fn add(a: F, b: F) -> F { unsafe { _mm256_add_ps(a, b) } }
+        fn sub(a: F, b: F) -> F { unsafe { _mm256_sub_ps(a, b) } }
+        fn mul(a: F, b: F) -> F { unsafe { _mm256_mul_ps(a, b) } }
+        fn div(a: F, b: F) -> F { unsafe { _mm256_div_ps(a, b) } }
+        fn sqrt(a: F) -> F { unsafe { _mm256_sqrt_ps(a) } }
+        fn min_raw(a: F, b: F) -> F { unsafe { _mm256_min_ps(a, b) } }
+        fn max_raw(a: F, b: F) -> F { unsafe { _mm256_max_ps(a, b) } }
+        fn lt(a: F, b: F) -> U { unsafe { _mm256_castps_si256(_mm256_cmp_ps::<_CMP_LT_OQ>(a, b)) } }
+        fn le(a: F, b: F) -> U { unsafe { _mm256_castps_si256(_mm256_cmp_ps::<_CMP_LE_OQ>(a, b)) } }
+        fn eq(a: F, b: F) -> U { unsafe { _mm256_castps_si256(_mm256_cmp_ps::<_CMP_EQ_OQ>(a, b)) } }
+        fn ne(a: F, b: F) -> U {
+            unsafe { _mm256_castps_si256(_mm256_cmp_ps::<_CMP_NEQ_UQ>(a, b)) }
+        }
+        fn select(m: U, a: F, b: F) -> F {
+            unsafe { _mm256_blendv_ps(b, a, _mm256_castsi256_ps(m)) }
+        }
+        fn to_bits(a: F) -> U { unsafe { _mm256_castps_si256(a) } }
+        fn from_bits(a: U) -> F { unsafe { _mm256_castsi256_ps(a) } }
+        fn i32_to_f32(a: U) -> F { unsafe { _mm256_cvtepi32_ps(a) } }
+        fn trunc_i32(a: F) -> U { unsafe { _mm256_cvttps_epi32(a) } }
+        fn add_u(a: U, b: U) -> U { unsafe { _mm256_add_epi32(a, b) } }
+        fn sub_u(a: U, b: U) -> U { unsafe { _mm256_sub_epi32(a, b) } }
+        fn mul_u(a: U, b: U) -> U { unsafe { _mm256_mullo_epi32(a, b) } }
+        fn and_u(a: U, b: U) -> U { unsafe { _mm256_and_si256(a, b) } }
+        fn or_u(a: U, b: U) -> U { unsafe { _mm256_or_si256(a, b) } }
+        fn xor_u(a: U, b: U) -> U { unsafe { _mm256_xor_si256(a, b) } }
+        fn shl_u(a: U, n: u32) -> U { unsafe { _mm256_sll_epi32(a, _mm_cvtsi32_si128(n as i32)) } }
+        fn shr_u(a: U, n: u32) -> U { unsafe { _mm256_srl_epi32(a, _mm_cvtsi32_si128(n as i32)) } }
+        fn min_u(a: U, b: U) -> U { unsafe { _mm256_min_epu32(a, b) } }
+        fn max_u(a: U, b: U) -> U { unsafe { _mm256_max_epu32(a, b) } }
+        fn eq_u(a: U, b: U) -> U { unsafe { _mm256_cmpeq_epi32(a, b) } }
+        fn select_u(m: U, a: U, b: U) -> U { unsafe { _mm256_blendv_epi8(b, a, m) } }
+        fn mask_and(a: U, b: U) -> U { unsafe { _mm256_and_si256(a, b) } }
+        fn mask_or(a: U, b: U) -> U { unsafe { _mm256_or_si256(a, b) } }
+        fn mask_not(a: U) -> U { unsafe { _mm256_xor_si256(a, _mm256_set1_epi32(-1)) } }
+        fn mask_bits(a: U) -> u64 {
+            unsafe { _mm256_movemask_ps(_mm256_castsi256_ps(a)) as u32 as u64 }
+        }
     }
-    #[inline(always)]
-    fn splat_u(self, x: u32) -> __m256i {
-        unsafe { _mm256_set1_epi32(x as i32) }
-    }
-    #[inline(always)]
-    unsafe fn load(self, p: *const f32) -> __m256 {
-        unsafe { _mm256_loadu_ps(p) }
-    }
-    #[inline(always)]
-    unsafe fn store(self, p: *mut f32, v: __m256) {
-        unsafe { _mm256_storeu_ps(p, v) }
-    }
+
     #[inline(always)]
     unsafe fn store_rows4(self, p: *mut f32, [x, y, z, w]: [__m256; 4]) {
         unsafe {
@@ -68,74 +103,6 @@ impl Simd for Avx2 {
         }
     }
     #[inline(always)]
-    unsafe fn load_u(self, p: *const u32) -> __m256i {
-        unsafe { _mm256_loadu_si256(p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn store_u(self, p: *mut u32, v: __m256i) {
-        unsafe { _mm256_storeu_si256(p.cast(), v) }
-    }
-    #[inline(always)]
-    fn add(self, a: __m256, b: __m256) -> __m256 {
-        unsafe { _mm256_add_ps(a, b) }
-    }
-    #[inline(always)]
-    fn sub(self, a: __m256, b: __m256) -> __m256 {
-        unsafe { _mm256_sub_ps(a, b) }
-    }
-    #[inline(always)]
-    fn mul(self, a: __m256, b: __m256) -> __m256 {
-        unsafe { _mm256_mul_ps(a, b) }
-    }
-    #[inline(always)]
-    fn div(self, a: __m256, b: __m256) -> __m256 {
-        unsafe { _mm256_div_ps(a, b) }
-    }
-    #[inline(always)]
-    fn sqrt(self, a: __m256) -> __m256 {
-        unsafe { _mm256_sqrt_ps(a) }
-    }
-    #[inline(always)]
-    fn min_raw(self, a: __m256, b: __m256) -> __m256 {
-        unsafe { _mm256_min_ps(a, b) }
-    }
-    #[inline(always)]
-    fn max_raw(self, a: __m256, b: __m256) -> __m256 {
-        unsafe { _mm256_max_ps(a, b) }
-    }
-    #[inline(always)]
-    fn lt(self, a: __m256, b: __m256) -> __m256i {
-        unsafe { _mm256_castps_si256(_mm256_cmp_ps::<_CMP_LT_OQ>(a, b)) }
-    }
-    #[inline(always)]
-    fn le(self, a: __m256, b: __m256) -> __m256i {
-        unsafe { _mm256_castps_si256(_mm256_cmp_ps::<_CMP_LE_OQ>(a, b)) }
-    }
-    #[inline(always)]
-    fn eq(self, a: __m256, b: __m256) -> __m256i {
-        unsafe { _mm256_castps_si256(_mm256_cmp_ps::<_CMP_EQ_OQ>(a, b)) }
-    }
-    #[inline(always)]
-    fn ne(self, a: __m256, b: __m256) -> __m256i {
-        unsafe { _mm256_castps_si256(_mm256_cmp_ps::<_CMP_NEQ_UQ>(a, b)) }
-    }
-    #[inline(always)]
-    fn select(self, m: __m256i, a: __m256, b: __m256) -> __m256 {
-        unsafe { _mm256_blendv_ps(b, a, _mm256_castsi256_ps(m)) }
-    }
-    #[inline(always)]
-    fn to_bits(self, a: __m256) -> __m256i {
-        unsafe { _mm256_castps_si256(a) }
-    }
-    #[inline(always)]
-    fn from_bits(self, a: __m256i) -> __m256 {
-        unsafe { _mm256_castsi256_ps(a) }
-    }
-    #[inline(always)]
-    fn i32_to_f32(self, a: __m256i) -> __m256 {
-        unsafe { _mm256_cvtepi32_ps(a) }
-    }
-    #[inline(always)]
     fn u32_to_f32(self, a: __m256i) -> __m256 {
         // hi * 2^16 and lo are exact floats; their sum rounds once, as `u32 as f32` does.
         unsafe {
@@ -145,56 +112,8 @@ impl Simd for Avx2 {
         }
     }
     #[inline(always)]
-    fn trunc_i32(self, a: __m256) -> __m256i {
-        unsafe { _mm256_cvttps_epi32(a) }
-    }
-    #[inline(always)]
-    fn add_u(self, a: __m256i, b: __m256i) -> __m256i {
-        unsafe { _mm256_add_epi32(a, b) }
-    }
-    #[inline(always)]
-    fn sub_u(self, a: __m256i, b: __m256i) -> __m256i {
-        unsafe { _mm256_sub_epi32(a, b) }
-    }
-    #[inline(always)]
-    fn mul_u(self, a: __m256i, b: __m256i) -> __m256i {
-        unsafe { _mm256_mullo_epi32(a, b) }
-    }
-    #[inline(always)]
-    fn and_u(self, a: __m256i, b: __m256i) -> __m256i {
-        unsafe { _mm256_and_si256(a, b) }
-    }
-    #[inline(always)]
-    fn or_u(self, a: __m256i, b: __m256i) -> __m256i {
-        unsafe { _mm256_or_si256(a, b) }
-    }
-    #[inline(always)]
-    fn xor_u(self, a: __m256i, b: __m256i) -> __m256i {
-        unsafe { _mm256_xor_si256(a, b) }
-    }
-    #[inline(always)]
-    fn shl_u(self, a: __m256i, n: u32) -> __m256i {
-        unsafe { _mm256_sll_epi32(a, _mm_cvtsi32_si128(n as i32)) }
-    }
-    #[inline(always)]
-    fn shr_u(self, a: __m256i, n: u32) -> __m256i {
-        unsafe { _mm256_srl_epi32(a, _mm_cvtsi32_si128(n as i32)) }
-    }
-    #[inline(always)]
-    fn rotl_u(self, a: __m256i, n: u32) -> __m256i {
+    fn rotl_u(self, a: U, n: u32) -> U {
         self.or_u(self.shl_u(a, n), self.shr_u(a, 32 - n))
-    }
-    #[inline(always)]
-    fn min_u(self, a: __m256i, b: __m256i) -> __m256i {
-        unsafe { _mm256_min_epu32(a, b) }
-    }
-    #[inline(always)]
-    fn max_u(self, a: __m256i, b: __m256i) -> __m256i {
-        unsafe { _mm256_max_epu32(a, b) }
-    }
-    #[inline(always)]
-    fn eq_u(self, a: __m256i, b: __m256i) -> __m256i {
-        unsafe { _mm256_cmpeq_epi32(a, b) }
     }
     #[inline(always)]
     fn lt_u(self, a: __m256i, b: __m256i) -> __m256i {
@@ -202,25 +121,5 @@ impl Simd for Avx2 {
             let bias = _mm256_set1_epi32(i32::MIN);
             _mm256_cmpgt_epi32(_mm256_xor_si256(b, bias), _mm256_xor_si256(a, bias))
         }
-    }
-    #[inline(always)]
-    fn select_u(self, m: __m256i, a: __m256i, b: __m256i) -> __m256i {
-        unsafe { _mm256_blendv_epi8(b, a, m) }
-    }
-    #[inline(always)]
-    fn mask_and(self, a: __m256i, b: __m256i) -> __m256i {
-        unsafe { _mm256_and_si256(a, b) }
-    }
-    #[inline(always)]
-    fn mask_or(self, a: __m256i, b: __m256i) -> __m256i {
-        unsafe { _mm256_or_si256(a, b) }
-    }
-    #[inline(always)]
-    fn mask_not(self, a: __m256i) -> __m256i {
-        unsafe { _mm256_xor_si256(a, _mm256_set1_epi32(-1)) }
-    }
-    #[inline(always)]
-    fn mask_bits(self, a: __m256i) -> u64 {
-        unsafe { _mm256_movemask_ps(_mm256_castsi256_ps(a)) as u32 as u64 }
     }
 }

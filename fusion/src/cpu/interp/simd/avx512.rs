@@ -4,6 +4,11 @@ use std::arch::x86_64::*;
 
 use super::{Simd, WithSimd};
 
+/// The level's vector types, short for the one-line methods below.
+type F = __m512;
+type U = __m512i;
+type M = __mmask16;
+
 /// AVX-512F token; exists only on CPUs with AVX-512F.
 #[derive(Debug, Clone, Copy)]
 pub struct Avx512 {
@@ -34,22 +39,52 @@ impl Simd for Avx512 {
     type U = __m512i;
     type M = __mmask16;
 
-    #[inline(always)]
-    fn splat(self, x: f32) -> __m512 {
-        unsafe { _mm512_set1_ps(x) }
+    simd_fns! {
+        fn splat(x: f32) -> F { unsafe { _mm512_set1_ps(x) } }
+        fn splat_u(x: u32) -> U { unsafe { _mm512_set1_epi32(x as i32) } }
+        unsafe fn load(p: *const f32) -> F { unsafe { _mm512_loadu_ps(p) } }
+        unsafe fn store(p: *mut f32, v: F) { unsafe { _mm512_storeu_ps(p, v) } }
+        unsafe fn load_u(p: *const u32) -> U { unsafe { _mm512_loadu_epi32(p.cast()) } }
+        unsafe fn store_u(p: *mut u32, v: U) { unsafe { _mm512_storeu_epi32(p.cast(), v) } }
+        fn add(a: F, b: F) -> F { unsafe { _mm512_add_ps(a, b) } }
+        fn sub(a: F, b: F) -> F { unsafe { _mm512_sub_ps(a, b) } }
+        fn mul(a: F, b: F) -> F { unsafe { _mm512_mul_ps(a, b) } }
+        fn div(a: F, b: F) -> F { unsafe { _mm512_div_ps(a, b) } }
+        fn sqrt(a: F) -> F { unsafe { _mm512_sqrt_ps(a) } }
+        fn min_raw(a: F, b: F) -> F { unsafe { _mm512_min_ps(a, b) } }
+        fn max_raw(a: F, b: F) -> F { unsafe { _mm512_max_ps(a, b) } }
+        fn lt(a: F, b: F) -> M { unsafe { _mm512_cmp_ps_mask::<_CMP_LT_OQ>(a, b) } }
+        fn le(a: F, b: F) -> M { unsafe { _mm512_cmp_ps_mask::<_CMP_LE_OQ>(a, b) } }
+        fn eq(a: F, b: F) -> M { unsafe { _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(a, b) } }
+        fn ne(a: F, b: F) -> M { unsafe { _mm512_cmp_ps_mask::<_CMP_NEQ_UQ>(a, b) } }
+        fn select(m: M, a: F, b: F) -> F { unsafe { _mm512_mask_blend_ps(m, b, a) } }
+        fn to_bits(a: F) -> U { unsafe { _mm512_castps_si512(a) } }
+        fn from_bits(a: U) -> F { unsafe { _mm512_castsi512_ps(a) } }
+        fn i32_to_f32(a: U) -> F { unsafe { _mm512_cvtepi32_ps(a) } }
+        fn u32_to_f32(a: U) -> F { unsafe { _mm512_cvtepu32_ps(a) } }
+        fn trunc_i32(a: F) -> U { unsafe { _mm512_cvttps_epi32(a) } }
+        fn add_u(a: U, b: U) -> U { unsafe { _mm512_add_epi32(a, b) } }
+        fn sub_u(a: U, b: U) -> U { unsafe { _mm512_sub_epi32(a, b) } }
+        fn mul_u(a: U, b: U) -> U { unsafe { _mm512_mullo_epi32(a, b) } }
+        fn and_u(a: U, b: U) -> U { unsafe { _mm512_and_si512(a, b) } }
+        fn or_u(a: U, b: U) -> U { unsafe { _mm512_or_si512(a, b) } }
+        fn xor_u(a: U, b: U) -> U { unsafe { _mm512_xor_si512(a, b) } }
+        fn shl_u(a: U, n: u32) -> U { unsafe { _mm512_sll_epi32(a, _mm_cvtsi32_si128(n as i32)) } }
+        fn shr_u(a: U, n: u32) -> U { unsafe { _mm512_srl_epi32(a, _mm_cvtsi32_si128(n as i32)) } }
+        fn rotl_u(a: U, n: u32) -> U {
+            unsafe { _mm512_rolv_epi32(a, _mm512_set1_epi32(n as i32)) }
+        }
+        fn min_u(a: U, b: U) -> U { unsafe { _mm512_min_epu32(a, b) } }
+        fn max_u(a: U, b: U) -> U { unsafe { _mm512_max_epu32(a, b) } }
+        fn eq_u(a: U, b: U) -> M { unsafe { _mm512_cmpeq_epi32_mask(a, b) } }
+        fn lt_u(a: U, b: U) -> M { unsafe { _mm512_cmplt_epu32_mask(a, b) } }
+        fn select_u(m: M, a: U, b: U) -> U { unsafe { _mm512_mask_blend_epi32(m, b, a) } }
+        fn mask_and(a: M, b: M) -> M { a & b }
+        fn mask_or(a: M, b: M) -> M { a | b }
+        fn mask_not(a: M) -> M { !a }
+        fn mask_bits(a: M) -> u64 { u64::from(a) }
     }
-    #[inline(always)]
-    fn splat_u(self, x: u32) -> __m512i {
-        unsafe { _mm512_set1_epi32(x as i32) }
-    }
-    #[inline(always)]
-    unsafe fn load(self, p: *const f32) -> __m512 {
-        unsafe { _mm512_loadu_ps(p) }
-    }
-    #[inline(always)]
-    unsafe fn store(self, p: *mut f32, v: __m512) {
-        unsafe { _mm512_storeu_ps(p, v) }
-    }
+
     #[inline(always)]
     unsafe fn store_rows4(self, p: *mut f32, [x, y, z, w]: [__m512; 4]) {
         unsafe {
@@ -83,153 +118,5 @@ impl Simd for Avx512 {
                 _mm512_shuffle_f32x4::<ODD>(r4_12_5_13, r6_14_7_15),
             );
         }
-    }
-    #[inline(always)]
-    unsafe fn load_u(self, p: *const u32) -> __m512i {
-        unsafe { _mm512_loadu_epi32(p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn store_u(self, p: *mut u32, v: __m512i) {
-        unsafe { _mm512_storeu_epi32(p.cast(), v) }
-    }
-    #[inline(always)]
-    fn add(self, a: __m512, b: __m512) -> __m512 {
-        unsafe { _mm512_add_ps(a, b) }
-    }
-    #[inline(always)]
-    fn sub(self, a: __m512, b: __m512) -> __m512 {
-        unsafe { _mm512_sub_ps(a, b) }
-    }
-    #[inline(always)]
-    fn mul(self, a: __m512, b: __m512) -> __m512 {
-        unsafe { _mm512_mul_ps(a, b) }
-    }
-    #[inline(always)]
-    fn div(self, a: __m512, b: __m512) -> __m512 {
-        unsafe { _mm512_div_ps(a, b) }
-    }
-    #[inline(always)]
-    fn sqrt(self, a: __m512) -> __m512 {
-        unsafe { _mm512_sqrt_ps(a) }
-    }
-    #[inline(always)]
-    fn min_raw(self, a: __m512, b: __m512) -> __m512 {
-        unsafe { _mm512_min_ps(a, b) }
-    }
-    #[inline(always)]
-    fn max_raw(self, a: __m512, b: __m512) -> __m512 {
-        unsafe { _mm512_max_ps(a, b) }
-    }
-    #[inline(always)]
-    fn lt(self, a: __m512, b: __m512) -> __mmask16 {
-        unsafe { _mm512_cmp_ps_mask::<_CMP_LT_OQ>(a, b) }
-    }
-    #[inline(always)]
-    fn le(self, a: __m512, b: __m512) -> __mmask16 {
-        unsafe { _mm512_cmp_ps_mask::<_CMP_LE_OQ>(a, b) }
-    }
-    #[inline(always)]
-    fn eq(self, a: __m512, b: __m512) -> __mmask16 {
-        unsafe { _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(a, b) }
-    }
-    #[inline(always)]
-    fn ne(self, a: __m512, b: __m512) -> __mmask16 {
-        unsafe { _mm512_cmp_ps_mask::<_CMP_NEQ_UQ>(a, b) }
-    }
-    #[inline(always)]
-    fn select(self, m: __mmask16, a: __m512, b: __m512) -> __m512 {
-        unsafe { _mm512_mask_blend_ps(m, b, a) }
-    }
-    #[inline(always)]
-    fn to_bits(self, a: __m512) -> __m512i {
-        unsafe { _mm512_castps_si512(a) }
-    }
-    #[inline(always)]
-    fn from_bits(self, a: __m512i) -> __m512 {
-        unsafe { _mm512_castsi512_ps(a) }
-    }
-    #[inline(always)]
-    fn i32_to_f32(self, a: __m512i) -> __m512 {
-        unsafe { _mm512_cvtepi32_ps(a) }
-    }
-    #[inline(always)]
-    fn u32_to_f32(self, a: __m512i) -> __m512 {
-        unsafe { _mm512_cvtepu32_ps(a) }
-    }
-    #[inline(always)]
-    fn trunc_i32(self, a: __m512) -> __m512i {
-        unsafe { _mm512_cvttps_epi32(a) }
-    }
-    #[inline(always)]
-    fn add_u(self, a: __m512i, b: __m512i) -> __m512i {
-        unsafe { _mm512_add_epi32(a, b) }
-    }
-    #[inline(always)]
-    fn sub_u(self, a: __m512i, b: __m512i) -> __m512i {
-        unsafe { _mm512_sub_epi32(a, b) }
-    }
-    #[inline(always)]
-    fn mul_u(self, a: __m512i, b: __m512i) -> __m512i {
-        unsafe { _mm512_mullo_epi32(a, b) }
-    }
-    #[inline(always)]
-    fn and_u(self, a: __m512i, b: __m512i) -> __m512i {
-        unsafe { _mm512_and_si512(a, b) }
-    }
-    #[inline(always)]
-    fn or_u(self, a: __m512i, b: __m512i) -> __m512i {
-        unsafe { _mm512_or_si512(a, b) }
-    }
-    #[inline(always)]
-    fn xor_u(self, a: __m512i, b: __m512i) -> __m512i {
-        unsafe { _mm512_xor_si512(a, b) }
-    }
-    #[inline(always)]
-    fn shl_u(self, a: __m512i, n: u32) -> __m512i {
-        unsafe { _mm512_sll_epi32(a, _mm_cvtsi32_si128(n as i32)) }
-    }
-    #[inline(always)]
-    fn shr_u(self, a: __m512i, n: u32) -> __m512i {
-        unsafe { _mm512_srl_epi32(a, _mm_cvtsi32_si128(n as i32)) }
-    }
-    #[inline(always)]
-    fn rotl_u(self, a: __m512i, n: u32) -> __m512i {
-        unsafe { _mm512_rolv_epi32(a, _mm512_set1_epi32(n as i32)) }
-    }
-    #[inline(always)]
-    fn min_u(self, a: __m512i, b: __m512i) -> __m512i {
-        unsafe { _mm512_min_epu32(a, b) }
-    }
-    #[inline(always)]
-    fn max_u(self, a: __m512i, b: __m512i) -> __m512i {
-        unsafe { _mm512_max_epu32(a, b) }
-    }
-    #[inline(always)]
-    fn eq_u(self, a: __m512i, b: __m512i) -> __mmask16 {
-        unsafe { _mm512_cmpeq_epi32_mask(a, b) }
-    }
-    #[inline(always)]
-    fn lt_u(self, a: __m512i, b: __m512i) -> __mmask16 {
-        unsafe { _mm512_cmplt_epu32_mask(a, b) }
-    }
-    #[inline(always)]
-    fn select_u(self, m: __mmask16, a: __m512i, b: __m512i) -> __m512i {
-        unsafe { _mm512_mask_blend_epi32(m, b, a) }
-    }
-    #[inline(always)]
-    fn mask_and(self, a: __mmask16, b: __mmask16) -> __mmask16 {
-        a & b
-    }
-    #[inline(always)]
-    fn mask_or(self, a: __mmask16, b: __mmask16) -> __mmask16 {
-        a | b
-    }
-    #[inline(always)]
-    fn mask_not(self, a: __mmask16) -> __mmask16 {
-        !a
-    }
-    #[inline(always)]
-    fn mask_bits(self, a: __mmask16) -> u64 {
-        u64::from(a)
     }
 }

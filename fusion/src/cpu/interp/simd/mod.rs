@@ -16,6 +16,23 @@
 //! [`Simd`] runs under the right `#[target_feature]` through [`SimdLevel::dispatch`] and a
 //! [`WithSimd`] body, the pattern pulp uses; everything below the entry is `#[inline(always)]`.
 
+/// Writes methods of a [`Simd`] impl, each `#[inline(always)]` so that it compiles under the
+/// level's target features (see [`WithSimd`]): `fn name(args) -> T { body }`, or `unsafe fn`
+/// for the pointer methods. `self` is implied.
+macro_rules! simd_fns {
+    () => {};
+    (unsafe fn $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)? $body:block $($rest:tt)*) => {
+        #[inline(always)]
+        unsafe fn $name(self, $($arg: $ty),*) $(-> $ret)? $body
+        simd_fns! { $($rest)* }
+    };
+    (fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty $body:block $($rest:tt)*) => {
+        #[inline(always)]
+        fn $name(self, $($arg: $ty),*) -> $ret $body
+        simd_fns! { $($rest)* }
+    };
+}
+
 mod scalar;
 pub use scalar::Scalar;
 
@@ -28,7 +45,6 @@ pub use avx2::Avx2;
 #[cfg(target_arch = "x86_64")]
 pub use avx512::Avx512;
 
-use std::fmt;
 use std::str::FromStr;
 
 /// A vector instruction set: `LANES` `f32`/`u32` lanes and a lane mask.
@@ -160,8 +176,11 @@ pub trait WithSimd {
     fn with_simd<V: Simd>(self, simd: V) -> Self::Output;
 }
 
-/// An instruction-set level of the CPU runtime.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// An instruction-set level of the CPU runtime, named (`Display`) in lower case.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, strum::Display, strum::EnumIter,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum SimdLevel {
     /// Portable scalar code, one lane at a time (any CPU).
     Scalar,
@@ -231,27 +250,10 @@ impl SimdLevel {
     }
 }
 
-impl fmt::Display for SimdLevel {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            SimdLevel::Scalar => "scalar",
-            SimdLevel::Avx2 => "avx2",
-            SimdLevel::Avx512 => "avx512",
-        })
-    }
-}
-
 impl FromStr for SimdLevel {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "scalar" => Ok(SimdLevel::Scalar),
-            "avx2" => Ok(SimdLevel::Avx2),
-            "avx512" => Ok(SimdLevel::Avx512),
-            other => Err(format!(
-                "unknown SIMD level `{other}`: expected scalar, avx2 or avx512"
-            )),
-        }
+        crate::switches::parse_choice(s, "SIMD level")
     }
 }

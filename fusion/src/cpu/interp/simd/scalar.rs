@@ -12,14 +12,45 @@ impl Simd for Scalar {
     type U = u32;
     type M = bool;
 
-    #[inline(always)]
-    fn splat(self, x: f32) -> f32 {
-        x
+    simd_fns! {
+        fn splat(x: f32) -> f32 { x }
+        fn splat_u(x: u32) -> u32 { x }
+        fn add(a: f32, b: f32) -> f32 { a + b }
+        fn sub(a: f32, b: f32) -> f32 { a - b }
+        fn mul(a: f32, b: f32) -> f32 { a * b }
+        fn div(a: f32, b: f32) -> f32 { a / b }
+        fn sqrt(a: f32) -> f32 { a.sqrt() }
+        fn min_raw(a: f32, b: f32) -> f32 { if a < b { a } else { b } }
+        fn max_raw(a: f32, b: f32) -> f32 { if a > b { a } else { b } }
+        fn lt(a: f32, b: f32) -> bool { a < b }
+        fn le(a: f32, b: f32) -> bool { a <= b }
+        fn eq(a: f32, b: f32) -> bool { a == b }
+        fn ne(a: f32, b: f32) -> bool { a != b }
+        fn select(m: bool, a: f32, b: f32) -> f32 { if m { a } else { b } }
+        fn to_bits(a: f32) -> u32 { a.to_bits() }
+        fn from_bits(a: u32) -> f32 { f32::from_bits(a) }
+        fn i32_to_f32(a: u32) -> f32 { a as i32 as f32 }
+        fn u32_to_f32(a: u32) -> f32 { a as f32 }
+        fn add_u(a: u32, b: u32) -> u32 { a.wrapping_add(b) }
+        fn sub_u(a: u32, b: u32) -> u32 { a.wrapping_sub(b) }
+        fn mul_u(a: u32, b: u32) -> u32 { a.wrapping_mul(b) }
+        fn and_u(a: u32, b: u32) -> u32 { a & b }
+        fn or_u(a: u32, b: u32) -> u32 { a | b }
+        fn xor_u(a: u32, b: u32) -> u32 { a ^ b }
+        fn shl_u(a: u32, n: u32) -> u32 { a << n }
+        fn shr_u(a: u32, n: u32) -> u32 { a >> n }
+        fn rotl_u(a: u32, n: u32) -> u32 { a.rotate_left(n) }
+        fn min_u(a: u32, b: u32) -> u32 { a.min(b) }
+        fn max_u(a: u32, b: u32) -> u32 { a.max(b) }
+        fn eq_u(a: u32, b: u32) -> bool { a == b }
+        fn lt_u(a: u32, b: u32) -> bool { a < b }
+        fn select_u(m: bool, a: u32, b: u32) -> u32 { if m { a } else { b } }
+        fn mask_and(a: bool, b: bool) -> bool { a & b }
+        fn mask_or(a: bool, b: bool) -> bool { a | b }
+        fn mask_not(a: bool) -> bool { !a }
+        fn mask_bits(a: bool) -> u64 { u64::from(a) }
     }
-    #[inline(always)]
-    fn splat_u(self, x: u32) -> u32 {
-        x
-    }
+
     #[inline(always)]
     unsafe fn load(self, p: *const f32) -> f32 {
         // SAFETY: the caller guarantees `p` is readable.
@@ -46,147 +77,11 @@ impl Simd for Scalar {
         unsafe { p.write_unaligned(v) }
     }
     #[inline(always)]
-    fn add(self, a: f32, b: f32) -> f32 {
-        a + b
-    }
-    #[inline(always)]
-    fn sub(self, a: f32, b: f32) -> f32 {
-        a - b
-    }
-    #[inline(always)]
-    fn mul(self, a: f32, b: f32) -> f32 {
-        a * b
-    }
-    #[inline(always)]
-    fn div(self, a: f32, b: f32) -> f32 {
-        a / b
-    }
-    #[inline(always)]
-    fn sqrt(self, a: f32) -> f32 {
-        a.sqrt()
-    }
-    #[inline(always)]
-    fn min_raw(self, a: f32, b: f32) -> f32 {
-        if a < b { a } else { b }
-    }
-    #[inline(always)]
-    fn max_raw(self, a: f32, b: f32) -> f32 {
-        if a > b { a } else { b }
-    }
-    #[inline(always)]
-    fn lt(self, a: f32, b: f32) -> bool {
-        a < b
-    }
-    #[inline(always)]
-    fn le(self, a: f32, b: f32) -> bool {
-        a <= b
-    }
-    #[inline(always)]
-    fn eq(self, a: f32, b: f32) -> bool {
-        a == b
-    }
-    #[inline(always)]
-    fn ne(self, a: f32, b: f32) -> bool {
-        a != b
-    }
-    #[inline(always)]
-    fn select(self, m: bool, a: f32, b: f32) -> f32 {
-        if m { a } else { b }
-    }
-    #[inline(always)]
-    fn to_bits(self, a: f32) -> u32 {
-        a.to_bits()
-    }
-    #[inline(always)]
-    fn from_bits(self, a: u32) -> f32 {
-        f32::from_bits(a)
-    }
-    #[inline(always)]
-    fn i32_to_f32(self, a: u32) -> f32 {
-        a as i32 as f32
-    }
-    #[inline(always)]
-    fn u32_to_f32(self, a: u32) -> f32 {
-        a as f32
-    }
-    #[inline(always)]
     fn trunc_i32(self, a: f32) -> u32 {
         if a.is_nan() || !(-2_147_483_648.0..2_147_483_648.0).contains(&a) {
             0x8000_0000
         } else {
             a as i32 as u32
         }
-    }
-    #[inline(always)]
-    fn add_u(self, a: u32, b: u32) -> u32 {
-        a.wrapping_add(b)
-    }
-    #[inline(always)]
-    fn sub_u(self, a: u32, b: u32) -> u32 {
-        a.wrapping_sub(b)
-    }
-    #[inline(always)]
-    fn mul_u(self, a: u32, b: u32) -> u32 {
-        a.wrapping_mul(b)
-    }
-    #[inline(always)]
-    fn and_u(self, a: u32, b: u32) -> u32 {
-        a & b
-    }
-    #[inline(always)]
-    fn or_u(self, a: u32, b: u32) -> u32 {
-        a | b
-    }
-    #[inline(always)]
-    fn xor_u(self, a: u32, b: u32) -> u32 {
-        a ^ b
-    }
-    #[inline(always)]
-    fn shl_u(self, a: u32, n: u32) -> u32 {
-        a << n
-    }
-    #[inline(always)]
-    fn shr_u(self, a: u32, n: u32) -> u32 {
-        a >> n
-    }
-    #[inline(always)]
-    fn rotl_u(self, a: u32, n: u32) -> u32 {
-        a.rotate_left(n)
-    }
-    #[inline(always)]
-    fn min_u(self, a: u32, b: u32) -> u32 {
-        a.min(b)
-    }
-    #[inline(always)]
-    fn max_u(self, a: u32, b: u32) -> u32 {
-        a.max(b)
-    }
-    #[inline(always)]
-    fn eq_u(self, a: u32, b: u32) -> bool {
-        a == b
-    }
-    #[inline(always)]
-    fn lt_u(self, a: u32, b: u32) -> bool {
-        a < b
-    }
-    #[inline(always)]
-    fn select_u(self, m: bool, a: u32, b: u32) -> u32 {
-        if m { a } else { b }
-    }
-    #[inline(always)]
-    fn mask_and(self, a: bool, b: bool) -> bool {
-        a & b
-    }
-    #[inline(always)]
-    fn mask_or(self, a: bool, b: bool) -> bool {
-        a | b
-    }
-    #[inline(always)]
-    fn mask_not(self, a: bool) -> bool {
-        !a
-    }
-    #[inline(always)]
-    fn mask_bits(self, a: bool) -> u64 {
-        u64::from(a)
     }
 }
