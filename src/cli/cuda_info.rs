@@ -17,20 +17,22 @@ pub fn description(index: usize) -> String {
         .map_or("CUDA driver API unknown".into(), |()| {
             format!("CUDA driver API {}.{}", version / 1000, version % 1000 / 10)
         });
-    // The kernel module's version line: "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.124.06  ...".
     let module = std::fs::read_to_string("/proc/driver/nvidia/version")
         .ok()
-        .and_then(|text| {
-            let line = text.lines().next()?.to_string();
-            let after = line
-                .split("Kernel Module")
-                .nth(1)?
-                .split_whitespace()
-                .next()?;
-            Some(format!(", NVIDIA driver {after}"))
-        })
+        .and_then(|text| Some(format!(", NVIDIA driver {}", module_version(&text)?)))
         .unwrap_or_default();
     format!("{name} (DiscreteGpu, {api}{module})")
+}
+
+/// The kernel module's version from `/proc/driver/nvidia/version`, whose first line reads
+/// "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.124.06  ..." or, for the open
+/// module, "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  ...".
+fn module_version(text: &str) -> Option<&str> {
+    let line = text.lines().next()?;
+    let after = line.split("Kernel Module").nth(1)?;
+    after
+        .split_whitespace()
+        .find(|word| word.starts_with(|c: char| c.is_ascii_digit()))
 }
 
 /// CUDA device 0's L2 cache in bytes, from the driver (`None` without one).
@@ -47,4 +49,18 @@ pub fn l2_cache_bytes() -> Option<u64> {
     }
     .ok()?;
     u64::try_from(bytes).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_module_version_is_read_from_both_module_lines() {
+        let proprietary =
+            "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.124.06  Release Build";
+        let open =
+            "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build";
+        assert_eq!(super::module_version(proprietary), Some("570.124.06"));
+        assert_eq!(super::module_version(open), Some("580.159.04"));
+        assert_eq!(super::module_version("no such line"), None);
+    }
 }
