@@ -29,18 +29,18 @@ suites need a Vulkan loader (libvulkan1) and the NVIDIA Vulkan driver (its ICD f
 in the usual places, or set VK_DRIVER_FILES). It runs, each step under its own timeout,
 within 8 minutes:
 
-  1. the runtime test suites on cuda (integration `cuda::`, one thread per core), but for
-     the two slowest tests (step 6),
-  2. the same on wgpu, a real Vulkan GPU (integration `wgpu::`),
-  3. `cartfuse --device cuda reproduce` with a budget (every section; burn's CUDA backend
+  1. `cartfuse --device cuda reproduce` with a budget (every section; burn's CUDA backend
      on the same step is its burn section; the fused policy rollout on the GPU its policy
      section),
-  4. `cartfuse --device cuda crossover`: the CPU against the GPU from 1 to 1M envs in turns
+  2. `cartfuse --device cuda crossover`: the CPU against the GPU from 1 to 1M envs in turns
      (the study found the GPU ahead from about 70),
-  5. `cartfuse --device cuda train --rollout fused-x8`: PPO with the policy fused into the
+  3. `cartfuse --device cuda train --rollout fused-x8`: PPO with the policy fused into the
      rollout on the GPU,
+  4. the runtime test suites on cuda (integration `cuda::`, one thread per core, failures
+     in the log as they happen), but for the two slowest tests (step 6),
+  5. the same on wgpu, a real Vulkan GPU (integration `wgpu::`),
   6. the two slowest tests on each runtime (Acrobot and MountainCarContinuous against
-     gymnasium), with their output as they run,
+     gymnasium).
 
 writes every log and result under OUT_DIR (steps.tsv: step, exit status, seconds) and prints
 a summary. Without a GPU it says so and exits with status 3 within seconds.
@@ -69,15 +69,18 @@ while [ $# -gt 0 ]; do
 done
 
 # Seconds each step may take; together within 8 minutes, with time to start and summarise.
-T_CUDA_TESTS=90
-T_WGPU_TESTS=75
-T_REPRODUCE=180
-T_CROSSOVER=40
-T_TRAIN=25
-T_SLOW_TESTS=45
-# The suites' slowest tests on a real GPU (measured on an H100, 2026-11-27: over 60 s each,
-# most of it the driver compiling each plan's kernels, hundreds under `eager`). They run
-# last, each runtime under its own budget, so a cut there hides no other step's result.
+# The measurements come first: on the first GPU runs (2026-11-27, an H100 and an H200) the
+# test suites could not finish in any budget that fits (their kernels compile one after
+# another on the device's server thread, hundreds under `eager`), and `reproduce` needed
+# about 190 s (it writes its report only at the end, so a cut loses all of it).
+T_REPRODUCE=230
+T_CROSSOVER=35
+T_TRAIN=20
+T_CUDA_TESTS=85
+T_WGPU_TESTS=70
+T_SLOW_TESTS=25
+# The suites' slowest tests, run last under their own budget so that a cut there hides no
+# other result (alone on CUDA they took 18 s together; among the others, over 60 s each).
 SLOW_TESTS=(gymnasium::acrobot gymnasium::mountain_car_continuous)
 
 # The summary of a results directory: one line per step, the test counts, the device and
@@ -188,16 +191,19 @@ run_step() {
   printf '%s\t%s\t%s\n' "$name" "$status" "$((SECONDS - start))" >> "$out/steps.tsv"
 }
 cd "$out" || exit 2
-# Kernels compile on the host (NVRTC, the Vulkan driver): one test thread per core.
-threads="$(nproc)"
-skip_slow=()
-for t in "${SLOW_TESTS[@]}"; do skip_slow+=(--skip "$t"); done
-run_step tests-cuda "$T_CUDA_TESTS" "$bin/integration" cuda:: "${skip_slow[@]}" --test-threads "$threads"
-run_step tests-wgpu "$T_WGPU_TESTS" "$bin/integration" wgpu:: "${skip_slow[@]}" --test-threads "$threads"
 run_step reproduce "$T_REPRODUCE" "$bin/cartfuse" --device cuda reproduce --turns-budget 4 --out "$out/reproduce"
 run_step crossover "$T_CROSSOVER" "$bin/cartfuse" --device cuda crossover --budget 1 --out "$out/crossover"
 run_step train "$T_TRAIN" "$bin/cartfuse" --device cuda train --rollout fused-x8
-# `--nocapture`: a test cut by the budget still leaves what it printed (its progress).
+# One test thread per core (kernels compile on the host), and `--nocapture`: a failing
+# test's message is in the log at once, not only in the summary a cut run never prints.
+threads="$(nproc)"
+skip_slow=()
+for t in "${SLOW_TESTS[@]}"; do skip_slow+=(--skip "$t"); done
+for runtime in cuda wgpu; do
+  budget=$T_CUDA_TESTS; [ "$runtime" = wgpu ] && budget=$T_WGPU_TESTS
+  run_step "tests-$runtime" "$budget" "$bin/integration" "$runtime::" "${skip_slow[@]}" \
+    --test-threads "$threads" --nocapture
+done
 for runtime in cuda wgpu; do
   run_step "slow-$runtime" "$T_SLOW_TESTS" "$bin/integration" "${SLOW_TESTS[@]/#/$runtime::}" \
     --test-threads "$threads" --nocapture
