@@ -7,8 +7,9 @@
 
 pub use crate::exec::DeviceError;
 
-/// A compute runtime cartfuse can run on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// A compute runtime cartfuse can run on, named (`Display`) as on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::Display, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub enum RuntimeKind {
     /// wgpu: Vulkan, Metal or WebGPU (Mesa lavapipe on machines without a GPU).
     Wgpu,
@@ -19,16 +20,7 @@ pub enum RuntimeKind {
 impl RuntimeKind {
     /// The name used on the command line and in reports.
     pub fn name(self) -> &'static str {
-        match self {
-            RuntimeKind::Wgpu => "wgpu",
-            RuntimeKind::Cuda => "cuda",
-        }
-    }
-}
-
-impl std::fmt::Display for RuntimeKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
+        self.into()
     }
 }
 

@@ -41,24 +41,17 @@ fn lower_launch(
     let mut bindings = LaunchBindings::default();
     for &k in parts {
         let kernel = &plan.kernels[k];
-        for slot in &kernel.reads {
-            let list = if is_float(graph, *slot) {
-                &mut bindings.in_f
-            } else {
-                &mut bindings.in_u
+        let reads = kernel.reads.iter().map(|slot| (*slot, false));
+        let writes = kernel.writes.iter().map(|(slot, _)| (*slot, true));
+        for (slot, written) in reads.chain(writes) {
+            let list = match (written, is_float(graph, slot)) {
+                (false, true) => &mut bindings.in_f,
+                (false, false) => &mut bindings.in_u,
+                (true, true) => &mut bindings.out_f,
+                (true, false) => &mut bindings.out_u,
             };
-            if !list.contains(slot) {
-                list.push(*slot);
-            }
-        }
-        for (slot, _) in &kernel.writes {
-            let list = if is_float(graph, *slot) {
-                &mut bindings.out_f
-            } else {
-                &mut bindings.out_u
-            };
-            if !list.contains(slot) {
-                list.push(*slot);
+            if !list.contains(&slot) {
+                list.push(slot);
             }
         }
     }
