@@ -1,16 +1,16 @@
 //! Why a plan could not be built.
 
-use super::strategies::expected;
+use super::strategy::Strategy;
 use crate::graph::NodeId;
 
 /// Why a plan could not be built.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum PlanError {
     /// An unknown strategy name.
-    #[error("unknown plan `{0}`: expected {expected}", expected = expected())]
+    #[error("unknown plan `{0}`: expected {expected}", expected = Strategy::expected())]
     UnknownStrategy(String),
     /// An unknown plan name where a runtime offers plans of its own beside the strategies.
-    #[error("unknown plan `{name}`: expected {also} or {expected}", expected = expected())]
+    #[error("unknown plan `{name}`: expected {also} or {expected}", expected = Strategy::expected())]
     UnknownPlan {
         /// The name given.
         name: String,

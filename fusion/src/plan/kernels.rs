@@ -2,7 +2,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::error::PlanError;
 use super::partition::Group;
 use crate::graph::{Graph, NodeId, Op, Shape};
 
@@ -87,7 +86,7 @@ impl PlannedKernel {
 }
 
 /// Turns groups into kernels in dependency order.
-pub fn build_kernels(graph: &Graph, groups: Vec<Group>) -> Result<Vec<PlannedKernel>, PlanError> {
+pub fn build_kernels(graph: &Graph, groups: Vec<Group>) -> Vec<PlannedKernel> {
     let mut owner: BTreeMap<NodeId, usize> = BTreeMap::new();
     for (g, group) in groups.iter().enumerate() {
         for node in &group.roots {
@@ -147,8 +146,7 @@ pub fn build_kernels(graph: &Graph, groups: Vec<Group>) -> Result<Vec<PlannedKer
         placed[g] = true;
         order.push(g);
     }
-    Ok(order
-        .into_iter()
+    (order.into_iter())
         .enumerate()
         .map(|(index, g)| {
             let group = &groups[g];
@@ -167,7 +165,7 @@ pub fn build_kernels(graph: &Graph, groups: Vec<Group>) -> Result<Vec<PlannedKer
                 why: group.why.clone(),
             }
         })
-        .collect())
+        .collect()
 }
 
 /// One launch: one kernel, or several kernels on disjoint cube ranges (horizontal fusion),

@@ -10,7 +10,6 @@
 use std::collections::BTreeSet;
 
 use super::cost::is_expensive;
-use super::options::PlanOptions;
 use super::spec::FusionRules;
 use crate::graph::{Graph, NodeId, Op};
 
@@ -29,18 +28,9 @@ pub struct Group {
 }
 
 impl Group {
-    /// A group given by the caller.
-    pub fn explicit(nodes: BTreeSet<NodeId>, why: String) -> Self {
-        Self {
-            nodes,
-            why: vec![why],
-            roots: BTreeSet::new(),
-            mergeable: false,
-        }
-    }
-
-    /// A group that writes the values of `roots` others read.
-    pub fn with_roots(nodes: BTreeSet<NodeId>, roots: BTreeSet<NodeId>, why: Vec<String>) -> Self {
+    /// A group that writes the values of `roots` others read, which the fusion merger
+    /// leaves alone.
+    pub fn new(nodes: BTreeSet<NodeId>, roots: BTreeSet<NodeId>, why: Vec<String>) -> Self {
         Self {
             nodes,
             why,
@@ -50,53 +40,29 @@ impl Group {
     }
 }
 
-/// The fusion decisions a strategy allows, with the options' budget applied.
-#[derive(Debug, Clone)]
-pub struct PartitionRules {
-    name: &'static str,
-    fuse: bool,
-    everything: bool,
-    random_opaque: bool,
-    multi_user_pack_boundary: bool,
-    duplication_budget: usize,
-}
-
-impl PartitionRules {
-    /// `rules` of the strategy called `name` under `options`.
-    pub fn new(name: &'static str, rules: FusionRules, options: &PlanOptions) -> Self {
-        Self {
-            name,
-            fuse: rules.fuse,
-            everything: rules.everything,
-            random_opaque: rules.random_opaque && options.opaque_random,
-            multi_user_pack_boundary: rules.multi_user_pack_boundary,
-            duplication_budget: if rules.fuse {
-                options.duplication_budget
-            } else {
-                0
-            },
-        }
-    }
-}
-
-/// Partitions a graph under a set of rules.
+/// Partitions a graph under the [`FusionRules`] of a strategy (other than
+/// [`FusionRules::Xla`]).
 pub struct Partitioner<'a> {
     graph: &'a Graph,
-    rules: PartitionRules,
+    /// The strategy's name, for its boundaries' reasons.
+    name: &'static str,
+    rules: FusionRules,
     users: Vec<Vec<NodeId>>,
     groups: Vec<Group>,
     group_of: Vec<Vec<usize>>,
+    /// How many op instances fusion may still duplicate.
     budget: usize,
 }
 
 impl<'a> Partitioner<'a> {
-    /// A partitioner for `graph`.
-    pub fn new(graph: &'a Graph, rules: PartitionRules) -> Self {
-        let budget = rules.duplication_budget;
+    /// A partitioner for `graph` under the `rules` of the strategy called `name`, which may
+    /// duplicate `budget` op instances.
+    pub fn new(graph: &'a Graph, name: &'static str, rules: FusionRules, budget: usize) -> Self {
         Self {
             users: graph.users(),
             group_of: vec![Vec::new(); graph.nodes().len()],
             graph,
+            name,
             rules,
             groups: Vec::new(),
             budget,
@@ -105,7 +71,7 @@ impl<'a> Partitioner<'a> {
 
     /// The groups, in no particular order.
     pub fn partition(mut self) -> Vec<Group> {
-        if self.rules.everything
+        if self.rules == FusionRules::Fused
             && let Some(group) = self.single_group()
         {
             return vec![group];
@@ -118,9 +84,7 @@ impl<'a> Partitioner<'a> {
         for &node in computing.iter().rev() {
             self.place(node);
         }
-        if self.rules.fuse {
-            self.merge_small_groups();
-        }
+        self.merge_small_groups();
         self.groups.retain(|g| !g.nodes.is_empty());
         self.groups
     }
@@ -139,26 +103,18 @@ impl<'a> Partitioner<'a> {
         if widths.len() > 1 {
             return None;
         }
-        Some(Group {
-            nodes: self
-                .graph
-                .ids()
-                .filter(|id| self.graph.is_placed(*id))
-                .collect(),
-            why: vec![
-                "fused: every op of the graph in one kernel (vertical + sibling fusion)".into(),
-            ],
-            roots: BTreeSet::new(),
-            mergeable: false,
-        })
+        let nodes = (self.graph.ids()).filter(|id| self.graph.is_placed(*id));
+        Some(Group::new(
+            nodes.collect(),
+            BTreeSet::new(),
+            vec!["fused: every op of the graph in one kernel (vertical + sibling fusion)".into()],
+        ))
     }
 
     fn new_group(&mut self, node: NodeId, why: String, mergeable: bool) {
         self.groups.push(Group {
-            nodes: BTreeSet::from([node]),
-            why: vec![why],
-            roots: BTreeSet::new(),
             mergeable,
+            ..Group::new(BTreeSet::from([node]), BTreeSet::new(), vec![why])
         });
         self.group_of[node.index()].push(self.groups.len() - 1);
     }
@@ -168,105 +124,57 @@ impl<'a> Partitioner<'a> {
         self.group_of[node.index()].push(group);
     }
 
+    /// Puts `node` in a group of its own where it must start one, else fuses it.
     fn place(&mut self, node: NodeId) {
         let op = &self.graph.node(node).op;
         let name = op.name();
-        if !self.rules.fuse {
-            return self.new_group(
-                node,
-                format!("{}: one kernel per op", self.rules.name),
-                false,
-            );
-        }
-        if let Some(output) = self.graph.outputs().iter().find(|o| o.node == node) {
-            return self.new_group(
-                node,
-                format!(
-                    "{node} ({name}) is output `{}`: written to memory",
-                    output.name
-                ),
-                false,
-            );
-        }
-        if let Some(carry) = self.graph.carries().iter().find(|c| c.next == node) {
+        let users = self.users[node.index()].len();
+        let why = if self.rules == FusionRules::Eager {
+            format!("{}: one kernel per op", self.name)
+        } else if let Some(output) = self.graph.outputs().iter().find(|o| o.node == node) {
+            let output = &output.name;
+            format!("{node} ({name}) is output `{output}`: written to memory")
+        } else if let Some(carry) = self.graph.carries().iter().find(|c| c.next == node) {
             let input = self.graph.carry_name(carry.input);
-            return self.new_group(
-                node,
-                format!("{node} ({name}) is loop-carried state `{input}`: written to memory"),
-                false,
-            );
-        }
-        if self.rules.random_opaque && matches!(op, Op::RandomUniform { .. }) {
-            return self.new_group(
-                node,
-                format!("{node} ({name}) is opaque: random numbers are not fused"),
-                false,
-            );
-        }
-        if matches!(op, Op::RowReduce(..)) {
-            return self.new_group(
-                node,
-                format!("{node} ({name}) is a row reduction: it changes the iteration domain"),
-                false,
-            );
-        }
-        let user_count = self.users[node.index()].len();
-        if self.rules.multi_user_pack_boundary && matches!(op, Op::Pack(_)) && user_count > 1 {
-            return self.new_group(
-                node,
-                format!("{node} ({name}) is a pack with {user_count} users: not fused into them"),
-                false,
-            );
-        }
+            format!("{node} ({name}) is loop-carried state `{input}`: written to memory")
+        } else if matches!(op, Op::RowReduce(..)) {
+            format!("{node} ({name}) is a row reduction: it changes the iteration domain")
+        } else if matches!(op, Op::Pack(_)) && users > 1 {
+            format!("{node} ({name}) is a pack with {users} users: not fused into them")
+        } else {
+            return self.fuse(node, &name);
+        };
+        self.new_group(node, why, false);
+    }
+
+    /// Fuses `node` into the groups of its users: into its one consumer, or duplicated into
+    /// each while it is cheap and the budget lasts; else it starts a mergeable group.
+    fn fuse(&mut self, node: NodeId, name: &str) {
         let consumers: BTreeSet<usize> = self.users[node.index()]
             .iter()
             .flat_map(|u| self.group_of[u.index()].iter().copied())
             .collect();
-        let fusible: Vec<usize> = consumers
-            .iter()
-            .copied()
-            .filter(|g| self.accepts(*g))
-            .collect();
-        if fusible.len() < consumers.len() {
-            return self.new_group(
-                node,
-                format!("{node} ({name}) feeds an opaque op, which fuses nothing"),
-                false,
-            );
-        }
-        match consumers.len() {
+        let count = consumers.len();
+        let expensive = is_expensive(self.graph, node);
+        match count {
             0 => unreachable!("validated graph: every computing node reaches a root"),
-            1 => self.join(node, fusible[0]),
-            count => {
-                let extra = count - 1;
-                if !is_expensive(self.graph, node) && extra <= self.budget {
-                    self.budget -= extra;
-                    for group in fusible {
-                        self.join(node, group);
-                    }
-                } else {
-                    let reason = if is_expensive(self.graph, node) {
-                        format!(
-                            "{node} ({name}) is used by {count} kernels and too expensive to duplicate"
-                        )
-                    } else {
-                        format!(
-                            "{node} ({name}) is used by {count} kernels and the duplication budget is spent"
-                        )
-                    };
-                    self.new_group(node, reason, true);
+            1 => self.join(node, *consumers.first().expect("one consumer")),
+            _ if !expensive && count - 1 <= self.budget => {
+                self.budget -= count - 1;
+                for group in consumers {
+                    self.join(node, group);
                 }
             }
+            _ => {
+                let why = if expensive {
+                    "too expensive to duplicate"
+                } else {
+                    "the duplication budget is spent"
+                };
+                let why = format!("{node} ({name}) is used by {count} kernels and {why}");
+                self.new_group(node, why, true);
+            }
         }
-    }
-
-    /// Whether a producer may be fused into `group` (opaque groups take no producers).
-    fn accepts(&self, group: usize) -> bool {
-        !(self.rules.random_opaque
-            && self.groups[group]
-                .nodes
-                .iter()
-                .any(|n| matches!(self.graph.node(*n).op, Op::RandomUniform { .. })))
     }
 
     /// XLA's fusion merger: fold a cheap materialized group into every group that reads it,
@@ -279,7 +187,6 @@ impl<'a> Partitioner<'a> {
                     && !group.nodes.is_empty()
                     && group.nodes.iter().all(|n| !is_expensive(self.graph, *n))
                     && self.consumer_groups(*g).len() * group.nodes.len() <= self.budget
-                    && self.consumer_groups(*g).iter().all(|c| self.accepts(*c))
             });
             let Some(g) = candidate else { break };
             let consumers = self.consumer_groups(g);

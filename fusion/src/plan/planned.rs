@@ -64,11 +64,15 @@ impl Plan {
                     .copied()
                     .filter(|id| graph.is_placed(*id))
                     .collect();
-                Group::explicit(nodes, format!("given kernel `{name}`"))
+                Group::new(
+                    nodes,
+                    BTreeSet::new(),
+                    vec![format!("given kernel `{name}`")],
+                )
             })
             .collect();
         let strategy = Strategy::Partition;
-        let kernels = kernels::build_kernels(graph, groups)?;
+        let kernels = kernels::build_kernels(graph, groups);
         let launches = launches::group(graph, &kernels, strategy.spec().grouping);
         Ok(Plan {
             strategy,

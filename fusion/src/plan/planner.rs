@@ -5,9 +5,9 @@ use super::kernels::PlannedLaunch;
 use super::kernels::{PlannedKernel, build_kernels};
 use super::launches;
 use super::options::PlanOptions;
-use super::partition::{PartitionRules, Partitioner};
+use super::partition::Partitioner;
 use super::planned::Plan;
-use super::spec::{CarriedState, FusionRules, Steps, StrategySpec};
+use super::spec::{CarriedState, FusionRules};
 use super::strategy::Strategy;
 use super::xla::{self, XlaRules};
 use crate::graph::Graph;
@@ -33,14 +33,14 @@ impl Plan {
                 spec.name
             )));
         };
-        let mut kernels = partition(graph, spec, rules, options)?;
+        let mut kernels = partition(graph, spec.name, rules, options);
         if let Some(fallback) = spec.fallback
             && kernels.iter().any(|k| k.bindings() > options.max_bindings)
         {
             // One kernel would bind more buffers than the device allows: fall back (to
             // producer-consumer fusion, which gives each output its own kernel).
             let bindings = kernels.iter().map(|k| k.bindings()).max().unwrap_or(0);
-            kernels = partition(graph, spec, fallback, options)?;
+            kernels = partition(graph, spec.name, fallback, options);
             for kernel in &mut kernels {
                 kernel.why.push(format!(
                     "fused would bind {bindings} buffers in one kernel; the device allows {}",
@@ -60,13 +60,11 @@ impl Plan {
             let copied = xla::copies::copied_carries(graph, &kernels, &launches);
             launches.extend((copied.into_iter()).map(|input| PlannedLaunch::CopyState { input }));
         }
-        let steps_per_launch = match spec.steps {
-            Steps::One => 1,
-            Steps::Param => {
+        let steps_per_launch = match strategy.param() {
+            None => 1,
+            Some(k) => {
                 single_lanes_kernel(strategy, &kernels)?;
-                strategy
-                    .param()
-                    .expect("stepped strategies are parametrised")
+                k
             }
         };
         Ok(Plan {
@@ -78,21 +76,24 @@ impl Plan {
     }
 }
 
+/// The kernels of `graph` under the `rules` of the strategy called `name`.
 fn partition(
     graph: &Graph,
-    spec: &StrategySpec,
+    name: &'static str,
     rules: FusionRules,
     options: &PlanOptions,
-) -> Result<Vec<PlannedKernel>, PlanError> {
-    if spec.xla_pipeline {
-        let rules = XlaRules {
-            opaque_random: options.opaque_random,
-            concat_rule: options.concat_rule,
-        };
-        return build_kernels(graph, xla::partition(graph, rules));
-    }
-    let rules = PartitionRules::new(spec.name, rules, options);
-    build_kernels(graph, Partitioner::new(graph, rules).partition())
+) -> Vec<PlannedKernel> {
+    let groups = match rules {
+        FusionRules::Xla => xla::partition(
+            graph,
+            XlaRules {
+                opaque_random: options.opaque_random,
+                concat_rule: options.concat_rule,
+            },
+        ),
+        rules => Partitioner::new(graph, name, rules, options.duplication_budget).partition(),
+    };
+    build_kernels(graph, groups)
 }
 
 /// A stepped plan repeats one lanes kernel: several kernels, or rows, cannot be stepped.

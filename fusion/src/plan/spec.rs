@@ -1,43 +1,21 @@
 //! What a strategy is: one [`StrategySpec`] table, read by the planner, the parser, the
-//! error messages and the CLI help. Each strategy's table lives in its own module under
+//! error messages and the CLI help. Every strategy's table is in
 //! [`strategies`](super::strategies).
 
-/// Which fusion decisions the partitioner may take (XLA's instruction fusion, fusion merger
-/// and multi-output fusion, with the study's baseline boundaries as switches).
+/// How a graph is partitioned into kernels: XLA's instruction fusion, fusion merger and
+/// multi-output fusion, as the partitioner or XLA's pipeline makes them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FusionRules {
-    /// Producer-consumer fusion at all (off: one kernel per op).
-    pub fuse: bool,
-    /// Sibling fusion: everything in one kernel where row reductions allow.
-    pub everything: bool,
-    /// Random ops stay opaque when [`PlanOptions::opaque_random`](super::PlanOptions) is on.
-    pub random_opaque: bool,
-    /// A pack with several users is not fused into them.
-    pub multi_user_pack_boundary: bool,
-}
-
-impl FusionRules {
+pub enum FusionRules {
     /// One kernel per op.
-    pub const EAGER: FusionRules = FusionRules {
-        fuse: false,
-        everything: false,
-        random_opaque: false,
-        multi_user_pack_boundary: false,
-    };
-
-    /// XLA-style producer-consumer fusion with the fusion merger.
-    pub const VERTICAL: FusionRules = FusionRules {
-        fuse: true,
-        everything: false,
-        random_opaque: false,
-        multi_user_pack_boundary: true,
-    };
-
-    /// Vertical plus sibling fusion.
-    pub const FUSED: FusionRules = FusionRules {
-        everything: true,
-        ..FusionRules::VERTICAL
-    };
+    Eager,
+    /// XLA-style producer-consumer fusion with the fusion merger ([`partition`](super::partition));
+    /// a pack with several users is not fused into them.
+    Vertical,
+    /// Vertical plus sibling fusion: everything in one kernel where row reductions allow.
+    Fused,
+    /// XLA's fusion pipeline ([`xla`](super::xla)), under the options' `opaque_random` and
+    /// `concat_rule` ([`PlanOptions`](super::PlanOptions)).
+    Xla,
 }
 
 /// How kernels become launches.
@@ -63,16 +41,6 @@ pub enum CarriedState {
     CopiedBack,
 }
 
-/// Graph steps one run of the plan performs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Steps {
-    /// One step per run.
-    One,
-    /// The strategy's parameter `K`: the whole graph must fit one lanes kernel, whose body
-    /// is repeated `K` times with carried state in registers.
-    Param,
-}
-
 /// A parametrised strategy's name: `{name}{placeholder}`, for example `fused-x<K>`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ParamSpec {
@@ -91,7 +59,8 @@ pub struct ParamSpec {
 pub struct StrategySpec {
     /// Name on the command line; for parametrised strategies, the prefix before `K`.
     pub name: &'static str,
-    /// `Some` for strategies named `{name}K`.
+    /// `Some` for strategies named `{name}K`, which run `K` steps a run: the whole graph must
+    /// fit one lanes kernel, whose body is repeated `K` times with carried state in registers.
     pub param: Option<ParamSpec>,
     /// One line for help text.
     pub summary: &'static str,
@@ -103,11 +72,6 @@ pub struct StrategySpec {
     pub grouping: Grouping,
     /// How loop-carried state reaches the next step.
     pub carried: CarriedState,
-    /// Steps per run.
-    pub steps: Steps,
-    /// Whether XLA's fusion pipeline ([`xla`](super::xla)) partitions the graph (and fuses
-    /// kernels horizontally) instead of [`Self::rules`]' partitioner.
-    pub xla_pipeline: bool,
     /// Whether environments carry their state as one packed array under this strategy
     /// (the study's baseline does), rather than structure of arrays.
     pub packed_state: bool,

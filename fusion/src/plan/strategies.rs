@@ -2,22 +2,29 @@
 //! and help text read. A new strategy is a new spec here plus its variant in
 //! [`Strategy`](super::Strategy).
 
-use super::spec::{CarriedState, FusionRules, Grouping, ParamSpec, Steps, StrategySpec};
+use super::spec::{CarriedState, FusionRules, Grouping, ParamSpec, StrategySpec};
+
+/// What a strategy is unless its spec says otherwise: kernels given by the caller, one
+/// launch per kernel, carried state swapped, state as structure of arrays.
+const BASE: StrategySpec = StrategySpec {
+    name: "",
+    param: None,
+    summary: "",
+    rules: None,
+    fallback: None,
+    grouping: Grouping::EachKernel,
+    carried: CarriedState::Swapped,
+    packed_state: false,
+};
 
 /// `eager`: one kernel per op, as an unfused framework runs it.
 ///
 /// Every intermediate is written to memory and read back.
 pub const EAGER: StrategySpec = StrategySpec {
     name: "eager",
-    param: None,
     summary: "one kernel per op; every intermediate goes through memory",
-    rules: Some(FusionRules::EAGER),
-    fallback: None,
-    grouping: Grouping::EachKernel,
-    carried: CarriedState::Swapped,
-    steps: Steps::One,
-    xla_pipeline: false,
-    packed_state: false,
+    rules: Some(FusionRules::Eager),
+    ..BASE
 };
 
 /// `vertical`: producer-consumer fusion with XLA's rules.
@@ -29,15 +36,9 @@ pub const EAGER: StrategySpec = StrategySpec {
 /// with several users stays a boundary (XLA's is the concatenate rule of `xla-default`).
 pub const VERTICAL: StrategySpec = StrategySpec {
     name: "vertical",
-    param: None,
     summary: "producer-consumer fusion with XLA-style rules, one kernel per fusion group",
-    rules: Some(FusionRules::VERTICAL),
-    fallback: None,
-    grouping: Grouping::EachKernel,
-    carried: CarriedState::Swapped,
-    steps: Steps::One,
-    xla_pipeline: false,
-    packed_state: false,
+    rules: Some(FusionRules::Vertical),
+    ..BASE
 };
 
 /// `horizontal`: the kernels of `vertical`, independent ones issued as one launch.
@@ -45,15 +46,10 @@ pub const VERTICAL: StrategySpec = StrategySpec {
 /// Fewer launches than `vertical`, the same bytes.
 pub const HORIZONTAL: StrategySpec = StrategySpec {
     name: "horizontal",
-    param: None,
     summary: "vertical's kernels, one launch per dependency level",
-    rules: Some(FusionRules::VERTICAL),
-    fallback: None,
+    rules: Some(FusionRules::Vertical),
     grouping: Grouping::ByLevel,
-    carried: CarriedState::Swapped,
-    steps: Steps::One,
-    xla_pipeline: false,
-    packed_state: false,
+    ..BASE
 };
 
 /// `fused`: vertical plus multi-output (sibling) fusion.
@@ -62,15 +58,10 @@ pub const HORIZONTAL: StrategySpec = StrategySpec {
 /// kernel would bind more buffers than the device allows.
 pub const FUSED: StrategySpec = StrategySpec {
     name: "fused",
-    param: None,
     summary: "vertical + sibling fusion: the fewest kernels reductions allow",
-    rules: Some(FusionRules::FUSED),
-    fallback: Some(FusionRules::VERTICAL),
-    grouping: Grouping::EachKernel,
-    carried: CarriedState::Swapped,
-    steps: Steps::One,
-    xla_pipeline: false,
-    packed_state: false,
+    rules: Some(FusionRules::Fused),
+    fallback: Some(FusionRules::Vertical),
+    ..BASE
 };
 
 /// The most steps one `fused-x<K>` launch runs. Generated kernels loop over the steps, so compile time
@@ -90,13 +81,9 @@ pub const FUSED_STEPS: StrategySpec = StrategySpec {
         listed: 10,
     }),
     summary: "fused for 1 <= K <= 4096 steps in one launch (a loop), state in registers",
-    rules: Some(FusionRules::FUSED),
-    fallback: Some(FusionRules::VERTICAL),
-    grouping: Grouping::EachKernel,
-    carried: CarriedState::Swapped,
-    steps: Steps::Param,
-    xla_pipeline: false,
-    packed_state: false,
+    rules: Some(FusionRules::Fused),
+    fallback: Some(FusionRules::Vertical),
+    ..BASE
 };
 
 /// `xla-default`: XLA's GPU fusion pipeline ([`xla`](crate::plan::xla)) on the study's
@@ -107,18 +94,12 @@ pub const FUSED_STEPS: StrategySpec = StrategySpec {
 /// between steps.
 pub const XLA_DEFAULT: StrategySpec = StrategySpec {
     name: "xla-default",
-    param: None,
     summary: "XLA's fusion pipeline on the baseline: opaque random op, packed state, state copy",
-    rules: Some(FusionRules {
-        random_opaque: true,
-        ..FusionRules::VERTICAL
-    }),
-    fallback: None,
+    rules: Some(FusionRules::Xla),
     grouping: Grouping::HorizontalLoopFusion,
     carried: CarriedState::CopiedBack,
-    steps: Steps::One,
-    xla_pipeline: true,
     packed_state: true,
+    ..BASE
 };
 
 /// `partition`: kernels given by the caller through `Plan::from_partition`.
@@ -126,43 +107,6 @@ pub const XLA_DEFAULT: StrategySpec = StrategySpec {
 /// Not buildable by name: [`Plan::build`](crate::plan::Plan::build) refuses it.
 pub const PARTITION: StrategySpec = StrategySpec {
     name: "partition",
-    param: None,
     summary: "kernels given explicitly by the caller",
-    rules: None,
-    fallback: None,
-    grouping: Grouping::EachKernel,
-    carried: CarriedState::Swapped,
-    steps: Steps::One,
-    xla_pipeline: false,
-    packed_state: false,
+    ..BASE
 };
-
-/// The strategies buildable by name, in help-text order.
-pub const BY_NAME: [&StrategySpec; 6] = [
-    &EAGER,
-    &VERTICAL,
-    &HORIZONTAL,
-    &FUSED,
-    &FUSED_STEPS,
-    &XLA_DEFAULT,
-];
-
-/// The names as one phrase: `a, b or c`, parameter bounds included.
-pub fn expected() -> String {
-    let names: Vec<String> = (BY_NAME.iter())
-        .map(|spec| match spec.param {
-            Some(p) => format!(
-                "{} ({} <= {} <= {})",
-                spec.pattern(),
-                p.min,
-                p.placeholder,
-                p.max
-            ),
-            None => spec.pattern(),
-        })
-        .collect();
-    match names.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-        _ => names.concat(),
-    }
-}

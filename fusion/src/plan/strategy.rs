@@ -62,14 +62,6 @@ impl Strategy {
         }
     }
 
-    /// The same strategy with parameter `k` (itself when unparametrised).
-    fn with_param(self, k: u32) -> Strategy {
-        match self {
-            Strategy::FusedSteps(_) => Strategy::FusedSteps(k),
-            other => other,
-        }
-    }
-
     /// Names as help text writes them: `eager`, ..., `fused-x<K>`, ...
     pub fn names() -> Vec<String> {
         Self::ALL.iter().map(|s| s.spec().pattern()).collect()
@@ -77,7 +69,22 @@ impl Strategy {
 
     /// The names as one phrase: `a, b or c`, parameter bounds included.
     pub fn expected() -> String {
-        strategies::expected()
+        let names: Vec<String> = (Self::ALL.iter().map(|s| s.spec()))
+            .map(|spec| match spec.param {
+                Some(p) => format!(
+                    "{} ({} <= {} <= {})",
+                    spec.pattern(),
+                    p.min,
+                    p.placeholder,
+                    p.max
+                ),
+                None => spec.pattern(),
+            })
+            .collect();
+        match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => names.concat(),
+        }
     }
 
     /// One line per strategy: name and summary (for CLI help).
@@ -107,8 +114,8 @@ impl FromStr for Strategy {
         Self::ALL
             .iter()
             .find_map(|s| {
-                let param = s.spec().parse(name)?;
-                Some(param.map_or(*s, |k| s.with_param(k)))
+                // `fused-x<K>` is the one parametrised strategy.
+                Some(s.spec().parse(name)?.map_or(*s, Strategy::FusedSteps))
             })
             .ok_or_else(|| PlanError::UnknownStrategy(name.into()))
     }

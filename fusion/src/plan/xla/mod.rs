@@ -100,7 +100,7 @@ pub fn partition(graph: &Graph, rules: XlaRules) -> Vec<Group> {
                 why += "; ";
                 why += reason;
             }
-            Group::with_roots(fusion.nodes.clone(), roots, vec![why])
+            Group::new(fusion.nodes.clone(), roots, vec![why])
         })
         .collect()
 }
