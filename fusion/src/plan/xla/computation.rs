@@ -8,8 +8,10 @@
 
 use std::collections::BTreeSet;
 
-use super::XlaRules;
-use crate::graph::{Graph, NodeId, Op, Shape};
+use super::{XlaRules, reaches};
+use crate::graph::{Graph, NodeId, Op};
+use crate::plan::cost::is_expensive;
+use crate::plan::kernels::slot_width_bytes;
 
 /// One fusion instruction (or an unfused op: a fusion of one node).
 #[derive(Debug, Clone)]
@@ -45,28 +47,22 @@ impl<'g> Computation<'g> {
             home: vec![usize::MAX; graph.nodes().len()],
         };
         for id in graph.ids().filter(|id| graph.is_placed(*id)) {
-            let custom_call = computation.is_custom_call(id).then(|| {
-                computation
-                    .fusions
-                    .iter()
+            let call = computation.is_custom_call(id);
+            let joined = call.then(|| {
+                (computation.fusions.iter())
                     .position(|f| f.nodes.iter().any(|n| computation.same_call(*n, id)))
             });
-            match custom_call.flatten() {
-                Some(call) => computation.add(call, id),
-                None => {
-                    let why = computation
-                        .is_custom_call(id)
-                        .then(|| "a custom call (XLA's threefry): opaque, fuses nothing".into());
-                    computation.fusions.push(Fusion {
-                        nodes: BTreeSet::new(),
-                        why: why.into_iter().collect(),
-                    });
-                    computation.add(computation.fusions.len() - 1, id);
-                }
-            }
-            computation.home[id.index()] = *computation.member_of[id.index()]
-                .first()
-                .expect("just added");
+            let fusion = joined.flatten().unwrap_or_else(|| {
+                let why =
+                    call.then(|| "a custom call (XLA's threefry): opaque, fuses nothing".into());
+                computation.fusions.push(Fusion {
+                    nodes: BTreeSet::new(),
+                    why: why.into_iter().collect(),
+                });
+                computation.fusions.len() - 1
+            });
+            computation.add(fusion, id);
+            computation.home[id.index()] = fusion;
         }
         computation
     }
@@ -92,20 +88,24 @@ impl<'g> Computation<'g> {
         self.rules.opaque_random && matches!(self.graph.node(node).op, Op::RandomUniform { .. })
     }
 
+    /// Whether some node of fusion `f` passes `test`.
+    pub fn any(&self, f: usize, test: impl Fn(NodeId) -> bool) -> bool {
+        self.fusions[f].nodes.iter().any(|n| test(*n))
+    }
+
     /// Whether fusion `f` is a custom call.
     pub fn is_call(&self, f: usize) -> bool {
-        self.fusions[f]
-            .nodes
-            .iter()
-            .any(|n| self.is_custom_call(*n))
+        self.any(f, |n| self.is_custom_call(n))
     }
 
     /// Whether fusion `f` reduces rows (an input fusion in XLA's terms: a consumer only).
     pub fn is_reduction(&self, f: usize) -> bool {
-        self.fusions[f]
-            .nodes
-            .iter()
-            .any(|n| matches!(self.graph.node(*n).op, Op::RowReduce(..)))
+        self.any(f, |n| matches!(self.graph.node(n).op, Op::RowReduce(..)))
+    }
+
+    /// Whether fusion `f` holds an op too expensive to duplicate ([`is_expensive`]).
+    pub fn is_expensive(&self, f: usize) -> bool {
+        self.any(f, |n| is_expensive(self.graph, n))
     }
 
     /// Live fusions.
@@ -192,37 +192,14 @@ impl<'g> Computation<'g> {
     pub fn bytes_read(&self, nodes: &BTreeSet<NodeId>) -> u64 {
         self.operands_of(nodes)
             .into_iter()
-            .map(|o| self.value_bytes(o))
+            .map(|o| slot_width_bytes(self.graph, o))
             .sum()
-    }
-
-    /// Bytes per lane of `node`'s value.
-    pub fn value_bytes(&self, node: NodeId) -> u64 {
-        let node = self.graph.node(node);
-        let width = match node.shape {
-            Shape::Lanes => 1,
-            Shape::Packed(k) => u64::from(k),
-        };
-        width * node.dtype.size_bytes()
     }
 
     /// Whether a path of fusions leads from `from` to `to` through some other fusion.
     pub fn indirect_path(&self, from: usize, to: usize) -> bool {
-        let mut stack: Vec<usize> = self
-            .consumers(from)
-            .into_iter()
-            .filter(|c| *c != to)
-            .collect();
-        let mut seen = BTreeSet::new();
-        while let Some(f) = stack.pop() {
-            if f == to {
-                return true;
-            }
-            if seen.insert(f) {
-                stack.extend(self.consumers(f));
-            }
-        }
-        false
+        let start = self.consumers(from).into_iter().filter(|c| *c != to);
+        reaches(start, to, |f| self.consumers(f))
     }
 
     /// Whether either of `a`, `b` reaches the other.
@@ -326,17 +303,14 @@ impl<'g> Computation<'g> {
 
 /// Whether `node` reads `ancestor`'s value, directly or not.
 fn depends_on(graph: &Graph, node: NodeId, ancestor: NodeId) -> bool {
-    let mut stack = vec![node];
-    let mut seen = BTreeSet::new();
-    while let Some(n) = stack.pop() {
-        if n == ancestor {
-            return true;
+    // Operands precede their users: no path to `ancestor` leads through a node before it.
+    reaches([node], ancestor, |n| {
+        if n > ancestor {
+            graph.node(n).op.operands()
+        } else {
+            Vec::new()
         }
-        if n > ancestor && seen.insert(n) {
-            stack.extend(graph.node(n).op.operands());
-        }
-    }
-    false
+    })
 }
 
 /// Ops whose emitter cannot reuse a computed element across users (XLA's

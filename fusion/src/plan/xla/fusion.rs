@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::computation::{Computation, invalidates_cache, reuses_index};
 use super::{ALLOWED_CODE_DUPLICATION, MAX_OPERANDS_AND_OUTPUTS};
 use crate::graph::NodeId;
-use crate::plan::cost::is_expensive;
+use crate::plan::kernels::slot_width_bytes;
 
 /// One pass of instruction fusion: consumers from the roots down (reverse post order),
 /// each taking producers until none can be fused. Returns whether anything changed.
@@ -75,11 +75,7 @@ fn can_merge(c: &Computation, producer: usize) -> Result<(), String> {
     if consumers.is_empty() {
         return Err("fusion merger: no consumers".into());
     }
-    let expensive = c.fusions[producer]
-        .nodes
-        .iter()
-        .any(|n| is_expensive(c.graph, *n));
-    if expensive && consumers.len() > 1 {
+    if c.is_expensive(producer) && consumers.len() > 1 {
         return Err(format!(
             "fusion merger: expensive, and merging would duplicate it into {} fusions",
             consumers.len()
@@ -90,7 +86,7 @@ fn can_merge(c: &Computation, producer: usize) -> Result<(), String> {
     }
     let read = c.bytes_read(&c.fusions[producer].nodes);
     let exposed = c.exposed(producer);
-    let written: u64 = exposed.iter().map(|n| c.value_bytes(*n)).sum();
+    let written: u64 = exposed.iter().map(|n| slot_width_bytes(c.graph, *n)).sum();
     let reread: u64 = consumers
         .iter()
         .map(|consumer| {
@@ -98,7 +94,7 @@ fn can_merge(c: &Computation, producer: usize) -> Result<(), String> {
             exposed
                 .iter()
                 .filter(|n| operands.contains(n))
-                .map(|n| c.value_bytes(*n))
+                .map(|n| slot_width_bytes(c.graph, *n))
                 .sum::<u64>()
         })
         .sum();
@@ -143,16 +139,12 @@ fn should_fuse(
             "{value} ({name}) has {users} users: fusing would duplicate it"
         ));
     }
-    if c.fusions[producer]
-        .nodes
-        .iter()
-        .any(|n| is_expensive(c.graph, *n))
-    {
+    if c.is_expensive(producer) {
         return Err(format!(
             "{value} ({name}) has {users} users and is too expensive to duplicate"
         ));
     }
-    let reads_more = c.bytes_read(&c.fusions[producer].nodes) > c.value_bytes(value);
+    let reads_more = c.bytes_read(&c.fusions[producer].nodes) > slot_width_bytes(c.graph, value);
     let all_fuse = !c.graph.is_root(value) && readers.iter().all(|r| fits(c, producer, *r).is_ok());
     if reads_more && !all_fuse {
         return Err(format!(
@@ -182,44 +174,35 @@ pub(super) fn fits(c: &Computation, producer: usize, consumer: usize) -> Result<
         ));
     }
     if let Some((node, readers)) = c.concat_read_by_several(&merged) {
-        return Err(format!(
-            "{node} ({}) is a concatenate read by {readers} ops of one fusion: XLA does not \
-             fuse a cache-invalidating op emitted more than once",
-            c.graph.node(node).op.name()
-        ));
+        return Err(concat_emitted_twice(c, node, readers));
     }
     let counts = index_usage(c, consumer);
-    let read: Vec<NodeId> = c
-        .exposed(producer)
-        .into_iter()
-        .filter(|v| c.users(*v).iter().any(|u| counts.contains_key(u)))
-        .collect();
-    for value in read {
-        let users: Vec<NodeId> = c
-            .users(value)
-            .iter()
-            .copied()
+    let invalidates = c.any(producer, |n| invalidates_cache(c.graph, n));
+    for value in c.exposed(producer) {
+        let users: Vec<NodeId> = (c.users(value).iter().copied())
             .filter(|u| counts.contains_key(u))
             .collect();
         let emitted: u64 = users.iter().map(|u| counts[u]).sum();
-        let name = c.graph.node(value).op.name();
         if emitted > ALLOWED_CODE_DUPLICATION {
             return Err(format!(
-                "{value} ({name}) would be emitted {emitted} times (XLA allows {ALLOWED_CODE_DUPLICATION})"
+                "{value} ({}) would be emitted {emitted} times (XLA allows {ALLOWED_CODE_DUPLICATION})",
+                c.graph.node(value).op.name()
             ));
         }
-        let invalidates = c.fusions[producer]
-            .nodes
-            .iter()
-            .any(|n| invalidates_cache(c.graph, *n));
         if c.rules.concat_rule && invalidates && (emitted > 1 || users.len() > 1) {
-            return Err(format!(
-                "{value} ({name}) is a concatenate read by {} ops of one fusion: XLA does not fuse a cache-invalidating op emitted more than once",
-                users.len()
-            ));
+            return Err(concat_emitted_twice(c, value, users.len()));
         }
     }
     Ok(())
+}
+
+/// Why `node`, a concatenate read by `readers` ops of one fusion, may not be fused there.
+fn concat_emitted_twice(c: &Computation, node: NodeId, readers: usize) -> String {
+    format!(
+        "{node} ({}) is a concatenate read by {readers} ops of one fusion: XLA does not fuse a \
+         cache-invalidating op emitted more than once",
+        c.graph.node(node).op.name()
+    )
 }
 
 /// XLA's `FusionNodeIndexingEvaluation`: how many times each node of `fusion` is emitted,

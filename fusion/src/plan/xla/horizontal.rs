@@ -6,6 +6,7 @@
 
 use std::collections::BTreeSet;
 
+use super::reaches;
 use crate::graph::Graph;
 use crate::plan::PlannedKernel;
 use crate::plan::PlannedLaunch;
@@ -113,22 +114,8 @@ fn closes_a_cycle(
             .filter(|a| *a != b)
             .collect()
     };
-    let mut stack: Vec<usize> = ancestors[k]
-        .iter()
-        .filter_map(|a| batch_of[*a])
-        .filter(|a| *a != batch)
-        .collect();
-    let mut seen = BTreeSet::new();
-    while let Some(b) = stack.pop() {
-        if seen.insert(b) {
-            let next = waits_for(b);
-            if next.contains(&batch) {
-                return true;
-            }
-            stack.extend(next);
-        }
-    }
-    false
+    let start = (ancestors[k].iter()).filter_map(|a| batch_of[*a]);
+    reaches(start.filter(|a| *a != batch), batch, waits_for)
 }
 
 #[cfg(test)]

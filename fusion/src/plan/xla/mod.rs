@@ -71,6 +71,25 @@ pub struct XlaRules {
     pub concat_rule: bool,
 }
 
+/// Whether `target` is reached from `start` by following `next` (depth first).
+fn reaches<T: Ord + Copy, I: IntoIterator<Item = T>>(
+    start: impl IntoIterator<Item = T>,
+    target: T,
+    next: impl Fn(T) -> I,
+) -> bool {
+    let mut stack: Vec<T> = start.into_iter().collect();
+    let mut seen = BTreeSet::new();
+    while let Some(item) = stack.pop() {
+        if item == target {
+            return true;
+        }
+        if seen.insert(item) {
+            stack.extend(next(item));
+        }
+    }
+    false
+}
+
 /// The fusions XLA's pipeline makes of `graph`'s placed nodes.
 pub fn partition(graph: &Graph, rules: XlaRules) -> Vec<Group> {
     let mut computation = Computation::new(graph, rules);
