@@ -38,33 +38,22 @@ impl Plan {
             self.bytes_per_lane_step(graph),
         );
         for (index, launch) in self.launches.iter().enumerate() {
-            match launch {
-                PlannedLaunch::Kernels(parts) if parts.len() > 1 => {
-                    let names: Vec<&str> = parts
-                        .iter()
-                        .map(|k| self.kernels[*k].name.as_str())
-                        .collect();
-                    text.push_str(&format!(
-                        "\nlaunch {index}: {} kernels side by side (horizontal fusion: independent, each on its own cubes): {}\n",
-                        parts.len(),
-                        names.join(", ")
-                    ));
-                }
-                PlannedLaunch::Kernels(parts) => {
-                    text.push_str(&format!(
-                        "\nlaunch {index}: kernel {}\n",
-                        self.kernels[parts[0]].name
-                    ));
-                }
-                PlannedLaunch::CopyState { input } => {
-                    text.push_str(&format!(
-                        "\nlaunch {index}: copy {} into its input buffer ({} bytes per lane): XLA's copy removal keeps this loop copy: the old value is still live where the new one is written (carries not copied share the loop buffer)\n",
-                        graph.carry_name(*input),
-                        2 * slot_width_bytes(graph, *input)
-                    ));
-                    continue;
-                }
-            }
+            let names: Vec<&str> = (launch.kernels().iter())
+                .map(|k| self.kernels[*k].name.as_str())
+                .collect();
+            text += &match launch {
+                PlannedLaunch::CopyState { input } => format!(
+                    "\nlaunch {index}: copy {} into its input buffer ({} bytes per lane): XLA's copy removal keeps this loop copy: the old value is still live where the new one is written (carries not copied share the loop buffer)\n",
+                    graph.carry_name(*input),
+                    2 * slot_width_bytes(graph, *input)
+                ),
+                PlannedLaunch::Kernels(parts) if parts.len() > 1 => format!(
+                    "\nlaunch {index}: {} kernels side by side (horizontal fusion: independent, each on its own cubes): {}\n",
+                    parts.len(),
+                    names.join(", ")
+                ),
+                PlannedLaunch::Kernels(_) => format!("\nlaunch {index}: kernel {}\n", names[0]),
+            };
             for &k in launch.kernels() {
                 let kernel = &self.kernels[k];
                 let (read, written) = kernel.bytes_per_lane(graph, self.steps_per_launch);
@@ -73,24 +62,24 @@ impl Plan {
                     .iter()
                     .map(|id| format!("{id} {}", graph.node(*id).op.name()))
                     .collect();
-                text.push_str(&format!("  kernel {}", kernel.name));
-                if let Some(cols) = kernel.rows_of {
-                    text.push_str(&format!(" (one thread per row of {cols})"));
-                }
-                text.push_str(&format!(
-                    ": {} ops, {} buffers, {read} B read + {written} B written per lane\n",
+                let rows = (kernel
+                    .rows_of
+                    .map(|cols| format!(" (one thread per row of {cols})")))
+                .unwrap_or_default();
+                text += &format!(
+                    "  kernel {}{rows}: {} ops, {} buffers, {read} B read + {written} B written per lane\n",
+                    kernel.name,
                     ops.len(),
                     kernel.bindings()
-                ));
-                text.push_str(&format!("    ops: {}\n", ops.join(", ")));
-                for slot in &kernel.reads {
-                    text.push_str(&format!("    reads  {}\n", slot_label(graph, *slot)));
-                }
-                for (slot, _) in &kernel.writes {
-                    text.push_str(&format!("    writes {}\n", slot_label(graph, *slot)));
+                );
+                text += &format!("    ops: {}\n", ops.join(", "));
+                let reads = kernel.reads.iter().map(|slot| ("reads ", slot));
+                let writes = kernel.writes.iter().map(|(slot, _)| ("writes", slot));
+                for (verb, slot) in reads.chain(writes) {
+                    text += &format!("    {verb} {}\n", slot_label(graph, *slot));
                 }
                 for why in &kernel.why {
-                    text.push_str(&format!("    boundary: {why}\n"));
+                    text += &format!("    boundary: {why}\n");
                 }
             }
         }

@@ -43,6 +43,14 @@ pub fn slot_width_bytes(graph: &Graph, node: NodeId) -> u64 {
     width * node.dtype.size_bytes()
 }
 
+/// `Some(cols)` where `nodes` reduce rows of `cols` lanes (the first reduction's width).
+pub fn rows_of<'a>(graph: &Graph, nodes: impl IntoIterator<Item = &'a NodeId>) -> Option<u32> {
+    nodes.into_iter().find_map(|n| match graph.node(*n).op {
+        Op::RowReduce(_, _, cols) => Some(cols),
+        _ => None,
+    })
+}
+
 impl Slot {
     /// The node whose type and shape the buffer has.
     pub fn node(self) -> NodeId {
@@ -152,16 +160,12 @@ pub fn build_kernels(graph: &Graph, groups: Vec<Group>) -> Vec<PlannedKernel> {
             let group = &groups[g];
             let computes: Vec<NodeId> = group.nodes.iter().copied().collect();
             let root = *computes.last().expect("groups are not empty");
-            let rows_of = computes.iter().find_map(|n| match graph.node(*n).op {
-                Op::RowReduce(_, _, cols) => Some(cols),
-                _ => None,
-            });
             PlannedKernel {
                 name: format!("k{index}_{}", graph.node(root).op.name().replace(' ', "_")),
                 computes,
                 reads: reads[g].iter().copied().collect(),
                 writes: writes[g].iter().copied().collect(),
-                rows_of,
+                rows_of: rows_of(graph, &group.nodes),
                 why: group.why.clone(),
             }
         })

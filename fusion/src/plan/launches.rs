@@ -35,21 +35,13 @@ fn by_level(kernels: &[PlannedKernel]) -> Vec<PlannedLaunch> {
     let depth = level.iter().max().map_or(0, |d| d + 1);
     let mut launches = Vec::new();
     for d in 0..depth {
-        let at_level: Vec<usize> = (0..kernels.len()).filter(|k| level[*k] == d).collect();
-        let lanes: Vec<usize> = at_level
-            .iter()
-            .copied()
-            .filter(|k| kernels[*k].rows_of.is_none())
-            .collect();
+        let (rows, lanes): (Vec<usize>, Vec<usize>) = (0..kernels.len())
+            .filter(|k| level[*k] == d)
+            .partition(|k| kernels[*k].rows_of.is_some());
         if !lanes.is_empty() {
             launches.push(PlannedLaunch::Kernels(lanes));
         }
-        for k in at_level
-            .into_iter()
-            .filter(|k| kernels[*k].rows_of.is_some())
-        {
-            launches.push(PlannedLaunch::Kernels(vec![k]));
-        }
+        launches.extend(rows.into_iter().map(|k| PlannedLaunch::Kernels(vec![k])));
     }
     launches
 }

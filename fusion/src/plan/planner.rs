@@ -98,23 +98,16 @@ fn partition(
 
 /// A stepped plan repeats one lanes kernel: several kernels, or rows, cannot be stepped.
 fn single_lanes_kernel(strategy: Strategy, kernels: &[PlannedKernel]) -> Result<(), PlanError> {
-    if kernels.len() != 1 {
-        return Err(PlanError::NotSingleKernel {
-            strategy: strategy.to_string(),
-            kernels: kernels.len(),
-            reason: kernels
-                .iter()
-                .flat_map(|k| k.why.clone())
-                .collect::<Vec<_>>()
-                .join("; "),
-        });
-    }
-    if kernels[0].rows_of.is_some() {
-        return Err(PlanError::NotSingleKernel {
-            strategy: strategy.to_string(),
-            kernels: 1,
-            reason: "row reductions are not stepped".into(),
-        });
-    }
-    Ok(())
+    let reason = match kernels {
+        [kernel] if kernel.rows_of.is_none() => return Ok(()),
+        [_] => "row reductions are not stepped".into(),
+        _ => (kernels.iter().flat_map(|k| k.why.clone()))
+            .collect::<Vec<_>>()
+            .join("; "),
+    };
+    Err(PlanError::NotSingleKernel {
+        strategy: strategy.to_string(),
+        kernels: kernels.len(),
+        reason,
+    })
 }

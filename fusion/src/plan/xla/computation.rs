@@ -216,8 +216,7 @@ impl<'g> Computation<'g> {
         for node in nodes {
             self.add(into, *node);
         }
-        let touched = self.homes_around(nodes.iter().copied());
-        self.drop_dead(touched);
+        self.drop_dead(self.homes_around(nodes));
     }
 
     /// Moves every node of `from` into `into` (merging; `into` writes what `from` wrote).
@@ -232,15 +231,13 @@ impl<'g> Computation<'g> {
         }
         let why = std::mem::take(&mut self.fusions[from].why);
         self.fusions[into].why.extend(why);
-        let nodes: Vec<NodeId> = self.fusions[into].nodes.iter().copied().collect();
-        let touched = self.homes_around(nodes.into_iter());
-        self.drop_dead(touched);
+        self.drop_dead(self.homes_around(&self.fusions[into].nodes));
     }
 
     /// The fusions whose exposure a change to where `nodes` are computed can alter: the
     /// homes of the nodes and of the values they read.
-    fn homes_around(&self, nodes: impl Iterator<Item = NodeId>) -> BTreeSet<usize> {
-        nodes
+    fn homes_around(&self, nodes: &BTreeSet<NodeId>) -> BTreeSet<usize> {
+        (nodes.iter().copied())
             .flat_map(|n| {
                 let operands = self.graph.node(n).op.operands();
                 std::iter::once(n).chain(operands)
@@ -269,7 +266,7 @@ impl<'g> Computation<'g> {
                     self.home[node.index()] = *other;
                 }
             }
-            touched.extend(self.homes_around(nodes.into_iter()));
+            touched.extend(self.homes_around(&nodes));
         }
     }
 

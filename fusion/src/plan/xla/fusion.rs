@@ -16,27 +16,17 @@ pub(super) fn instruction_fusion(c: &mut Computation, may_duplicate: bool) -> bo
     let mut consumers = c.live();
     consumers.sort_by_key(|f| Reverse(last_node(c, *f)));
     for consumer in consumers {
-        loop {
-            if c.fusions[consumer].nodes.is_empty() {
-                break;
-            }
+        while !c.fusions[consumer].nodes.is_empty() {
             let mut producers: Vec<usize> = c.producers(consumer).into_iter().collect();
             producers.sort_by_key(|p| Reverse(last_node(c, *p)));
-            let mut fused = false;
-            for producer in producers {
-                match should_fuse(c, producer, consumer, may_duplicate) {
-                    Ok(()) => {
-                        let nodes = c.fusions[producer].nodes.clone();
-                        c.fuse_into(&nodes, consumer);
-                        fused = true;
-                        break;
-                    }
-                    Err(why) => note(c, producer, why),
-                }
-            }
-            if !fused {
-                break;
-            }
+            // The first producer that may fuse; the refusals before it noted.
+            let fusible = producers.into_iter().find(|p| {
+                let verdict = should_fuse(c, *p, consumer, may_duplicate);
+                verdict.map_err(|why| note(c, *p, why)).is_ok()
+            });
+            let Some(producer) = fusible else { break };
+            let nodes = c.fusions[producer].nodes.clone();
+            c.fuse_into(&nodes, consumer);
             changed = true;
         }
     }

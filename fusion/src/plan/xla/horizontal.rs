@@ -72,27 +72,25 @@ pub fn launches(graph: &Graph, kernels: &[PlannedKernel]) -> Vec<PlannedLaunch> 
         batch_of[k] = Some(fits.unwrap_or(batches.len() - 1));
     }
     // A batch launches once every member's inputs are ready: order launches by a
-    // topological sort of batches and lone kernels.
-    let unit = |k: usize| batch_of[k].map_or(kernels.len() + k, |b| b);
+    // topological sort of batches and lone kernels, the first ready by first member.
+    let mut units = batches;
+    units.extend(
+        (0..kernels.len())
+            .filter(|k| batch_of[*k].is_none())
+            .map(|k| vec![k]),
+    );
+    units.sort_by_key(|unit| unit[0]);
     let mut launched = vec![false; kernels.len()];
     let mut launches = Vec::new();
-    while launched.iter().any(|l| !l) {
-        let ready = (0..kernels.len()).find(|k| {
-            !launched[*k]
-                && (0..kernels.len())
-                    .filter(|m| unit(*m) == unit(*k))
-                    .all(|m| {
-                        ancestors[m]
-                            .iter()
-                            .all(|a| launched[*a] || unit(*a) == unit(*k))
-                    })
+    while !units.is_empty() {
+        let ready = units.iter().position(|unit| {
+            (unit.iter().flat_map(|m| &ancestors[*m])).all(|a| launched[*a] || unit.contains(a))
         });
-        let k = ready.expect("a horizontal batch holds only independent kernels");
-        let members: Vec<usize> = (0..kernels.len()).filter(|m| unit(*m) == unit(k)).collect();
-        for m in &members {
+        let unit = units.remove(ready.expect("a horizontal batch holds only independent kernels"));
+        for m in &unit {
             launched[*m] = true;
         }
-        launches.push(PlannedLaunch::Kernels(members));
+        launches.push(PlannedLaunch::Kernels(unit));
     }
     launches
 }

@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use super::MAX_OPERANDS_AND_OUTPUTS;
 use super::computation::Computation;
 use crate::graph::{NodeId, Op, Shape};
+use crate::plan::kernels::rows_of;
 
 /// One pass, uses before defs: for each array, fuse the fusions reading it (siblings),
 /// then fuse the fusion computing it into one consumer. Returns whether anything changed.
@@ -45,11 +46,8 @@ fn fuse_siblings(c: &mut Computation, parent: NodeId) -> bool {
     while i < siblings.len() {
         let mut j = i + 1;
         while j < siblings.len() {
+            // (Merged siblings are empty: not multi-output roots.)
             let (a, b) = (siblings[i], siblings[j]);
-            if c.fusions[a].nodes.is_empty() || c.fusions[b].nodes.is_empty() {
-                j += 1;
-                continue;
-            }
             if sibling_fusible(c, a, b) {
                 c.merge(b, a);
                 siblings.remove(j);
@@ -88,13 +86,10 @@ fn fuse_producer_consumer(c: &mut Computation, parent: NodeId) -> bool {
             && !c.indirect_path(producer, *consumer)
             && within_limit(c, producer, *consumer)
     });
-    match consumer {
-        Some(consumer) => {
-            c.merge(producer, consumer);
-            true
-        }
-        None => false,
+    if let Some(consumer) = consumer {
+        c.merge(producer, consumer);
     }
+    consumer.is_some()
 }
 
 /// A loop or reduction fusion (not a custom call) may root a multi-output fusion.
@@ -112,15 +107,7 @@ fn compatible(c: &Computation, a: usize, b: usize) -> bool {
         .map(|n| c.graph.node(n).shape)
         .collect();
     shapes.dedup();
-    let rows = |f: usize| {
-        c.fusions[f]
-            .nodes
-            .iter()
-            .find_map(|n| match c.graph.node(*n).op {
-                Op::RowReduce(_, _, cols) => Some(cols),
-                _ => None,
-            })
-    };
+    let rows = |f: usize| rows_of(c.graph, &c.fusions[f].nodes);
     shapes.len() <= 1 && rows(a) == rows(b)
 }
 
