@@ -51,6 +51,18 @@ pub fn rows_of<'a>(graph: &Graph, nodes: impl IntoIterator<Item = &'a NodeId>) -
     })
 }
 
+/// For each of `slots` some kernel writes, the first of `kernels` that writes it.
+pub fn writers<'a>(
+    kernels: &'a [PlannedKernel],
+    slots: &'a [Slot],
+) -> impl Iterator<Item = usize> + 'a {
+    (slots.iter()).filter_map(|slot| {
+        kernels
+            .iter()
+            .position(|k| k.writes.iter().any(|(s, _)| s == slot))
+    })
+}
+
 impl Slot {
     /// The node whose type and shape the buffer has.
     pub fn node(self) -> NodeId {
@@ -95,32 +107,27 @@ impl PlannedKernel {
 
 /// Turns groups into kernels in dependency order.
 pub fn build_kernels(graph: &Graph, groups: Vec<Group>) -> Vec<PlannedKernel> {
-    let mut owner: BTreeMap<NodeId, usize> = BTreeMap::new();
-    for (g, group) in groups.iter().enumerate() {
-        for node in &group.roots {
-            owner.insert(*node, g);
-        }
-    }
-    for (g, group) in groups.iter().enumerate() {
-        for node in &group.nodes {
-            owner.entry(*node).or_insert(g);
-        }
-    }
-    let mut reads: Vec<BTreeSet<Slot>> = vec![BTreeSet::new(); groups.len()];
-    for (g, group) in groups.iter().enumerate() {
-        for node in &group.nodes {
-            for operand in graph.node(*node).op.operands() {
-                if group.nodes.contains(&operand) {
-                    continue;
-                }
-                match graph.node(operand).op {
-                    Op::Input { .. } => reads[g].insert(Slot::Input(operand)),
-                    Op::Param { .. } | Op::Constant(_) | Op::LaneIndex => false,
-                    _ => reads[g].insert(Slot::Value(operand)),
-                };
-            }
-        }
-    }
+    // A value is written by the (last) group naming it a root, else by the first computing it.
+    let computed = (groups.iter().enumerate().rev())
+        .flat_map(|(g, group)| group.nodes.iter().map(move |n| (*n, g)));
+    let rooted =
+        (groups.iter().enumerate()).flat_map(|(g, group)| group.roots.iter().map(move |n| (*n, g)));
+    let owner: BTreeMap<NodeId, usize> = computed.chain(rooted).collect();
+    let reads: Vec<BTreeSet<Slot>> = (groups.iter())
+        .map(|group| {
+            let operands = group
+                .nodes
+                .iter()
+                .flat_map(|n| graph.node(*n).op.operands());
+            (operands.filter(|o| !group.nodes.contains(o)))
+                .filter_map(|o| match graph.node(o).op {
+                    Op::Input { .. } => Some(Slot::Input(o)),
+                    Op::Param { .. } | Op::Constant(_) | Op::LaneIndex => None,
+                    _ => Some(Slot::Value(o)),
+                })
+                .collect()
+        })
+        .collect();
     let mut writes: Vec<BTreeSet<(Slot, NodeId)>> = vec![BTreeSet::new(); groups.len()];
     for output in graph.outputs() {
         writes[owner[&output.node]].insert((Slot::Value(output.node), output.node));

@@ -1,6 +1,6 @@
 //! From kernels to launches: one launch per kernel, or horizontal fusion by dependency level.
 
-use super::kernels::{PlannedKernel, PlannedLaunch};
+use super::kernels::{PlannedKernel, PlannedLaunch, writers};
 use super::spec::Grouping;
 use crate::graph::Graph;
 
@@ -20,14 +20,7 @@ pub fn group(graph: &Graph, kernels: &[PlannedKernel], grouping: Grouping) -> Ve
 fn by_level(kernels: &[PlannedKernel]) -> Vec<PlannedLaunch> {
     let mut level = vec![0usize; kernels.len()];
     for (k, kernel) in kernels.iter().enumerate() {
-        level[k] = kernel
-            .reads
-            .iter()
-            .filter_map(|slot| {
-                kernels[..k]
-                    .iter()
-                    .position(|other| other.writes.iter().any(|(s, _)| s == slot))
-            })
+        level[k] = writers(&kernels[..k], &kernel.reads)
             .map(|writer| level[writer] + 1)
             .max()
             .unwrap_or(0);

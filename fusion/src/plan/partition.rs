@@ -191,10 +191,7 @@ impl<'a> Partitioner<'a> {
             let Some(g) = candidate else { break };
             let consumers = self.consumer_groups(g);
             self.budget -= consumers.len() * self.groups[g].nodes.len();
-            let nodes: Vec<NodeId> = std::mem::take(&mut self.groups[g].nodes)
-                .into_iter()
-                .collect();
-            for node in nodes {
+            for node in std::mem::take(&mut self.groups[g].nodes) {
                 self.group_of[node.index()].retain(|x| *x != g);
                 for &c in &consumers {
                     self.join(node, c);
@@ -206,16 +203,12 @@ impl<'a> Partitioner<'a> {
     /// Groups that read a value computed in `g` without computing it themselves.
     fn consumer_groups(&self, g: usize) -> Vec<usize> {
         let nodes = &self.groups[g].nodes;
-        let mut consumers = BTreeSet::new();
-        for node in nodes {
-            for user in &self.users[node.index()] {
-                for &h in &self.group_of[user.index()] {
-                    if h != g && !self.groups[h].nodes.contains(node) {
-                        consumers.insert(h);
-                    }
-                }
-            }
-        }
+        let readers = nodes.iter().flat_map(|node| {
+            (self.users[node.index()].iter())
+                .flat_map(|u| &self.group_of[u.index()])
+                .filter(move |h| **h != g && !self.groups[**h].nodes.contains(node))
+        });
+        let consumers: BTreeSet<usize> = readers.copied().collect();
         consumers.into_iter().collect()
     }
 }

@@ -22,10 +22,9 @@ impl Plan {
         options: &PlanOptions,
     ) -> Result<Plan, PlanError> {
         let spec = strategy.spec();
-        if let (Some(param), Some(k)) = (spec.param, strategy.param())
-            && !(param.min..=param.max).contains(&k)
-        {
-            return Err(PlanError::UnknownStrategy(format!("{}{k}", spec.name)));
+        let name = strategy.to_string();
+        if spec.parse(&name).is_none() {
+            return Err(PlanError::UnknownStrategy(name)); // a parameter out of bounds
         }
         let Some(rules) = spec.rules else {
             return Err(PlanError::UnknownStrategy(format!(

@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 
 use super::reaches;
 use crate::graph::Graph;
-use crate::plan::PlannedKernel;
-use crate::plan::PlannedLaunch;
+use crate::plan::kernels::writers;
+use crate::plan::{PlannedKernel, PlannedLaunch};
 
 /// XLA's instruction-count threshold for a horizontal fusion candidate.
 pub const MAX_INSTRUCTIONS: usize = 128;
@@ -19,22 +19,11 @@ pub const MAX_BATCH: usize = 32;
 
 /// The launches of `kernels` (in dependency order) after horizontal loop fusion.
 pub fn launches(graph: &Graph, kernels: &[PlannedKernel]) -> Vec<PlannedLaunch> {
-    let reads_from = |k: usize| -> BTreeSet<usize> {
-        kernels[k]
-            .reads
-            .iter()
-            .filter_map(|slot| {
-                kernels
-                    .iter()
-                    .position(|other| other.writes.iter().any(|(s, _)| s == slot))
-            })
-            .collect()
-    };
     // ancestors[k]: every kernel k depends on, directly or not.
     let mut ancestors: Vec<BTreeSet<usize>> = Vec::with_capacity(kernels.len());
     for k in 0..kernels.len() {
         let mut all = BTreeSet::new();
-        for d in reads_from(k) {
+        for d in writers(kernels, &kernels[k].reads) {
             all.insert(d);
             all.extend(ancestors[d].iter().copied());
         }

@@ -93,32 +93,26 @@ fn reaches<T: Ord + Copy, I: IntoIterator<Item = T>>(
 /// The fusions XLA's pipeline makes of `graph`'s placed nodes.
 pub fn partition(graph: &Graph, rules: XlaRules) -> Vec<Group> {
     let mut computation = Computation::new(graph, rules);
-    loop {
-        let mut changed = fusion::instruction_fusion(&mut computation, false);
-        changed |= fusion::instruction_fusion(&mut computation, true);
-        changed |= fusion::fusion_merger(&mut computation);
-        changed |= multi_output::multi_output_fusion(&mut computation);
-        if !changed {
-            break;
-        }
-    }
-    let live = computation.live();
-    live.into_iter()
+    // The passes, each run (`|`, not `||`), until none changes anything.
+    while fusion::instruction_fusion(&mut computation, false)
+        | fusion::instruction_fusion(&mut computation, true)
+        | fusion::fusion_merger(&mut computation)
+        | multi_output::multi_output_fusion(&mut computation)
+    {}
+    (computation.live().into_iter())
         .map(|f| {
             let fusion = &computation.fusions[f];
             let roots: BTreeSet<_> = computation.exposed(f).into_iter().collect();
-            let mut why = format!(
-                "XLA fusion writing {}",
-                roots
-                    .iter()
-                    .map(|n| format!("{n} ({})", graph.node(*n).op.name()))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-            for reason in fusion.why.iter().take(4) {
-                why += "; ";
-                why += reason;
-            }
+            let writes: Vec<String> = (roots.iter())
+                .map(|n| format!("{n} ({})", graph.node(*n).op.name()))
+                .collect();
+            let reasons: String = fusion
+                .why
+                .iter()
+                .take(4)
+                .map(|r| format!("; {r}"))
+                .collect();
+            let why = format!("XLA fusion writing {}{reasons}", writes.join(", "));
             Group::new(fusion.nodes.clone(), roots, vec![why])
         })
         .collect()
