@@ -135,11 +135,9 @@ pub fn build_kernels(graph: &Graph, groups: Vec<Group>) -> Vec<PlannedKernel> {
     for carry in graph.carries() {
         writes[owner[&carry.next]].insert((Slot::Next(carry.input), carry.next));
     }
-    for group_reads in &reads {
-        for slot in group_reads {
-            if let Slot::Value(node) = slot {
-                writes[owner[node]].insert((*slot, *node));
-            }
+    for slot in reads.iter().flatten() {
+        if let Slot::Value(node) = slot {
+            writes[owner[node]].insert((*slot, *node));
         }
     }
     // Order: a kernel runs after every kernel whose values it reads.

@@ -9,8 +9,9 @@ pub struct PlanOptions {
     /// The most buffers one kernel may bind (the device's storage-buffer limit, minus the
     /// two params buffers).
     pub max_bindings: usize,
-    /// Strategies whose rules make random ops opaque (`xla-default`): on (XLA's baseline).
-    /// Off replays the study's "random numbers fused" step of the ablation.
+    /// Whether XLA's pipeline (`xla-default`) sees random ops as opaque custom calls (XLA's
+    /// threefry in JAX of 2022), fused into nothing: on (XLA's baseline). Off replays the
+    /// study's "random numbers fused" step of the ablation.
     pub opaque_random: bool,
     /// XLA's rule against fusing a concatenate emitted more than once in a fusion
     /// (`xla-default`): on. Off replays the study's patched compiler.

@@ -9,7 +9,7 @@ use super::partition::Partitioner;
 use super::planned::Plan;
 use super::spec::{CarriedState, FusionRules};
 use super::strategy::Strategy;
-use super::xla::{self, XlaRules};
+use super::xla;
 use crate::graph::Graph;
 
 impl Plan {
@@ -83,13 +83,7 @@ fn partition(
     options: &PlanOptions,
 ) -> Vec<PlannedKernel> {
     let groups = match rules {
-        FusionRules::Xla => xla::partition(
-            graph,
-            XlaRules {
-                opaque_random: options.opaque_random,
-                concat_rule: options.concat_rule,
-            },
-        ),
+        FusionRules::Xla => xla::partition(graph, options),
         rules => Partitioner::new(graph, name, rules, options.duplication_budget).partition(),
     };
     build_kernels(graph, groups)

@@ -8,8 +8,9 @@
 
 use std::collections::BTreeSet;
 
-use super::{XlaRules, reaches};
+use super::reaches;
 use crate::graph::{Graph, NodeId, Op};
+use crate::plan::PlanOptions;
 use crate::plan::cost::is_expensive;
 use crate::plan::kernels::slot_width_bytes;
 
@@ -25,7 +26,7 @@ pub(super) struct Fusion {
 /// The graph and its fusions, with the queries every pass asks.
 pub(super) struct Computation<'g> {
     pub graph: &'g Graph,
-    pub rules: XlaRules,
+    pub options: &'g PlanOptions,
     users: Vec<Vec<NodeId>>,
     pub fusions: Vec<Fusion>,
     /// For each node, the fusions that compute it.
@@ -37,10 +38,10 @@ pub(super) struct Computation<'g> {
 impl<'g> Computation<'g> {
     /// One unfused instruction per placed node; opaque random ops sharing a key become one
     /// custom call (JAX draws a whole random array in one threefry call).
-    pub fn new(graph: &'g Graph, rules: XlaRules) -> Self {
+    pub fn new(graph: &'g Graph, options: &'g PlanOptions) -> Self {
         let mut computation = Self {
             graph,
-            rules,
+            options,
             users: graph.users(),
             fusions: Vec::new(),
             member_of: vec![BTreeSet::new(); graph.nodes().len()],
@@ -83,9 +84,9 @@ impl<'g> Computation<'g> {
         self.member_of[node.index()].insert(fusion);
     }
 
-    /// Whether `node` is an opaque random op (a custom call under these rules).
+    /// Whether `node` is an opaque random op (a custom call under these options).
     pub fn is_custom_call(&self, node: NodeId) -> bool {
-        self.rules.opaque_random && matches!(self.graph.node(node).op, Op::RandomUniform { .. })
+        self.options.opaque_random && matches!(self.graph.node(node).op, Op::RandomUniform { .. })
     }
 
     /// Whether some node of fusion `f` passes `test`.
@@ -274,7 +275,7 @@ impl<'g> Computation<'g> {
     /// its ops (XLA would emit it once per reader): the first such concatenate of
     /// `merged`, with its readers there.
     pub fn concat_read_by_several(&self, merged: &BTreeSet<NodeId>) -> Option<(NodeId, usize)> {
-        if !self.rules.concat_rule {
+        if !self.options.concat_rule {
             return None;
         }
         merged.iter().find_map(|node| {

@@ -179,7 +179,7 @@ pub(super) fn fits(c: &Computation, producer: usize, consumer: usize) -> Result<
                 c.graph.node(value).op.name()
             ));
         }
-        if c.rules.concat_rule && invalidates && (emitted > 1 || users.len() > 1) {
+        if c.options.concat_rule && invalidates && (emitted > 1 || users.len() > 1) {
             return Err(concat_emitted_twice(c, value, users.len()));
         }
     }

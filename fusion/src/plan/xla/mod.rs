@@ -34,7 +34,7 @@
 //! (`kAllowedCodeDuplication`); a cache-invalidating op (the concatenate, [`Op::Pack`]
 //! here) is not fused where it would be emitted more than once or read by several ops
 //! (`CodeDuplicationTooHigh` with `OpInvalidatesCache`) unless
-//! [`XlaRules::concat_rule`] is off (the study's patch); custom calls (the opaque
+//! [`PlanOptions::concat_rule`] is off (the study's patch); custom calls (the opaque
 //! random op, one call per key as JAX draws a whole array at once) fuse nothing.
 //!
 //! What is not modelled: XLA's thresholds on element counts (plans here do not depend on
@@ -51,6 +51,7 @@ mod multi_output;
 
 use std::collections::BTreeSet;
 
+use super::PlanOptions;
 use super::partition::Group;
 use crate::graph::Graph;
 use computation::Computation;
@@ -60,16 +61,6 @@ pub const MAX_OPERANDS_AND_OUTPUTS: usize = 64;
 
 /// XLA's `FusionNodeIndexingEvaluation::kAllowedCodeDuplication`.
 pub const ALLOWED_CODE_DUPLICATION: u64 = 15;
-
-/// The switches the study's ablation turns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct XlaRules {
-    /// Random ops are custom calls (XLA's threefry in JAX of 2022), fused into nothing.
-    pub opaque_random: bool,
-    /// XLA's rule against fusing a cache-invalidating op (concatenate) that would be
-    /// emitted more than once; off replays the study's patched compiler.
-    pub concat_rule: bool,
-}
 
 /// Whether `target` is reached from `start` by following `next` (depth first).
 fn reaches<T: Ord + Copy, I: IntoIterator<Item = T>>(
@@ -90,9 +81,10 @@ fn reaches<T: Ord + Copy, I: IntoIterator<Item = T>>(
     false
 }
 
-/// The fusions XLA's pipeline makes of `graph`'s placed nodes.
-pub fn partition(graph: &Graph, rules: XlaRules) -> Vec<Group> {
-    let mut computation = Computation::new(graph, rules);
+/// The fusions XLA's pipeline makes of `graph`'s placed nodes, with `options`' switches
+/// of the study's ablation (`opaque_random`, `concat_rule`).
+pub fn partition(graph: &Graph, options: &PlanOptions) -> Vec<Group> {
+    let mut computation = Computation::new(graph, options);
     // The passes, each run (`|`, not `||`), until none changes anything.
     while fusion::instruction_fusion(&mut computation, false)
         | fusion::instruction_fusion(&mut computation, true)
