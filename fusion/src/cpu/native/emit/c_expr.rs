@@ -30,48 +30,42 @@ pub(super) fn ty(float: bool) -> &'static str {
     if float { "float" } else { "uint32_t" }
 }
 
-pub(super) fn reg(r: Reg, float: bool) -> String {
-    format!("{}{r}", if float { 'f' } else { 'u' })
+/// The letter of a register file, naming its registers and the bindings of its type.
+pub(super) fn file(float: bool) -> char {
+    if float { 'f' } else { 'u' }
 }
 
+pub(super) fn reg(r: Reg, float: bool) -> String {
+    format!("{}{r}", file(float))
+}
+
+/// The zero of a register file.
+pub(super) fn zero(float: bool) -> &'static str {
+    if float { "0.0f" } else { "0u" }
+}
+
+/// `op(a)`: the prelude's function named after the op, where C has no expression for it.
 pub(super) fn unary(op: FloatUnary, a: &str) -> String {
     match op {
-        FloatUnary::Neg => format!("cf_neg({a})"),
-        FloatUnary::Abs => format!("cf_abs({a})"),
         FloatUnary::Sqrt => format!("__builtin_sqrtf({a})"),
-        FloatUnary::Exp => format!("cf_exp({a})"),
-        FloatUnary::Log => format!("cf_log({a})"),
-        FloatUnary::Sin => format!("cf_sin({a})"),
-        FloatUnary::Cos => format!("cf_cos({a})"),
-        FloatUnary::Tanh => format!("cf_tanh({a})"),
-        FloatUnary::Erf => format!("cf_erf({a})"),
         FloatUnary::Square => format!("{a} * {a}"),
         FloatUnary::Recip => format!("1.0f / {a}"),
-        FloatUnary::Floor => format!("cf_floor({a})"),
+        _ => format!("cf_{}({a})", op.name()),
     }
 }
 
-pub(super) fn binary_f(op: BinaryOp, a: &str, b: &str) -> String {
-    match op {
-        BinaryOp::Add => format!("{a} + {b}"),
-        BinaryOp::Sub => format!("{a} - {b}"),
-        BinaryOp::Mul => format!("{a} * {b}"),
-        BinaryOp::Div => format!("{a} / {b}"),
-        BinaryOp::Min => format!("cf_min({a}, {b})"),
-        BinaryOp::Max => format!("cf_max({a}, {b})"),
-    }
-}
-
-/// Wrapping `u32` arithmetic (C's unsigned arithmetic wraps); division by zero gives
-/// `u32::MAX`, as the interpreter's.
-pub(super) fn binary_u(op: BinaryOp, a: &str, b: &str) -> String {
-    match op {
-        BinaryOp::Add => format!("{a} + {b}"),
-        BinaryOp::Sub => format!("{a} - {b}"),
-        BinaryOp::Mul => format!("{a} * {b}"),
-        BinaryOp::Div => format!("{b} == 0u ? 0xffffffffu : {a} / {b}"),
-        BinaryOp::Min => format!("{a} < {b} ? {a} : {b}"),
-        BinaryOp::Max => format!("{a} > {b} ? {a} : {b}"),
+/// `op(a, b)` in the `f32` file (`float`) or the `u32` file. `u32` arithmetic wraps (as C's
+/// unsigned arithmetic does); division by zero gives `u32::MAX`, as the interpreter's.
+pub(super) fn binary(op: BinaryOp, float: bool, a: &str, b: &str) -> String {
+    match (op, float) {
+        (BinaryOp::Add, _) => format!("{a} + {b}"),
+        (BinaryOp::Sub, _) => format!("{a} - {b}"),
+        (BinaryOp::Mul, _) => format!("{a} * {b}"),
+        (BinaryOp::Div, true) => format!("{a} / {b}"),
+        (BinaryOp::Div, false) => format!("{b} == 0u ? 0xffffffffu : {a} / {b}"),
+        (BinaryOp::Min | BinaryOp::Max, true) => format!("cf_{}({a}, {b})", op.name()),
+        (BinaryOp::Min, false) => format!("{a} < {b} ? {a} : {b}"),
+        (BinaryOp::Max, false) => format!("{a} > {b} ? {a} : {b}"),
     }
 }
 
