@@ -71,7 +71,8 @@ pub struct Compiler {
     pub version: String,
 }
 
-static COMPILER: OnceLock<Result<Compiler, String>> = OnceLock::new();
+/// The compiler, or why it did not answer and the command tried.
+static COMPILER: OnceLock<Result<Compiler, (String, String)>> = OnceLock::new();
 static LOADED: OnceLock<Mutex<HashMap<u64, Arc<libloading::Library>>>> = OnceLock::new();
 static TEMP: AtomicU64 = AtomicU64::new(0);
 
@@ -91,20 +92,19 @@ pub fn compiler() -> Result<Compiler, NativeError> {
                     .to_string(),
                 command,
             }),
-            Ok(out) => Err(format!(
-                "{command}\n`{command} --version` exited with {}",
-                out.status
+            Ok(out) => Err((
+                format!("`{command} --version` exited with {}", out.status),
+                command,
             )),
-            Err(e) => Err(format!("{command}\n{e}")),
+            Err(e) => Err((e.to_string(), command)),
         }
     });
-    found.clone().map_err(|message| {
-        let (command, why) = message.split_once('\n').unwrap_or((&message, ""));
-        NativeError::NoCompiler {
-            command: command.into(),
-            source: std::io::Error::other(why.to_string()),
-        }
-    })
+    found
+        .clone()
+        .map_err(|(why, command)| NativeError::NoCompiler {
+            command,
+            source: std::io::Error::other(why),
+        })
 }
 
 /// Compiler flags for kernels at `level`.

@@ -235,11 +235,10 @@ impl Part<'_> {
     fn masked_step(
         &self,
         c: &mut String,
-        range: (&str, &str),
+        (lo, hi): (&str, &str),
         header: &str,
         carries: &[(Reg, Reg, bool)],
     ) -> Result<(), Unsupported> {
-        let (lo, hi) = range;
         let _ = writeln!(
             c,
             "#pragma omp simd\nfor (int64_t i = {lo}; i < {hi}; i++) {{"
@@ -330,13 +329,9 @@ impl Part<'_> {
             Instr::ConstU { value, .. } => format!("{value}u"),
             Instr::Lane { .. } => "(uint32_t)(i - lane0)".into(),
             Instr::UnaryF { op, a, .. } => unary(op, &f(a)),
-            Instr::LogicUnary {
-                op: LogicUnary::Not,
-                a,
-                ..
-            } => {
-                format!("(uint32_t)({} == 0u)", u(a))
-            }
+            Instr::LogicUnary { op, a, .. } => match op {
+                LogicUnary::Not => format!("(uint32_t)({} == 0u)", u(a)),
+            },
             Instr::LogicBinary { op, a, b, .. } => {
                 let join = match op {
                     LogicBinary::And => "&",
@@ -366,13 +361,10 @@ impl Part<'_> {
             Instr::Random { dst, key, counter } => {
                 let id = self.draws.get();
                 self.draws.set(id + 1);
+                let [k0, k1, c0, c1] = [key[0], key[1], counter[0], counter[1]].map(u);
                 let _ = writeln!(
                     c,
-                    "uint32_t w0_{id}, w1_{id};\ncf_threefry({}, {}, {}, {}, &w0_{id}, &w1_{id});",
-                    u(key[0]),
-                    u(key[1]),
-                    u(counter[0]),
-                    u(counter[1])
+                    "uint32_t w0_{id}, w1_{id};\ncf_threefry({k0}, {k1}, {c0}, {c1}, &w0_{id}, &w1_{id});"
                 );
                 for (word, d) in dst.iter().enumerate() {
                     if let Some(d) = d {

@@ -118,21 +118,15 @@ pub fn compile_launches(
         }
     }
     let library = compiler::build(&source, level)?;
-    let kernels = names
-        .iter()
-        .map(|name| {
-            let Some(name) = name else {
-                return Ok(None);
-            };
-            // SAFETY: every emitted function has the `KernelFn` signature.
-            let f = unsafe { library.get::<KernelFn>(name.as_bytes()) }.map_err(|source| {
-                NativeError::Load {
-                    path: name.clone(),
-                    source,
-                }
-            })?;
-            Ok(Some(*f))
+    let load = |name: &String| {
+        // SAFETY: every emitted function has the `KernelFn` signature.
+        let f = unsafe { library.get::<KernelFn>(name.as_bytes()) };
+        f.map(|f| *f).map_err(|source| NativeError::Load {
+            path: name.clone(),
+            source,
         })
+    };
+    let kernels = (names.iter().map(|name| name.as_ref().map(load).transpose()))
         .collect::<Result<_, NativeError>>()?;
     let build_time = start.elapsed();
     BUILD_NANOS.fetch_add(

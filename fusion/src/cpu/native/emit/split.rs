@@ -135,13 +135,6 @@ impl<'a> Flow<'a> {
     /// `carries` (a multi-step body's `(to, from, float)`): each `to` is read from its
     /// state array, each `from` must be held by the last unit at its end.
     fn of(units: &[Unit<'a>], carries: &[(Reg, Reg, bool)]) -> Flow<'a> {
-        let hoisted: HashSet<Reg> = units
-            .iter()
-            .flat_map(instructions)
-            .filter(|i| invariant(i))
-            .flat_map(|i| i.defs())
-            .map(|(r, _)| r)
-            .collect();
         let mut home: HashMap<Reg, (usize, bool, &'a Instr)> = HashMap::new();
         for (u, unit) in units.iter().enumerate() {
             for instr in instructions(unit) {
@@ -153,10 +146,8 @@ impl<'a> Flow<'a> {
         let mut imports: Vec<Vec<(Reg, bool, Source<'a>)>> = vec![vec![]; units.len()];
         let mut spills: Vec<Vec<(Reg, bool)>> = vec![vec![]; units.len()];
         for (u, unit) in units.iter().enumerate() {
-            let mut reads: Vec<Reg> = match unit {
-                Unit::Lanes(list) => list.iter().flat_map(|i| i.operands()).collect(),
-                Unit::Guard(block) => block_reads(block).collect(),
-            };
+            // What the unit defines itself is found at home below.
+            let mut reads: Vec<Reg> = instructions(unit).flat_map(|i| i.operands()).collect();
             // The loop before a block writes its condition's flags.
             if let Some(Unit::Guard(block)) = units.get(u + 1) {
                 reads.push(block.cond);
@@ -166,7 +157,8 @@ impl<'a> Flow<'a> {
             }
             let mut seen = HashSet::new();
             for r in reads {
-                if hoisted.contains(&r) || !seen.insert(r) {
+                let hoisted = home.get(&r).is_some_and(|h| invariant(h.2));
+                if hoisted || !seen.insert(r) {
                     continue;
                 }
                 if let Some(&(_, _, float)) = carries.iter().find(|c| c.0 == r) {
