@@ -167,8 +167,9 @@ pub fn build(source: &str, level: SimdLevel) -> Result<Arc<libloading::Library>,
     let mut hasher = DefaultHasher::new();
     (source, &flags, &compiler.version).hash(&mut hasher);
     let key = hasher.finish();
-    let loaded = LOADED.get_or_init(Default::default);
-    if let Some(lib) = loaded.lock().expect("no panics under the lock").get(&key) {
+    let loaded =
+        || (LOADED.get_or_init(Default::default).lock()).expect("no panics under the lock");
+    if let Some(lib) = loaded().get(&key) {
         return Ok(lib.clone());
     }
     let dir = cache_dir();
@@ -226,9 +227,6 @@ pub fn build(source: &str, level: SimdLevel) -> Result<Arc<libloading::Library>,
             source,
         })?;
     let lib = Arc::new(lib);
-    loaded
-        .lock()
-        .expect("no panics under the lock")
-        .insert(key, lib.clone());
+    loaded().insert(key, lib.clone());
     Ok(lib)
 }

@@ -23,7 +23,7 @@ use crate::graph::{LogicBinary, LogicUnary, NodeId};
 use crate::lir::program::LoweredLaunch;
 use crate::lir::program::{GuardBlock, Instr, KernelProgram, Reg};
 use crate::plan::Slot;
-use c_expr::{binary, compare, file, load_state, reg, store_state, ty, unary, zero};
+use c_expr::{binary, compare, file, load, reg, store_state, ty, unary, zero};
 
 /// Lanes per block of a multi-step program (its state arrays: 1 KiB per carried value).
 pub const BLOCK: usize = 256;
@@ -222,7 +222,7 @@ impl Part<'_> {
             steps - 1
         );
         for (to, _, float) in &carries {
-            c.push_str(&load_state(*to, *float));
+            c.push_str(&load("st", *to, *float));
         }
         self.list(c, &p.epilogue)?;
         c.push_str("}\n}\n");
@@ -245,7 +245,7 @@ impl Part<'_> {
         );
         c.push_str(header);
         for (to, _, float) in carries {
-            c.push_str(&load_state(*to, *float));
+            c.push_str(&load("st", *to, *float));
         }
         self.list(c, &self.part.body)?;
         c.push_str(&store_state(carries));

@@ -170,20 +170,15 @@ fn threefry() -> String {
          uint32_t x1 = c1 + ks1;\n",
     );
     for round in 0..ROUNDS {
-        let r = ROTATIONS[round % 8];
+        let (r, l) = (ROTATIONS[round % 8], 32 - ROTATIONS[round % 8]);
         let _ = writeln!(
             c,
-            "x0 = x0 + x1; x1 = (x1 << {r}u) | (x1 >> {}u); x1 = x1 ^ x0;",
-            32 - r
+            "x0 = x0 + x1; x1 = (x1 << {r}u) | (x1 >> {l}u); x1 = x1 ^ x0;"
         );
         if round % 4 == 3 {
-            let injection = round / 4 + 1;
-            let _ = writeln!(
-                c,
-                "x0 = x0 + ks{}; x1 = (x1 + ks{}) + {injection}u;",
-                injection % 3,
-                (injection + 1) % 3
-            );
+            let i = round / 4 + 1;
+            let (k0, k1) = (i % 3, (i + 1) % 3);
+            let _ = writeln!(c, "x0 = x0 + ks{k0}; x1 = (x1 + ks{k1}) + {i}u;");
         }
     }
     c.push_str("*w0 = x0;\n*w1 = x1;\n}\n");

@@ -6,22 +6,19 @@ use std::fmt::Write;
 use crate::graph::{BinaryOp, CompareOp, FloatUnary};
 use crate::lir::program::Reg;
 
-/// Carried register `to` read from its state array (the start of a step's lane loop).
-pub(super) fn load_state(to: Reg, float: bool) -> String {
-    let r = reg(to, float);
-    format!("const {} {r} = st_{r}[i - b0];\n", ty(float))
+/// Register `r` read from its per-block array `<array>_<r>` (`st`: carried state, `sp`: a
+/// spill), at the start of a lane loop.
+pub(super) fn load(array: &str, r: Reg, float: bool) -> String {
+    let r = reg(r, float);
+    format!("const {} {r} = {array}_{r}[i - b0];\n", ty(float))
 }
 
 /// Each carry's next value written to its state array (the end of a step's lane loop).
 pub(super) fn store_state(carries: &[(Reg, Reg, bool)]) -> String {
     let mut c = String::new();
     for (to, from, float) in carries {
-        let _ = writeln!(
-            c,
-            "st_{}[i - b0] = {};",
-            reg(*to, *float),
-            reg(*from, *float)
-        );
+        let (to, from) = (reg(*to, *float), reg(*from, *float));
+        let _ = writeln!(c, "st_{to}[i - b0] = {from};");
     }
     c
 }

@@ -73,16 +73,11 @@ pub(super) fn split<'a>(body: &'a [Instr], guards: &'a [GuardBlock]) -> Option<V
                 needed.extend(rest[k].operands());
             }
         }
-        let (cone, after): (Vec<_>, Vec<_>) = rest[..at]
-            .iter()
-            .zip(&in_cone)
-            .partition(|(_, in_cone)| **in_cone);
-        units.push(Unit::Lanes(cone.into_iter().map(|(i, _)| *i).collect()));
+        let (cone, after): (Vec<_>, Vec<_>) = rest.drain(..at).zip(in_cone).partition(|c| c.1);
+        units.push(Unit::Lanes(cone.into_iter().map(|(i, _)| i).collect()));
         units.push(Unit::Guard(block));
-        rest = after
-            .into_iter()
-            .map(|(i, _)| *i)
-            .chain(rest[at + 1..].iter().copied())
+        rest = (after.into_iter().map(|(i, _)| i))
+            .chain(rest.drain(1..))
             .collect();
     }
     units.push(Unit::Lanes(rest));
@@ -165,12 +160,9 @@ impl<'a> Flow<'a> {
                     imports[u].push((r, float, Source::Carried));
                     continue;
                 }
-                let Some(&(at, float, instr)) = home.get(&r) else {
+                let Some(&(at, float, instr)) = home.get(&r).filter(|h| h.0 != u) else {
                     continue;
                 };
-                if at == u {
-                    continue;
-                }
                 let source = if repeatable(instr) {
                     Source::Repeated(instr)
                 } else {
@@ -223,12 +215,9 @@ impl Part<'_> {
             }
             let _ = writeln!(c, "{lane_header}");
             for (r, float, source) in &flow.imports[u] {
-                let name = reg(*r, *float);
                 match source {
-                    Source::Spilled => {
-                        let _ = writeln!(c, "const {} {name} = sp_{name}[i - b0];", ty(*float));
-                    }
-                    Source::Carried => c.push_str(&c_expr::load_state(*r, *float)),
+                    Source::Spilled => c.push_str(&c_expr::load("sp", *r, *float)),
+                    Source::Carried => c.push_str(&c_expr::load("st", *r, *float)),
                     Source::Repeated(instr) => self.instr(c, instr, true)?,
                 }
             }
