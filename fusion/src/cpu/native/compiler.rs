@@ -71,7 +71,8 @@ pub struct Compiler {
     pub version: String,
 }
 
-static COMPILER: OnceLock<Result<Compiler, String>> = OnceLock::new();
+/// The compiler, or why it did not answer and the command tried.
+static COMPILER: OnceLock<Result<Compiler, (String, String)>> = OnceLock::new();
 static LOADED: OnceLock<Mutex<HashMap<u64, Arc<libloading::Library>>>> = OnceLock::new();
 static TEMP: AtomicU64 = AtomicU64::new(0);
 
@@ -91,20 +92,19 @@ pub fn compiler() -> Result<Compiler, NativeError> {
                     .to_string(),
                 command,
             }),
-            Ok(out) => Err(format!(
-                "{command}\n`{command} --version` exited with {}",
-                out.status
+            Ok(out) => Err((
+                format!("`{command} --version` exited with {}", out.status),
+                command,
             )),
-            Err(e) => Err(format!("{command}\n{e}")),
+            Err(e) => Err((e.to_string(), command)),
         }
     });
-    found.clone().map_err(|message| {
-        let (command, why) = message.split_once('\n').unwrap_or((&message, ""));
-        NativeError::NoCompiler {
-            command: command.into(),
-            source: std::io::Error::other(why.to_string()),
-        }
-    })
+    found
+        .clone()
+        .map_err(|(why, command)| NativeError::NoCompiler {
+            command,
+            source: std::io::Error::other(why),
+        })
 }
 
 /// Compiler flags for kernels at `level`.
@@ -167,8 +167,9 @@ pub fn build(source: &str, level: SimdLevel) -> Result<Arc<libloading::Library>,
     let mut hasher = DefaultHasher::new();
     (source, &flags, &compiler.version).hash(&mut hasher);
     let key = hasher.finish();
-    let loaded = LOADED.get_or_init(Default::default);
-    if let Some(lib) = loaded.lock().expect("no panics under the lock").get(&key) {
+    let loaded =
+        || (LOADED.get_or_init(Default::default).lock()).expect("no panics under the lock");
+    if let Some(lib) = loaded().get(&key) {
         return Ok(lib.clone());
     }
     let dir = cache_dir();
@@ -226,9 +227,6 @@ pub fn build(source: &str, level: SimdLevel) -> Result<Arc<libloading::Library>,
             source,
         })?;
     let lib = Arc::new(lib);
-    loaded
-        .lock()
-        .expect("no panics under the lock")
-        .insert(key, lib.clone());
+    loaded().insert(key, lib.clone());
     Ok(lib)
 }

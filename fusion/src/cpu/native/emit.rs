@@ -19,11 +19,11 @@ mod split;
 use std::fmt::Write;
 
 use super::prelude::float_literal;
-use crate::graph::{FloatBinary, LogicBinary, LogicUnary, NodeId};
+use crate::graph::{LogicBinary, LogicUnary, NodeId};
 use crate::lir::program::LoweredLaunch;
 use crate::lir::program::{GuardBlock, Instr, KernelProgram, Reg};
 use crate::plan::Slot;
-use c_expr::{binary_f, binary_u, compare, load_state, reg, store_state, ty, unary};
+use c_expr::{binary, compare, file, load, reg, store_state, ty, unary, zero};
 
 /// Lanes per block of a multi-step program (its state arrays: 1 KiB per carried value).
 pub const BLOCK: usize = 256;
@@ -93,16 +93,11 @@ pub fn emit_launch(
     if launch.rows_of.is_some() || launch.program.parts.iter().any(|p| p.rows_of.is_some()) {
         return Err(Unsupported::Rows);
     }
-    let instructions: usize = launch
+    let instructions = launch
         .program
         .parts
         .iter()
-        .map(|p| {
-            p.prologue.len()
-                + p.body.len()
-                + p.epilogue.len()
-                + p.guards.iter().map(|g| g.body.len()).sum::<usize>()
-        })
+        .map(|p| p.instrs().count())
         .sum();
     if instructions > MAX_INSTRUCTIONS {
         return Err(Unsupported::TooLarge(instructions));
@@ -168,17 +163,8 @@ fn invariant(instr: &Instr) -> bool {
 impl Part<'_> {
     fn emit(&self, c: &mut String, steps: u32) -> Result<(), Unsupported> {
         let p = self.part;
-        let guarded = p.guards.iter().flat_map(|g| &g.body);
-        for instr in p
-            .prologue
-            .iter()
-            .chain(&p.body)
-            .chain(&p.epilogue)
-            .chain(guarded)
-        {
-            if invariant(instr) {
-                self.instr(c, instr, true)?;
-            }
+        for instr in p.instrs().filter(|i| invariant(i)) {
+            self.instr(c, instr, true)?;
         }
         let split = self
             .split_guards
@@ -204,7 +190,7 @@ impl Part<'_> {
             self.masked_step(c, ("begin", "end"), ONE_STEP, &[])?;
             c.push_str("} else {\n");
             c.push_str(&blocks);
-            self.split_step(c, &units, ONE_STEP, &[], &[], "")?;
+            self.split_step(c, &units, ONE_STEP, &[])?;
             c.push_str("}\n}\n");
             return Ok(());
         }
@@ -225,9 +211,7 @@ impl Part<'_> {
                 let _ = writeln!(c, "if (b1 - b0 < {SPLIT_MIN_LANES}) {{");
                 self.masked_step(c, ("b0", "b1"), "", &carries)?;
                 c.push_str("} else {\n");
-                let carried: Vec<(Reg, bool)> = carries.iter().map(|c| (c.0, c.2)).collect();
-                let live_out: Vec<Reg> = carries.iter().map(|c| c.1).collect();
-                self.split_step(c, &units, "", &carried, &live_out, &store_state(&carries))?;
+                self.split_step(c, &units, "", &carries)?;
                 c.push_str("}\n");
             }
         }
@@ -238,7 +222,7 @@ impl Part<'_> {
             steps - 1
         );
         for (to, _, float) in &carries {
-            c.push_str(&load_state(*to, *float));
+            c.push_str(&load("st", *to, *float));
         }
         self.list(c, &p.epilogue)?;
         c.push_str("}\n}\n");
@@ -251,18 +235,17 @@ impl Part<'_> {
     fn masked_step(
         &self,
         c: &mut String,
-        range: (&str, &str),
+        (lo, hi): (&str, &str),
         header: &str,
         carries: &[(Reg, Reg, bool)],
     ) -> Result<(), Unsupported> {
-        let (lo, hi) = range;
         let _ = writeln!(
             c,
             "#pragma omp simd\nfor (int64_t i = {lo}; i < {hi}; i++) {{"
         );
         c.push_str(header);
         for (to, _, float) in carries {
-            c.push_str(&load_state(*to, *float));
+            c.push_str(&load("st", *to, *float));
         }
         self.list(c, &self.part.body)?;
         c.push_str(&store_state(carries));
@@ -284,28 +267,17 @@ impl Part<'_> {
     /// The block's outputs are declared before the `if` (zero where the block does not
     /// run: only the selects' untaken side reads them there); everything else is local.
     fn guard(&self, c: &mut String, block: &GuardBlock) -> Result<(), Unsupported> {
-        let hoisted = |r: Reg, float: bool| {
-            block
-                .body
-                .iter()
-                .any(|i| invariant(i) && i.def() == Some((r, float)))
-        };
-        for r in block.outputs_f.iter().filter(|r| !hoisted(**r, true)) {
-            let _ = writeln!(c, "float {} = 0.0f;", reg(*r, true));
-        }
-        for r in block.outputs_u.iter().filter(|r| !hoisted(**r, false)) {
-            let _ = writeln!(c, "uint32_t {} = 0u;", reg(*r, false));
+        let outputs: Vec<(Reg, bool)> = (block.outputs_f.iter().map(|r| (*r, true)))
+            .chain(block.outputs_u.iter().map(|r| (*r, false)))
+            .collect();
+        let hoisted =
+            |out: &(Reg, bool)| (block.body.iter()).any(|i| invariant(i) && i.def() == Some(*out));
+        for &(r, float) in outputs.iter().filter(|out| !hoisted(out)) {
+            let _ = writeln!(c, "{} {} = {};", ty(float), reg(r, float), zero(float));
         }
         let _ = writeln!(c, "if ({}) {{", reg(block.cond, false));
         for instr in block.body.iter().filter(|i| !invariant(i)) {
-            let declared = instr.defs().iter().any(|(r, float)| {
-                let outputs = if *float {
-                    &block.outputs_f
-                } else {
-                    &block.outputs_u
-                };
-                outputs.contains(r)
-            });
+            let declared = instr.defs().iter().any(|out| outputs.contains(out));
             self.instr(c, instr, !declared)?;
         }
         c.push_str("}\n");
@@ -317,23 +289,38 @@ impl Part<'_> {
     fn instr(&self, c: &mut String, instr: &Instr, declare: bool) -> Result<(), Unsupported> {
         let f = |r: Reg| reg(r, true);
         let u = |r: Reg| reg(r, false);
+        // The file of the registers the instruction defines (a store's: of the one stored).
+        let float = instr
+            .def()
+            .map_or(!matches!(instr, Instr::StoreU { .. }), |d| d.1);
+        let x = |r: Reg| reg(r, float);
+        let prefix = if declare {
+            format!("const {} ", ty(float))
+        } else {
+            String::new()
+        };
         let index = |per_step: bool| if per_step { "(s * n + i)" } else { "i" };
         let value = match *instr {
             Instr::LoadF {
                 buffer, per_step, ..
-            } => format!("in_f{buffer}[{}]", index(per_step)),
-            Instr::LoadU {
+            }
+            | Instr::LoadU {
                 buffer, per_step, ..
-            } => format!("in_u{buffer}[{}]", index(per_step)),
+            } => {
+                format!("in_{}{buffer}[{}]", file(float), index(per_step))
+            }
             Instr::LoadPackedF {
                 buffer,
                 k,
                 column,
                 per_step,
                 ..
-            } => format!("in_f{buffer}[{} * {k} + {column}]", index(per_step)),
-            Instr::LoadStateF { buffer, .. } => format!("out_f{buffer}[i]"),
-            Instr::LoadStateU { buffer, .. } => format!("out_u{buffer}[i]"),
+            } => {
+                format!("in_f{buffer}[{} * {k} + {column}]", index(per_step))
+            }
+            Instr::LoadStateF { buffer, .. } | Instr::LoadStateU { buffer, .. } => {
+                format!("out_{}{buffer}[i]", file(float))
+            }
             Instr::ParamF { dst, .. } => {
                 format!("cf_float(pins[{}])", (self.binder.pin)(NodeId(dst)))
             }
@@ -342,11 +329,9 @@ impl Part<'_> {
             Instr::ConstU { value, .. } => format!("{value}u"),
             Instr::Lane { .. } => "(uint32_t)(i - lane0)".into(),
             Instr::UnaryF { op, a, .. } => unary(op, &f(a)),
-            Instr::LogicUnary {
-                op: LogicUnary::Not,
-                a,
-                ..
-            } => format!("(uint32_t)({} == 0u)", u(a)),
+            Instr::LogicUnary { op, a, .. } => match op {
+                LogicUnary::Not => format!("(uint32_t)({} == 0u)", u(a)),
+            },
             Instr::LogicBinary { op, a, b, .. } => {
                 let join = match op {
                     LogicBinary::And => "&",
@@ -354,29 +339,20 @@ impl Part<'_> {
                 };
                 format!("(uint32_t)(({} != 0u) {join} ({} != 0u))", u(a), u(b))
             }
-            Instr::FloatBinary {
-                op: FloatBinary::Pow,
-                a,
-                b,
-                ..
-            } => format!("cf_pow({}, {})", f(a), f(b)),
-            Instr::BinaryF { op, a, b, .. } => binary_f(op, &f(a), &f(b)),
-            Instr::BinaryU { op, a, b, .. } => binary_u(op, &u(a), &u(b)),
+            Instr::FloatBinary { op, a, b, .. } => format!("cf_{}({}, {})", op.name(), f(a), f(b)),
+            Instr::BinaryF { op, a, b, .. } | Instr::BinaryU { op, a, b, .. } => {
+                binary(op, float, &x(a), &x(b))
+            }
             Instr::MulAdd { acc, a, b, .. } => match acc {
                 Some(acc) => format!("{} + {} * {}", f(acc), f(a), f(b)),
                 None => format!("{} * {}", f(a), f(b)),
             },
-            Instr::CompareF { op, a, b, .. } => {
-                format!("(uint32_t)({} {} {})", f(a), compare(op), f(b))
+            Instr::CompareF { op, a, b, .. } | Instr::CompareU { op, a, b, .. } => {
+                let r = |r: Reg| reg(r, matches!(instr, Instr::CompareF { .. }));
+                format!("(uint32_t)({} {} {})", r(a), compare(op), r(b))
             }
-            Instr::CompareU { op, a, b, .. } => {
-                format!("(uint32_t)({} {} {})", u(a), compare(op), u(b))
-            }
-            Instr::SelectF { cond, a, b, .. } => {
-                format!("{} != 0u ? {} : {}", u(cond), f(a), f(b))
-            }
-            Instr::SelectU { cond, a, b, .. } => {
-                format!("{} != 0u ? {} : {}", u(cond), u(a), u(b))
+            Instr::SelectF { cond, a, b, .. } | Instr::SelectU { cond, a, b, .. } => {
+                format!("{} != 0u ? {} : {}", u(cond), x(a), x(b))
             }
             Instr::U32ToF32 { a, .. } => format!("(float){}", u(a)),
             Instr::F32ToU32 { a, .. } => format!("cf_f32_to_u32({})", f(a)),
@@ -385,68 +361,53 @@ impl Part<'_> {
             Instr::Random { dst, key, counter } => {
                 let id = self.draws.get();
                 self.draws.set(id + 1);
+                let [k0, k1, c0, c1] = [key[0], key[1], counter[0], counter[1]].map(u);
                 let _ = writeln!(
                     c,
-                    "uint32_t w0_{id}, w1_{id};\ncf_threefry({}, {}, {}, {}, &w0_{id}, &w1_{id});",
-                    u(key[0]),
-                    u(key[1]),
-                    u(counter[0]),
-                    u(counter[1])
+                    "uint32_t w0_{id}, w1_{id};\ncf_threefry({k0}, {k1}, {c0}, {c1}, &w0_{id}, &w1_{id});"
                 );
                 for (word, d) in dst.iter().enumerate() {
                     if let Some(d) = d {
-                        let prefix = if declare { "const float " } else { "" };
                         let _ = writeln!(c, "{prefix}{} = cf_uniform(w{word}_{id});", f(*d));
                     }
                 }
                 return Ok(());
             }
-            Instr::StoreF {
-                buffer,
-                src,
-                per_step,
-            } => {
-                let _ = writeln!(c, "out_f{buffer}[{}] = {};", index(per_step), f(src));
-                return Ok(());
-            }
-            Instr::StoreU {
-                buffer,
-                src,
-                per_step,
-            } => {
-                let _ = writeln!(c, "out_u{buffer}[{}] = {};", index(per_step), u(src));
-                return Ok(());
-            }
-            Instr::StorePackedF {
-                buffer,
-                src,
-                k,
-                column,
-                per_step,
-            } => {
-                let _ = writeln!(
-                    c,
-                    "out_f{buffer}[{} * {k} + {column}] = {};",
-                    index(per_step),
-                    f(src)
-                );
-                return Ok(());
-            }
+            Instr::StoreF { src, .. }
+            | Instr::StoreU { src, .. }
+            | Instr::StorePackedF { src, .. } => x(src),
             Instr::Guard { .. } => unreachable!("guards are expanded by `list`"),
             Instr::Stash { .. }
             | Instr::DotParams { .. }
             | Instr::DenseParams { .. }
             | Instr::Unstash { .. } => return Err(Unsupported::Compacted),
         };
-        let (dst, float) = instr
-            .def()
-            .expect("every other instruction defines a register");
-        let prefix = if declare {
-            format!("const {} ", ty(float))
-        } else {
-            String::new()
+        let target = match *instr {
+            Instr::StoreF {
+                buffer, per_step, ..
+            }
+            | Instr::StoreU {
+                buffer, per_step, ..
+            } => {
+                format!("out_{}{buffer}[{}]", file(float), index(per_step))
+            }
+            Instr::StorePackedF {
+                buffer,
+                k,
+                column,
+                per_step,
+                ..
+            } => {
+                format!("out_f{buffer}[{} * {k} + {column}]", index(per_step))
+            }
+            _ => {
+                let (dst, _) = instr
+                    .def()
+                    .expect("every other instruction defines a register");
+                format!("{prefix}{}", x(dst))
+            }
         };
-        let _ = writeln!(c, "{prefix}{} = {value};", reg(dst, float));
+        let _ = writeln!(c, "{target} = {value};");
         Ok(())
     }
 }

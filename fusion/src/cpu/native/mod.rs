@@ -23,6 +23,7 @@ pub mod emit;
 mod prelude;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::cpu::SimdLevel;
@@ -83,13 +84,13 @@ pub struct NativeKernels {
 }
 
 /// Nanoseconds spent in [`compile_launches`] by this process.
-static BUILD_NANOS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+static BUILD_NANOS: AtomicU64 = AtomicU64::new(0);
 
 /// Total wall time this process has spent building compiled kernels (emitting, compiling or
 /// finding them in the cache, loading): the CPU's ahead-of-time share of a plan's JIT cost,
 /// which a profiler adds to the first run's (device runtimes compile at the first launch).
 pub fn total_build_time() -> Duration {
-    Duration::from_nanos(BUILD_NANOS.load(std::sync::atomic::Ordering::Relaxed))
+    Duration::from_nanos(BUILD_NANOS.load(Ordering::Relaxed))
 }
 
 /// Compiles every launch the emitter can write, as one shared object.
@@ -118,27 +119,18 @@ pub fn compile_launches(
         }
     }
     let library = compiler::build(&source, level)?;
-    let kernels = names
-        .iter()
-        .map(|name| {
-            let Some(name) = name else {
-                return Ok(None);
-            };
-            // SAFETY: every emitted function has the `KernelFn` signature.
-            let f = unsafe { library.get::<KernelFn>(name.as_bytes()) }.map_err(|source| {
-                NativeError::Load {
-                    path: name.clone(),
-                    source,
-                }
-            })?;
-            Ok(Some(*f))
+    let load = |name: &String| {
+        // SAFETY: every emitted function has the `KernelFn` signature.
+        let f = unsafe { library.get::<KernelFn>(name.as_bytes()) };
+        f.map(|f| *f).map_err(|source| NativeError::Load {
+            path: name.clone(),
+            source,
         })
+    };
+    let kernels = (names.iter().map(|name| name.as_ref().map(load).transpose()))
         .collect::<Result<_, NativeError>>()?;
     let build_time = start.elapsed();
-    BUILD_NANOS.fetch_add(
-        build_time.as_nanos() as u64,
-        std::sync::atomic::Ordering::Relaxed,
-    );
+    BUILD_NANOS.fetch_add(build_time.as_nanos() as u64, Ordering::Relaxed);
     Ok(NativeKernels {
         _library: library,
         kernels,

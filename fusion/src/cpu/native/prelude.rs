@@ -71,12 +71,10 @@ CF_INLINE void cf_sin_cos(float x, float *sin_out, float *cos_out) {
     float pc = (cf_horner_COS_P(z) * z) * z;
     pc = (pc - 0.5f * z) + 1.0f;
     uint32_t sin_sign = (cf_bits(x) & 0x80000000u) ^ ((j & 4u) << 29);
-    float sin = cf_float(cf_bits((j & 2u) == 0u ? ps : pc) ^ sin_sign);
+    *sin_out = cf_float(cf_bits((j & 2u) == 0u ? ps : pc) ^ sin_sign);
     uint32_t jc = j - 2u;
     uint32_t cos_sign = ((jc ^ 0xffffffffu) & 4u) << 29;
-    float cos = cf_float(cf_bits((jc & 2u) == 0u ? ps : pc) ^ cos_sign);
-    *sin_out = sin;
-    *cos_out = cos;
+    *cos_out = cf_float(cf_bits((jc & 2u) == 0u ? ps : pc) ^ cos_sign);
 }
 CF_INLINE float cf_sin(float x) { float s, c; cf_sin_cos(x, &s, &c); return s; }
 CF_INLINE float cf_cos(float x) { float s, c; cf_sin_cos(x, &s, &c); return c; }
@@ -154,17 +152,11 @@ CF_INLINE float cf_uniform(uint32_t bits) {
 
 /// A C `float` literal with exactly `v`'s bits (shortest round-tripping decimal).
 pub(super) fn float_literal(v: f32) -> String {
-    if v.is_nan() {
-        "CF_NAN".into()
-    } else if v.is_infinite() {
-        if v > 0.0 {
-            "CF_INFINITY"
-        } else {
-            "(-CF_INFINITY)"
-        }
-        .into()
-    } else {
-        format!("{v:e}f")
+    match v {
+        _ if v.is_nan() => "CF_NAN".into(),
+        f32::INFINITY => "CF_INFINITY".into(),
+        f32::NEG_INFINITY => "(-CF_INFINITY)".into(),
+        _ => format!("{v:e}f"),
     }
 }
 
@@ -178,20 +170,15 @@ fn threefry() -> String {
          uint32_t x1 = c1 + ks1;\n",
     );
     for round in 0..ROUNDS {
-        let r = ROTATIONS[round % 8];
+        let (r, l) = (ROTATIONS[round % 8], 32 - ROTATIONS[round % 8]);
         let _ = writeln!(
             c,
-            "x0 = x0 + x1; x1 = (x1 << {r}u) | (x1 >> {}u); x1 = x1 ^ x0;",
-            32 - r
+            "x0 = x0 + x1; x1 = (x1 << {r}u) | (x1 >> {l}u); x1 = x1 ^ x0;"
         );
         if round % 4 == 3 {
-            let injection = round / 4 + 1;
-            let _ = writeln!(
-                c,
-                "x0 = x0 + ks{}; x1 = (x1 + ks{}) + {injection}u;",
-                injection % 3,
-                (injection + 1) % 3
-            );
+            let i = round / 4 + 1;
+            let (k0, k1) = (i % 3, (i + 1) % 3);
+            let _ = writeln!(c, "x0 = x0 + ks{k0}; x1 = (x1 + ks{k1}) + {i}u;");
         }
     }
     c.push_str("*w0 = x0;\n*w1 = x1;\n}\n");
@@ -204,33 +191,21 @@ pub(super) fn prelude() -> String {
     let mut c = String::from("#include <stdint.h>\n#include <stddef.h>\n");
     c.push_str("#define CF_INLINE static inline __attribute__((always_inline))\n");
     c.push_str("#define CF_NAN __builtin_nanf(\"\")\n#define CF_INFINITY __builtin_inff()\n");
-    let scalars = [
-        ("CF_ROUND_MAGIC", math::ROUND_MAGIC),
-        ("CF_FOPI", math::FOPI),
-        ("CF_DP1", math::DP1),
-        ("CF_DP2", math::DP2),
-        ("CF_DP3", math::DP3),
-        ("CF_LOG2E", math::LOG2E),
-        ("CF_LN2_HI", math::LN2_HI),
-        ("CF_LN2_LO", math::LN2_LO),
-        ("CF_SQRT_HALF", math::SQRT_HALF),
-        ("CF_MIN_POSITIVE", f32::MIN_POSITIVE),
-        ("CF_UNIFORM_SCALE", symmetric_uniform_scale(1.0)),
-    ];
+    // `math`'s constants under their Rust names, as `(name, value)`.
+    macro_rules! named {
+        ($($name:ident),*) => { [$((stringify!($name), &math::$name)),*] };
+    }
+    let scalars = (named![ROUND_MAGIC, FOPI, DP1, DP2, DP3].into_iter())
+        .chain(named![LOG2E, LN2_HI, LN2_LO, SQRT_HALF])
+        .map(|(name, value)| (name, *value))
+        .chain([("MIN_POSITIVE", f32::MIN_POSITIVE)])
+        .chain([("UNIFORM_SCALE", symmetric_uniform_scale(1.0))]);
     for (name, value) in scalars {
-        let _ = writeln!(c, "#define {name} {}", float_literal(value));
+        let _ = writeln!(c, "#define CF_{name} {}", float_literal(value));
     }
     let _ = writeln!(c, "#define CF_KEY_PARITY 0x{KEY_PARITY:08x}u");
-    let arrays: [(&str, &[f32]); 8] = [
-        ("SIN_P", &math::SIN_P),
-        ("COS_P", &math::COS_P),
-        ("EXP_P", &math::EXP_P),
-        ("LOG_P", &math::LOG_P),
-        ("TANH_P", &math::TANH_P),
-        ("ERF_T", &math::ERF_T),
-        ("ERFC_P", &math::ERFC_P),
-        ("ERFC_R", &math::ERFC_R),
-    ];
+    let arrays: [(&str, &[f32]); 8] =
+        named![SIN_P, COS_P, EXP_P, LOG_P, TANH_P, ERF_T, ERFC_P, ERFC_R];
     // Horner's rule and Threefry's rounds unrolled in the source: a loop inside the lane
     // loop stops the vectoriser ("loop nest containing two or more consecutive inner
     // loops"), and the compiler does not always unroll them itself.

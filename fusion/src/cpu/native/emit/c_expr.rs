@@ -6,22 +6,19 @@ use std::fmt::Write;
 use crate::graph::{BinaryOp, CompareOp, FloatUnary};
 use crate::lir::program::Reg;
 
-/// Carried register `to` read from its state array (the start of a step's lane loop).
-pub(super) fn load_state(to: Reg, float: bool) -> String {
-    let r = reg(to, float);
-    format!("const {} {r} = st_{r}[i - b0];\n", ty(float))
+/// Register `r` read from its per-block array `<array>_<r>` (`st`: carried state, `sp`: a
+/// spill), at the start of a lane loop.
+pub(super) fn load(array: &str, r: Reg, float: bool) -> String {
+    let r = reg(r, float);
+    format!("const {} {r} = {array}_{r}[i - b0];\n", ty(float))
 }
 
 /// Each carry's next value written to its state array (the end of a step's lane loop).
 pub(super) fn store_state(carries: &[(Reg, Reg, bool)]) -> String {
     let mut c = String::new();
     for (to, from, float) in carries {
-        let _ = writeln!(
-            c,
-            "st_{}[i - b0] = {};",
-            reg(*to, *float),
-            reg(*from, *float)
-        );
+        let (to, from) = (reg(*to, *float), reg(*from, *float));
+        let _ = writeln!(c, "st_{to}[i - b0] = {from};");
     }
     c
 }
@@ -30,48 +27,42 @@ pub(super) fn ty(float: bool) -> &'static str {
     if float { "float" } else { "uint32_t" }
 }
 
-pub(super) fn reg(r: Reg, float: bool) -> String {
-    format!("{}{r}", if float { 'f' } else { 'u' })
+/// The letter of a register file, naming its registers and the bindings of its type.
+pub(super) fn file(float: bool) -> char {
+    if float { 'f' } else { 'u' }
 }
 
+pub(super) fn reg(r: Reg, float: bool) -> String {
+    format!("{}{r}", file(float))
+}
+
+/// The zero of a register file.
+pub(super) fn zero(float: bool) -> &'static str {
+    if float { "0.0f" } else { "0u" }
+}
+
+/// `op(a)`: the prelude's function named after the op, where C has no expression for it.
 pub(super) fn unary(op: FloatUnary, a: &str) -> String {
     match op {
-        FloatUnary::Neg => format!("cf_neg({a})"),
-        FloatUnary::Abs => format!("cf_abs({a})"),
         FloatUnary::Sqrt => format!("__builtin_sqrtf({a})"),
-        FloatUnary::Exp => format!("cf_exp({a})"),
-        FloatUnary::Log => format!("cf_log({a})"),
-        FloatUnary::Sin => format!("cf_sin({a})"),
-        FloatUnary::Cos => format!("cf_cos({a})"),
-        FloatUnary::Tanh => format!("cf_tanh({a})"),
-        FloatUnary::Erf => format!("cf_erf({a})"),
         FloatUnary::Square => format!("{a} * {a}"),
         FloatUnary::Recip => format!("1.0f / {a}"),
-        FloatUnary::Floor => format!("cf_floor({a})"),
+        _ => format!("cf_{}({a})", op.name()),
     }
 }
 
-pub(super) fn binary_f(op: BinaryOp, a: &str, b: &str) -> String {
-    match op {
-        BinaryOp::Add => format!("{a} + {b}"),
-        BinaryOp::Sub => format!("{a} - {b}"),
-        BinaryOp::Mul => format!("{a} * {b}"),
-        BinaryOp::Div => format!("{a} / {b}"),
-        BinaryOp::Min => format!("cf_min({a}, {b})"),
-        BinaryOp::Max => format!("cf_max({a}, {b})"),
-    }
-}
-
-/// Wrapping `u32` arithmetic (C's unsigned arithmetic wraps); division by zero gives
-/// `u32::MAX`, as the interpreter's.
-pub(super) fn binary_u(op: BinaryOp, a: &str, b: &str) -> String {
-    match op {
-        BinaryOp::Add => format!("{a} + {b}"),
-        BinaryOp::Sub => format!("{a} - {b}"),
-        BinaryOp::Mul => format!("{a} * {b}"),
-        BinaryOp::Div => format!("{b} == 0u ? 0xffffffffu : {a} / {b}"),
-        BinaryOp::Min => format!("{a} < {b} ? {a} : {b}"),
-        BinaryOp::Max => format!("{a} > {b} ? {a} : {b}"),
+/// `op(a, b)` in the `f32` file (`float`) or the `u32` file. `u32` arithmetic wraps (as C's
+/// unsigned arithmetic does); division by zero gives `u32::MAX`, as the interpreter's.
+pub(super) fn binary(op: BinaryOp, float: bool, a: &str, b: &str) -> String {
+    match (op, float) {
+        (BinaryOp::Add, _) => format!("{a} + {b}"),
+        (BinaryOp::Sub, _) => format!("{a} - {b}"),
+        (BinaryOp::Mul, _) => format!("{a} * {b}"),
+        (BinaryOp::Div, true) => format!("{a} / {b}"),
+        (BinaryOp::Div, false) => format!("{b} == 0u ? 0xffffffffu : {a} / {b}"),
+        (BinaryOp::Min | BinaryOp::Max, true) => format!("cf_{}({a}, {b})", op.name()),
+        (BinaryOp::Min, false) => format!("{a} < {b} ? {a} : {b}"),
+        (BinaryOp::Max, false) => format!("{a} > {b} ? {a} : {b}"),
     }
 }
 

@@ -24,7 +24,7 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
-use super::{BLOCK, Part, invariant, reg, ty};
+use super::{BLOCK, Part, c_expr, invariant, reg, ty};
 use crate::lir::program::{GuardBlock, Instr, Reg};
 
 /// One loop of a split body.
@@ -73,16 +73,11 @@ pub(super) fn split<'a>(body: &'a [Instr], guards: &'a [GuardBlock]) -> Option<V
                 needed.extend(rest[k].operands());
             }
         }
-        let (cone, after): (Vec<_>, Vec<_>) = rest[..at]
-            .iter()
-            .zip(&in_cone)
-            .partition(|(_, in_cone)| **in_cone);
-        units.push(Unit::Lanes(cone.into_iter().map(|(i, _)| *i).collect()));
+        let (cone, after): (Vec<_>, Vec<_>) = rest.drain(..at).zip(in_cone).partition(|c| c.1);
+        units.push(Unit::Lanes(cone.into_iter().map(|(i, _)| i).collect()));
         units.push(Unit::Guard(block));
-        rest = after
-            .into_iter()
-            .map(|(i, _)| *i)
-            .chain(rest[at + 1..].iter().copied())
+        rest = (after.into_iter().map(|(i, _)| i))
+            .chain(rest.drain(1..))
             .collect();
     }
     units.push(Unit::Lanes(rest));
@@ -105,6 +100,7 @@ fn block_reads(block: &GuardBlock) -> impl Iterator<Item = Reg> + '_ {
 }
 
 /// How a loop gets a register defined outside it.
+#[derive(Clone)]
 enum Source<'a> {
     /// Read back from the block's spill array `sp_<reg>`.
     Spilled,
@@ -131,17 +127,9 @@ struct Flow<'a> {
 }
 
 impl<'a> Flow<'a> {
-    /// `carried`: registers read from state arrays (a multi-step body's carries), with
-    /// their file; `live_out`: registers the last unit must hold at its end (the values
-    /// it carries to the next step).
-    fn of(units: &[Unit<'a>], carried: &[(Reg, bool)], live_out: &[Reg]) -> Flow<'a> {
-        let hoisted: HashSet<Reg> = units
-            .iter()
-            .flat_map(instructions)
-            .filter(|i| invariant(i))
-            .flat_map(|i| i.defs())
-            .map(|(r, _)| r)
-            .collect();
+    /// `carries` (a multi-step body's `(to, from, float)`): each `to` is read from its
+    /// state array, each `from` must be held by the last unit at its end.
+    fn of(units: &[Unit<'a>], carries: &[(Reg, Reg, bool)]) -> Flow<'a> {
         let mut home: HashMap<Reg, (usize, bool, &'a Instr)> = HashMap::new();
         for (u, unit) in units.iter().enumerate() {
             for instr in instructions(unit) {
@@ -150,35 +138,31 @@ impl<'a> Flow<'a> {
                 }
             }
         }
-        let mut imports: Vec<Vec<(Reg, bool, Source<'a>)>> = units.iter().map(|_| vec![]).collect();
-        let mut spills: Vec<Vec<(Reg, bool)>> = units.iter().map(|_| vec![]).collect();
+        let mut imports: Vec<Vec<(Reg, bool, Source<'a>)>> = vec![vec![]; units.len()];
+        let mut spills: Vec<Vec<(Reg, bool)>> = vec![vec![]; units.len()];
         for (u, unit) in units.iter().enumerate() {
-            let mut reads: Vec<Reg> = match unit {
-                Unit::Lanes(list) => list.iter().flat_map(|i| i.operands()).collect(),
-                Unit::Guard(block) => block_reads(block).collect(),
-            };
+            // What the unit defines itself is found at home below.
+            let mut reads: Vec<Reg> = instructions(unit).flat_map(|i| i.operands()).collect();
             // The loop before a block writes its condition's flags.
             if let Some(Unit::Guard(block)) = units.get(u + 1) {
                 reads.push(block.cond);
             }
             if u + 1 == units.len() {
-                reads.extend(live_out);
+                reads.extend(carries.iter().map(|c| c.1));
             }
             let mut seen = HashSet::new();
             for r in reads {
-                if hoisted.contains(&r) || !seen.insert(r) {
+                let hoisted = home.get(&r).is_some_and(|h| invariant(h.2));
+                if hoisted || !seen.insert(r) {
                     continue;
                 }
-                if let Some(&(_, float)) = carried.iter().find(|(c, _)| *c == r) {
+                if let Some(&(_, _, float)) = carries.iter().find(|c| c.0 == r) {
                     imports[u].push((r, float, Source::Carried));
                     continue;
                 }
-                let Some(&(at, float, instr)) = home.get(&r) else {
+                let Some(&(at, float, instr)) = home.get(&r).filter(|h| h.0 != u) else {
                     continue;
                 };
-                if at == u {
-                    continue;
-                }
                 let source = if repeatable(instr) {
                     Source::Repeated(instr)
                 } else {
@@ -204,95 +188,64 @@ fn instructions<'u, 'a>(unit: &'u Unit<'a>) -> Box<dyn Iterator<Item = &'a Instr
 
 impl Part<'_> {
     /// One step of a split body over the lanes `[b0, b1)` of a block: `lane_header` opens
-    /// every lane loop (the step index, for one-step launches), `carried` registers are
-    /// read from `st_` arrays, and `live_out` registers are left defined in the last loop,
-    /// whose body the caller closes after its own statements (`tail`).
+    /// every lane loop (the step index, for one-step launches), and each carry's `to` is read
+    /// from its `st_` array and its `from` stored there at the end of the last loop.
     pub(super) fn split_step(
         &self,
         c: &mut String,
         units: &[Unit<'_>],
         lane_header: &str,
-        carried: &[(Reg, bool)],
-        live_out: &[Reg],
-        tail: &str,
+        carries: &[(Reg, Reg, bool)],
     ) -> Result<(), super::Unsupported> {
-        let flow = Flow::of(units, carried, live_out);
-        for spills in &flow.spills {
-            for (r, float) in spills {
-                let _ = writeln!(c, "{} sp_{}[{BLOCK}];", ty(*float), reg(*r, *float));
-            }
+        let flow = Flow::of(units, carries);
+        for (r, float) in flow.spills.iter().flatten() {
+            let _ = writeln!(c, "{} sp_{}[{BLOCK}];", ty(*float), reg(*r, *float));
         }
         let _ = writeln!(c, "uint8_t flags[{BLOCK}];\nint32_t taken[{BLOCK}];");
         for (u, unit) in units.iter().enumerate() {
-            match unit {
-                Unit::Lanes(list) => {
-                    let _ = writeln!(
-                        c,
-                        "#pragma omp simd\nfor (int64_t i = b0; i < b1; i++) {{\n{lane_header}"
-                    );
-                    self.imports(c, &flow.imports[u])?;
-                    for instr in list {
-                        self.instr(c, instr, true)?;
-                    }
-                    self.spill(c, &flow.spills[u]);
-                    if let Some(Unit::Guard(block)) = units.get(u + 1) {
-                        let _ = writeln!(
-                            c,
-                            "flags[i - b0] = (uint8_t)({} != 0u);",
-                            reg(block.cond, false)
-                        );
-                        for (r, float) in &flow.spills[u + 1] {
-                            let zero = if *float { "0.0f" } else { "0u" };
-                            let _ = writeln!(c, "sp_{}[i - b0] = {zero};", reg(*r, *float));
-                        }
-                    }
-                    if u + 1 == units.len() {
-                        c.push_str(tail);
-                    }
-                    c.push_str("}\n");
-                }
-                Unit::Guard(block) => {
-                    let _ = writeln!(
-                        c,
-                        "{{\nconst int64_t count = cf_compact(flags, b1 - b0, taken);\n\
-                         #pragma omp simd\nfor (int64_t j = 0; j < count; j++) {{\n\
-                         const int64_t i = b0 + taken[j];\n{lane_header}"
-                    );
-                    self.imports(c, &flow.imports[u])?;
-                    for instr in block.body.iter().filter(|i| !invariant(i)) {
-                        self.instr(c, instr, true)?;
-                    }
-                    self.spill(c, &flow.spills[u]);
-                    c.push_str("}\n}\n");
+            // Units alternate, lanes first and last: a block is followed by lanes.
+            if let Unit::Guard(_) = unit {
+                c.push_str(
+                    "{\nconst int64_t count = cf_compact(flags, b1 - b0, taken);\n\
+                     #pragma omp simd\nfor (int64_t j = 0; j < count; j++) {\n\
+                     const int64_t i = b0 + taken[j];\n",
+                );
+            } else {
+                c.push_str("#pragma omp simd\nfor (int64_t i = b0; i < b1; i++) {\n");
+            }
+            let _ = writeln!(c, "{lane_header}");
+            for (r, float, source) in &flow.imports[u] {
+                match source {
+                    Source::Spilled => c.push_str(&c_expr::load("sp", *r, *float)),
+                    Source::Carried => c.push_str(&c_expr::load("st", *r, *float)),
+                    Source::Repeated(instr) => self.instr(c, instr, true)?,
                 }
             }
-        }
-        Ok(())
-    }
-
-    fn imports(
-        &self,
-        c: &mut String,
-        imports: &[(Reg, bool, Source<'_>)],
-    ) -> Result<(), super::Unsupported> {
-        for (r, float, source) in imports {
-            let name = reg(*r, *float);
-            match source {
-                Source::Spilled => {
-                    let _ = writeln!(c, "const {} {name} = sp_{name}[i - b0];", ty(*float));
-                }
-                Source::Carried => c.push_str(&super::load_state(*r, *float)),
-                Source::Repeated(instr) => self.instr(c, instr, true)?,
+            for instr in instructions(unit).filter(|i| !invariant(i)) {
+                self.instr(c, instr, true)?;
             }
+            for (r, float) in &flow.spills[u] {
+                let name = reg(*r, *float);
+                let _ = writeln!(c, "sp_{name}[i - b0] = {name};");
+            }
+            if let Some(Unit::Guard(block)) = units.get(u + 1) {
+                let cond = reg(block.cond, false);
+                let _ = writeln!(c, "flags[i - b0] = (uint8_t)({cond} != 0u);");
+                for (r, float) in &flow.spills[u + 1] {
+                    let (r, zero) = (reg(*r, *float), c_expr::zero(*float));
+                    let _ = writeln!(c, "sp_{r}[i - b0] = {zero};");
+                }
+            }
+            if u + 1 == units.len() {
+                c.push_str(&c_expr::store_state(carries));
+            }
+            c.push_str(if let Unit::Guard(_) = unit {
+                "}\n}\n"
+            } else {
+                "}\n"
+            });
         }
         Ok(())
-    }
-
-    fn spill(&self, c: &mut String, spills: &[(Reg, bool)]) {
-        for (r, float) in spills {
-            let name = reg(*r, *float);
-            let _ = writeln!(c, "sp_{name}[i - b0] = {name};");
-        }
     }
 }
 
@@ -368,7 +321,7 @@ mod tests {
     fn loads_are_repeated_and_block_outputs_spilled() {
         let (body, guards) = reset_like();
         let units = split(&body, &guards).expect("the block draws");
-        let flow = Flow::of(&units, &[], &[]);
+        let flow = Flow::of(&units, &[]);
         // Nothing the cone computes is spilled: its loads are repeated.
         assert!(flow.spills[0].is_empty());
         assert!(matches!(
