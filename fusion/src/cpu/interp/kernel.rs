@@ -120,14 +120,7 @@ unsafe fn exec_at<V: Simd>(
         } => {
             let terms = &ops[i + 1..i + 1 + len as usize];
             // SAFETY: as for every op.
-            unsafe {
-                let at = affine::Locations {
-                    ptrs: ctx.ptrs,
-                    locs: ctx.locs,
-                    pin_values: ctx.frame.pin_values,
-                };
-                affine::run(s, &at, (dst, acc, pinned_weights), terms, lo, hi);
-            }
+            unsafe { affine::run(s, ctx, (dst, acc, pinned_weights), terms, lo, hi) };
             i + 1 + len as usize
         }
         op => {
@@ -138,10 +131,11 @@ unsafe fn exec_at<V: Simd>(
     }
 }
 
-struct Ctx<'a> {
-    ptrs: &'a [*mut u32],
-    locs: &'a [Loc],
-    frame: &'a Frame<'a>,
+/// Where a chunk's values are: the pointer and kind of every location, and the frame.
+pub(super) struct Ctx<'a> {
+    pub ptrs: &'a [*mut u32],
+    pub locs: &'a [Loc],
+    pub frame: &'a Frame<'a>,
     start: usize,
     len: usize,
 }
