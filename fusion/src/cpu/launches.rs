@@ -123,15 +123,16 @@ impl CpuLaunches {
         let pin_index: HashMap<NodeId, u32> = (pins.iter().enumerate())
             .map(|(i, p)| (*p, i as u32))
             .collect();
-        let pin_of = |node: NodeId| pin_index[&node];
+        let binder = Binder {
+            buffer: &buffer_of,
+            pin: &|node| pin_index[&node],
+        };
+        let steps = plan.steps_per_launch;
         let native = match options.engine {
             CpuEngine::Compiled => Some(compile_launches(
                 &lowered,
-                plan.steps_per_launch,
-                &Binder {
-                    buffer: &buffer_of,
-                    pin: &pin_of,
-                },
+                steps,
+                &binder,
                 options.simd,
                 options.lazy_selects,
                 emit::masked_from(last_level_cache_bytes(), plan.bytes_per_lane_step(graph)),
@@ -141,12 +142,9 @@ impl CpuLaunches {
         let compiled = |p: usize| native.as_ref().is_some_and(|k| k.kernels[p].is_some());
         let programs: Vec<Option<ChunkProgram>> = (lowered.iter().enumerate())
             .map(|(p, launch)| {
-                let lazy = options.lazy_selects;
-                let steps = plan.steps_per_launch;
-                (!compiled(p)).then(|| compile(launch, steps, &buffer_of, &pin_of, lazy))
+                (!compiled(p)).then(|| compile(launch, steps, &binder, options.lazy_selects))
             })
             .collect();
-        let steps = plan.steps_per_launch;
         let in_place = carries_in_place(graph, &lowered, steps, PartOrder::Sequential, compiled)
             .into_iter()
             .map(|(input, _)| input.node())
