@@ -16,7 +16,7 @@ use super::buffer::PAD;
 use super::cache::last_level_cache_bytes;
 use super::interp::ops::{ChunkProgram, Loc, Op as ChunkOp, dst_and_operands};
 use super::interp::program::compile;
-use super::launch::{Bases, Pins, Scratch, run_native, run_program};
+use super::launch::{Bases, Body, Pins, Scratch, run};
 use super::native::{Binder, CpuEngine, NativeKernels, compile_launches, emit};
 use super::threads::CpuOptions;
 use crate::exec::{BoundPlan, ExecError, KernelLaunch, RunArgs, copy_state_record, kernels_record};
@@ -46,7 +46,7 @@ pub struct CpuLaunches {
     options: CpuOptions,
     threads: usize,
     /// One chunk program per launch the native engine does not run (`None` where it does).
-    programs: Vec<Option<ChunkProgram>>,
+    pub(super) programs: Vec<Option<ChunkProgram>>,
     /// Ledger names, one per lowered launch.
     names: Vec<String>,
     /// The compiled engine's functions (one per lowered launch, `None` where it runs
@@ -205,32 +205,6 @@ impl CpuLaunches {
         Ok((launches, in_place))
     }
 
-    /// The options it runs with.
-    pub fn options(&self) -> &CpuOptions {
-        &self.options
-    }
-
-    /// The chunk programs of the launches that run interpreted (for inspection and tests).
-    pub fn programs(&self) -> impl Iterator<Item = &ChunkProgram> {
-        self.programs.iter().flatten()
-    }
-
-    /// The engine each launch runs on, in launch order.
-    pub fn engines(&self) -> Vec<CpuEngine> {
-        (self.programs.iter())
-            .map(|p| match p {
-                Some(_) => CpuEngine::Interpreted,
-                None => CpuEngine::Compiled,
-            })
-            .collect()
-    }
-
-    /// Wall time spent generating, compiling (or loading from the cache) and loading the
-    /// compiled kernels; zero under the interpreter.
-    pub fn build_time(&self) -> std::time::Duration {
-        (self.native.as_ref()).map_or(std::time::Duration::ZERO, |n| n.build_time)
-    }
-
     /// Runs every launch once (see [`crate::exec::Backend::run`]).
     pub(super) fn run(&mut self, args: RunArgs<'_, super::Cpu>) {
         let (bound, buffers, holders) = (args.bound, args.buffers, args.holders);
@@ -266,29 +240,22 @@ impl CpuLaunches {
                         ..record
                     };
                     let kernel = self.native.as_ref().and_then(|native| native.kernels[p]);
-                    args.ledger
-                        .launch(record, || match (kernel, &self.programs[p]) {
-                            (Some(kernel), _) => run_native(
-                                kernel,
-                                &self.options,
-                                self.threads,
-                                &mut self.scratch,
-                                Bases(&self.bases),
-                                lanes,
-                                pins,
-                            ),
-                            (None, Some(program)) => run_program(
-                                program,
-                                &self.options,
-                                self.threads,
-                                &mut self.scratch,
-                                Bases(&self.bases),
-                                lanes,
-                                self.stride,
-                                pins,
-                            ),
-                            (None, None) => unreachable!("a launch is compiled or interpreted"),
-                        });
+                    let body = match (kernel, &self.programs[p]) {
+                        (Some(kernel), _) => Body::Native(kernel),
+                        (None, Some(program)) => Body::Program(program, self.stride),
+                        (None, None) => unreachable!("a launch is compiled or interpreted"),
+                    };
+                    args.ledger.launch(record, || {
+                        run(
+                            body,
+                            &self.options,
+                            self.threads,
+                            &mut self.scratch,
+                            Bases(&self.bases),
+                            lanes,
+                            pins,
+                        )
+                    });
                 }
                 Launch::Copy { from, to, record } => {
                     let len = bound.len(to);
