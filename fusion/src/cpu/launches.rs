@@ -8,8 +8,6 @@
 //! [`kernels_record`]/[`copy_state_record`] functions, so launch and byte counts equal the
 //! device's for the same plan.
 
-use std::collections::HashMap;
-
 use smallvec::SmallVec;
 
 use super::buffer::PAD;
@@ -23,7 +21,6 @@ use crate::exec::{BoundPlan, ExecError, KernelLaunch, RunArgs, copy_state_record
 use crate::graph::{NodeId, Op};
 use crate::lir::in_place::{PartOrder, carries_in_place};
 use crate::lir::lower::lower_plan;
-use crate::lir::program::LoweredLaunch;
 use crate::plan::{PlannedLaunch, Slot};
 
 /// One launch of a run, with its ledger record computed once (a run at n = 1 lasts tens of
@@ -74,23 +71,21 @@ fn broadcast_pins<'a>(programs: impl Iterator<Item = &'a ChunkProgram>, pins: us
     for program in programs {
         let mut scalar_weights = 0;
         for op in &program.ops {
-            let (dst, operands) = dst_and_operands(op);
-            let read_as_vectors = match *op {
+            let (dst, mut operands) = dst_and_operands(op);
+            match *op {
                 ChunkOp::Affine {
                     pinned_weights,
                     len,
                     ..
-                } => {
-                    scalar_weights = if pinned_weights { len } else { 0 };
-                    operands
-                }
-                ChunkOp::Term(_, x) if scalar_weights > 0 => {
+                } => scalar_weights = if pinned_weights { len } else { 0 },
+                ChunkOp::Term(..) if scalar_weights > 0 => {
+                    // The weight, read as a scalar.
                     scalar_weights -= 1;
-                    vec![x]
+                    operands.remove(0);
                 }
-                _ => operands,
-            };
-            for l in dst.into_iter().chain(read_as_vectors) {
+                _ => {}
+            }
+            for l in dst.into_iter().chain(operands) {
                 if let Loc::Pinned(slot) = program.locs[l as usize] {
                     broadcast[slot as usize] = true;
                 }
@@ -120,12 +115,10 @@ impl CpuLaunches {
             .collect();
         let lowered = lower_plan(graph, plan);
         let buffer_of = |slot: Slot| bound.buffer(slot) as u32;
-        let pin_index: HashMap<NodeId, u32> = (pins.iter().enumerate())
-            .map(|(i, p)| (*p, i as u32))
-            .collect();
         let binder = Binder {
             buffer: &buffer_of,
-            pin: &|node| pin_index[&node],
+            // `pins` is in node order.
+            pin: &|node| pins.binary_search(&node).expect("a pinned node") as u32,
         };
         let steps = plan.steps_per_launch;
         let native = match options.engine {
@@ -177,10 +170,10 @@ impl CpuLaunches {
             .unwrap_or(PAD);
         let temps = interpreted().map(|p| p.scratch_slots as usize).max();
         let locs = interpreted().map(|p| p.locs.len()).max().unwrap_or(0);
-        let scratch_words = (pins.len() + temps.unwrap_or(0)) * stride;
+        let scratch_words = temps.map_or(0, |temps| (pins.len() + temps) * stride);
         let scratch = (0..threads)
             .map(|_| Scratch {
-                words: vec![0; if temps.is_some() { scratch_words } else { 0 }],
+                words: vec![0; scratch_words],
                 ptrs: vec![std::ptr::null_mut(); locs],
                 bank: None,
             })
@@ -188,10 +181,7 @@ impl CpuLaunches {
         let launches = Self {
             broadcast_pins: broadcast_pins(interpreted(), pins.len()),
             pin_bits: pinned_bits(bound, &pins),
-            names: lowered
-                .iter()
-                .map(|l: &LoweredLaunch| l.name.clone())
-                .collect(),
+            names: lowered.iter().map(|l| l.name.clone()).collect(),
             bases: vec![std::ptr::null_mut(); bound.slots().len()],
             options: options.clone(),
             threads,
