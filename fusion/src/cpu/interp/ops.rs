@@ -144,55 +144,29 @@ pub(crate) fn dst_and_operands(op: &Op) -> (Option<L>, Vec<L>) {
 /// Rewrites every `L` of `op` through `map` (destination first, then operands in order).
 pub(super) fn remap(op: &Op, map: &mut dyn FnMut(L) -> L) -> Op {
     let mut op = *op;
-    match &mut op {
+    let ls: Vec<&mut L> = match &mut op {
         Op::UnaryF(_, d, a)
         | Op::LogicUnary(_, d, a)
         | Op::U32ToF32(d, a)
         | Op::F32ToU32(d, a)
         | Op::F32ToBool(d, a)
-        | Op::U32ToBool(d, a) => {
-            *d = map(*d);
-            *a = map(*a);
-        }
+        | Op::U32ToBool(d, a)
+        | Op::RowReduce(_, a, d, _)
+        | Op::Term(d, a) => vec![d, a],
         Op::BinaryF(_, d, a, b)
         | Op::BinaryU(_, d, a, b)
         | Op::LogicBinary(_, d, a, b)
         | Op::FloatBinary(_, d, a, b)
         | Op::CompareF(_, d, a, b)
-        | Op::CompareU(_, d, a, b) => {
-            *d = map(*d);
-            *a = map(*a);
-            *b = map(*b);
-        }
-        Op::Select(d, c, a, b) => {
-            *d = map(*d);
-            *c = map(*c);
-            *a = map(*a);
-            *b = map(*b);
-        }
-        Op::Random(d, args, _) => {
-            *d = map(*d);
-            for a in args {
-                *a = map(*a);
-            }
-        }
-        Op::Lane(d) | Op::LoadPacked { dst: d, .. } => *d = map(*d),
-        Op::Affine { dst, acc, .. } => {
-            *dst = map(*dst);
-            if let Some(acc) = acc {
-                *acc = map(*acc);
-            }
-        }
-        Op::Term(w, x) => {
-            *w = map(*w);
-            *x = map(*x);
-        }
-        Op::Store { src, .. } => *src = map(*src),
-        Op::RowReduce(_, src, d, _) => {
-            *d = map(*d);
-            *src = map(*src);
-        }
-        Op::Guard { cond, .. } => *cond = map(*cond),
+        | Op::CompareU(_, d, a, b) => vec![d, a, b],
+        Op::Select(d, c, a, b) => vec![d, c, a, b],
+        Op::Random(d, args, _) => std::iter::once(d).chain(args).collect(),
+        Op::Affine { dst, acc, .. } => std::iter::once(dst).chain(acc).collect(),
+        Op::Lane(l) | Op::LoadPacked { dst: l, .. } | Op::Store { src: l, .. } => vec![l],
+        Op::Guard { cond, .. } => vec![cond],
+    };
+    for l in ls {
+        *l = map(*l);
     }
     op
 }
