@@ -301,10 +301,12 @@ unsafe fn exec<V: Simd>(s: V, ctx: &Ctx<'_>, op: &Op, lo: usize, hi: usize) {
                 step,
             } => {
                 let d = ctx.p(dst);
-                let src = ctx.frame.buffers[buffer as usize];
                 let base = step as usize * ctx.frame.n + ctx.start;
+                let (k, src) = (k as usize, ctx.frame.buffers[buffer as usize]);
+                let mut from = src.add((base + lo) * k + column as usize);
                 for i in lo..hi.min(ctx.len) {
-                    *d.add(i) = *src.add((base + i) * k as usize + column as usize);
+                    *d.add(i) = *from;
+                    from = from.add(k);
                 }
             }
             Op::Store {
@@ -320,8 +322,10 @@ unsafe fn exec<V: Simd>(s: V, ctx: &Ctx<'_>, op: &Op, lo: usize, hi: usize) {
                 if k == 0 {
                     std::ptr::copy_nonoverlapping(a, out.add(base), ctx.len);
                 } else {
+                    let mut to = out.add(base * k as usize + column as usize);
                     for i in 0..ctx.len {
-                        *out.add((base + i) * k as usize + column as usize) = *a.add(i);
+                        *to = *a.add(i);
+                        to = to.add(k as usize);
                     }
                 }
             }
