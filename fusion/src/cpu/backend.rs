@@ -4,12 +4,11 @@
 
 use std::sync::Arc;
 
-use super::interp::ops::ChunkProgram;
 use super::launches::CpuLaunches;
-use super::{CpuBuffer, CpuEngine, CpuOptions};
+use super::{CpuBuffer, CpuOptions};
 use crate::exec::{
-    Backend, BoundPlan, ExecError, Executor, LaunchLedger, Prepared, ReadError, RunArgs,
-    check_range, copy_range_record,
+    Backend, BoundPlan, ExecError, LaunchLedger, Prepared, ReadError, RunArgs, check_range,
+    copy_range_record,
 };
 use crate::plan::PlanOptions;
 
@@ -162,29 +161,5 @@ impl Backend for Cpu {
     fn run(&self, launches: &mut CpuLaunches, args: RunArgs<'_, Self>) -> Result<(), ExecError> {
         launches.run(args);
         Ok(())
-    }
-}
-
-impl Executor<Cpu> {
-    /// The options it runs with.
-    pub fn options(&self) -> &CpuOptions {
-        self.launches.options()
-    }
-
-    /// The chunk programs of the launches that run interpreted (for inspection and tests).
-    pub fn programs(&self) -> Vec<&ChunkProgram> {
-        self.launches.programs().collect()
-    }
-
-    /// The engine each launch runs on, in launch order (launches the compiled engine
-    /// cannot write run interpreted).
-    pub fn engines(&self) -> Vec<CpuEngine> {
-        self.launches.engines()
-    }
-
-    /// Wall time spent building the compiled kernels (generating, compiling or finding them
-    /// in the cache, loading); zero under the interpreter.
-    pub fn build_time(&self) -> std::time::Duration {
-        self.launches.build_time()
     }
 }

@@ -32,18 +32,12 @@ impl CpuBuffer {
 
     /// A buffer holding `values`' bit patterns.
     pub fn from_u32(values: &[u32]) -> Self {
-        let mut words = Vec::with_capacity(values.len() + PAD);
-        words.extend_from_slice(values);
-        words.resize(values.len() + PAD, 0);
-        Self::from_words(words, values.len())
+        Self::from_words([values, &[0; PAD]].concat(), values.len())
     }
 
     /// A buffer holding `values`' bit patterns.
     pub fn from_f32(values: &[f32]) -> Self {
-        let mut words = Vec::with_capacity(values.len() + PAD);
-        words.extend(values.iter().map(|v| v.to_bits()));
-        words.resize(values.len() + PAD, 0);
-        Self::from_words(words, values.len())
+        Self::from_u32(bytemuck::cast_slice(values))
     }
 
     fn from_words(words: Vec<u32>, len: usize) -> Self {

@@ -22,10 +22,10 @@ fn read_last_level_cache_bytes() -> Option<u64> {
 
 /// `"32768K"`, `"1M"` or `"512"` (bytes) as bytes.
 fn parse_size(text: &str) -> Option<u64> {
-    let (digits, unit) = match text.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
-        Some((at, _)) => text.split_at(at),
-        None => (text, ""),
-    };
+    let at = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(at);
     let scale = match unit {
         "" => 1,
         "K" => 1 << 10,

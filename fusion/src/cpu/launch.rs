@@ -137,107 +137,89 @@ impl WithSimd for Chunks<'_> {
 /// [`CpuOptions::parallel_min_lanes`] was measured on.
 const REFERENCE_OPS: usize = 77;
 
-/// The chunks and the threads a launch of `ops` ops (`None`: a compiled kernel) over `n`
-/// lanes in `banks` banks uses: one below [`CpuOptions::parallel_min_lanes`] lanes, else
-/// up to `threads`. A longer program splits over fewer lanes, in proportion (a population's
-/// policy step: thousands of ops over a few hundred lanes).
-fn shares(
+/// What a launch runs: a compiled kernel, or a chunk program over scratch slots of `stride`
+/// words.
+#[derive(Clone, Copy)]
+pub(super) enum Body<'a> {
+    Native(KernelFn),
+    Program(&'a ChunkProgram, usize),
+}
+
+/// Runs `body` over `n` lanes in `banks` banks. The lanes are cut into chunks; the chunks run
+/// on one thread below [`CpuOptions::parallel_min_lanes`] lanes, else on up to `threads`. A
+/// longer program splits over fewer lanes, in proportion (a population's policy step:
+/// thousands of ops over a few hundred lanes). A compiled kernel is called once on each
+/// bank's part of a thread's contiguous range of chunks.
+pub(super) fn run(
+    body: Body<'_>,
     options: &CpuOptions,
-    (rows_of, ops): (Option<u32>, Option<usize>),
     threads: usize,
+    scratch: &mut [Scratch],
+    bases: Bases<'_>,
     (n, banks): (usize, usize),
-) -> (Grid, usize, usize) {
+    pins: Pins<'_>,
+) {
+    let (rows_of, ops) = match body {
+        Body::Native(_) => (None, REFERENCE_OPS),
+        Body::Program(program, _) => (program.rows_of, program.ops.len()),
+    };
     let grid = Grid::new(options.chunk_lanes(rows_of), n, banks);
     let chunks = banks * grid.chunks_per_bank;
-    let ops = ops.unwrap_or(REFERENCE_OPS).max(REFERENCE_OPS);
-    let workers = if n.saturating_mul(ops) < options.parallel_min_lanes * REFERENCE_OPS {
-        1
-    } else {
-        threads.min(chunks)
-    };
-    (grid, chunks, workers)
-}
-
-#[allow(clippy::too_many_arguments)]
-pub(super) fn run_program(
-    program: &ChunkProgram,
-    options: &CpuOptions,
-    threads: usize,
-    scratch: &mut [Scratch],
-    bases: Bases<'_>,
-    lanes: (usize, usize),
-    stride: usize,
-    pins: Pins<'_>,
-) {
-    let work = (program.rows_of, Some(program.ops.len()));
-    let (grid, chunks, workers) = shares(options, work, threads, lanes);
+    let workers =
+        if n.saturating_mul(ops.max(REFERENCE_OPS)) < options.parallel_min_lanes * REFERENCE_OPS {
+            1
+        } else {
+            threads.min(chunks)
+        };
     let work = |t: usize, scratch: &mut Scratch| {
         let (first, last) = split(chunks, workers, t);
-        let body = Chunks {
-            program,
-            frame: Frame {
-                buffers: bases.get(),
-                n: lanes.0,
-                scratch: scratch.words.as_mut_ptr(),
-                stride,
-                pinned: pins.count,
-                pin_values: pins.of(0).as_ptr(),
-                lane0: 0,
-            },
-            ptrs: &mut scratch.ptrs,
-            bank: &mut scratch.bank,
-            pins,
-            grid,
-            first,
-            last,
-        };
-        options.simd.dispatch(body).expect("level checked in new");
-    };
-    if workers <= 1 {
-        work(0, &mut scratch[0]);
-    } else {
-        super::spin_pool::on_threads(&mut scratch[..workers], work);
-    }
-}
-
-/// One launch of a compiled kernel: the lanes cut into the interpreter's chunks and spread
-/// over the same threads, each thread calling the kernel once on each bank's part of its
-/// contiguous range.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn run_native(
-    kernel: KernelFn,
-    options: &CpuOptions,
-    threads: usize,
-    scratch: &mut [Scratch],
-    bases: Bases<'_>,
-    (n, banks): (usize, usize),
-    pins: Pins<'_>,
-) {
-    let (grid, chunks, workers) = shares(options, (None, None), threads, (n, banks));
-    let work = |t: usize, _: &mut Scratch| {
-        let (first, last) = split(chunks, workers, t);
-        let mut c = first;
-        while c < last {
-            // The thread's chunks of this bank, as one range.
-            let (bank, begin, _) = grid.chunk(c);
-            let bank_last = ((bank + 1) * grid.chunks_per_bank).min(last);
-            let (_, from, len) = grid.chunk(bank_last - 1);
-            let end = from + len;
-            let lane0 = bank * grid.bank_lanes;
-            // SAFETY: the kernel reads and writes lanes `begin..end` (and, for packed and
-            // per-step buffers, the rows and steps of those lanes) of buffers sized for
-            // this plan in `Executor::new`; threads get disjoint ranges.
-            unsafe {
-                kernel(
-                    bases.get().as_ptr().cast(),
-                    pins.of(bank).as_ptr(),
-                    n as i64,
-                    begin as i64,
-                    end as i64,
-                    lane0 as i64,
-                )
-            };
-            c = bank_last;
+        match body {
+            Body::Program(program, stride) => {
+                let chunks = Chunks {
+                    program,
+                    frame: Frame {
+                        buffers: bases.get(),
+                        n,
+                        scratch: scratch.words.as_mut_ptr(),
+                        stride,
+                        pinned: pins.count,
+                        pin_values: pins.of(0).as_ptr(),
+                        lane0: 0,
+                    },
+                    ptrs: &mut scratch.ptrs,
+                    bank: &mut scratch.bank,
+                    pins,
+                    grid,
+                    first,
+                    last,
+                };
+                options.simd.dispatch(chunks).expect("level checked in new");
+            }
+            Body::Native(kernel) => {
+                let mut c = first;
+                while c < last {
+                    // The thread's chunks of this bank, as one range.
+                    let (bank, begin, _) = grid.chunk(c);
+                    let bank_last = ((bank + 1) * grid.chunks_per_bank).min(last);
+                    let (_, from, len) = grid.chunk(bank_last - 1);
+                    let end = from + len;
+                    let lane0 = bank * grid.bank_lanes;
+                    // SAFETY: the kernel reads and writes lanes `begin..end` (and, for packed
+                    // and per-step buffers, the rows and steps of those lanes) of buffers
+                    // sized for this plan in `Executor::new`; threads get disjoint ranges.
+                    unsafe {
+                        kernel(
+                            bases.get().as_ptr().cast(),
+                            pins.of(bank).as_ptr(),
+                            n as i64,
+                            begin as i64,
+                            end as i64,
+                            lane0 as i64,
+                        )
+                    };
+                    c = bank_last;
+                }
+            }
         }
     };
     if workers <= 1 {

@@ -8,22 +8,19 @@
 //! [`kernels_record`]/[`copy_state_record`] functions, so launch and byte counts equal the
 //! device's for the same plan.
 
-use std::collections::HashMap;
-
 use smallvec::SmallVec;
 
 use super::buffer::PAD;
 use super::cache::last_level_cache_bytes;
 use super::interp::ops::{ChunkProgram, Loc, Op as ChunkOp, dst_and_operands};
 use super::interp::program::compile;
-use super::launch::{Bases, Pins, Scratch, run_native, run_program};
+use super::launch::{Bases, Body, Pins, Scratch, run};
 use super::native::{Binder, CpuEngine, NativeKernels, compile_launches, emit};
 use super::threads::CpuOptions;
 use crate::exec::{BoundPlan, ExecError, KernelLaunch, RunArgs, copy_state_record, kernels_record};
 use crate::graph::{NodeId, Op};
 use crate::lir::in_place::{PartOrder, carries_in_place};
 use crate::lir::lower::lower_plan;
-use crate::lir::program::LoweredLaunch;
 use crate::plan::{PlannedLaunch, Slot};
 
 /// One launch of a run, with its ledger record computed once (a run at n = 1 lasts tens of
@@ -46,7 +43,7 @@ pub struct CpuLaunches {
     options: CpuOptions,
     threads: usize,
     /// One chunk program per launch the native engine does not run (`None` where it does).
-    programs: Vec<Option<ChunkProgram>>,
+    pub(super) programs: Vec<Option<ChunkProgram>>,
     /// Ledger names, one per lowered launch.
     names: Vec<String>,
     /// The compiled engine's functions (one per lowered launch, `None` where it runs
@@ -74,23 +71,21 @@ fn broadcast_pins<'a>(programs: impl Iterator<Item = &'a ChunkProgram>, pins: us
     for program in programs {
         let mut scalar_weights = 0;
         for op in &program.ops {
-            let (dst, operands) = dst_and_operands(op);
-            let read_as_vectors = match *op {
+            let (dst, mut operands) = dst_and_operands(op);
+            match *op {
                 ChunkOp::Affine {
                     pinned_weights,
                     len,
                     ..
-                } => {
-                    scalar_weights = if pinned_weights { len } else { 0 };
-                    operands
-                }
-                ChunkOp::Term(_, x) if scalar_weights > 0 => {
+                } => scalar_weights = if pinned_weights { len } else { 0 },
+                ChunkOp::Term(..) if scalar_weights > 0 => {
+                    // The weight, read as a scalar.
                     scalar_weights -= 1;
-                    vec![x]
+                    operands.remove(0);
                 }
-                _ => operands,
-            };
-            for l in dst.into_iter().chain(read_as_vectors) {
+                _ => {}
+            }
+            for l in dst.into_iter().chain(operands) {
                 if let Loc::Pinned(slot) = program.locs[l as usize] {
                     broadcast[slot as usize] = true;
                 }
@@ -120,18 +115,17 @@ impl CpuLaunches {
             .collect();
         let lowered = lower_plan(graph, plan);
         let buffer_of = |slot: Slot| bound.buffer(slot) as u32;
-        let pin_index: HashMap<NodeId, u32> = (pins.iter().enumerate())
-            .map(|(i, p)| (*p, i as u32))
-            .collect();
-        let pin_of = |node: NodeId| pin_index[&node];
+        let binder = Binder {
+            buffer: &buffer_of,
+            // `pins` is in node order.
+            pin: &|node| pins.binary_search(&node).expect("a pinned node") as u32,
+        };
+        let steps = plan.steps_per_launch;
         let native = match options.engine {
             CpuEngine::Compiled => Some(compile_launches(
                 &lowered,
-                plan.steps_per_launch,
-                &Binder {
-                    buffer: &buffer_of,
-                    pin: &pin_of,
-                },
+                steps,
+                &binder,
                 options.simd,
                 options.lazy_selects,
                 emit::masked_from(last_level_cache_bytes(), plan.bytes_per_lane_step(graph)),
@@ -141,12 +135,9 @@ impl CpuLaunches {
         let compiled = |p: usize| native.as_ref().is_some_and(|k| k.kernels[p].is_some());
         let programs: Vec<Option<ChunkProgram>> = (lowered.iter().enumerate())
             .map(|(p, launch)| {
-                let lazy = options.lazy_selects;
-                let steps = plan.steps_per_launch;
-                (!compiled(p)).then(|| compile(launch, steps, &buffer_of, &pin_of, lazy))
+                (!compiled(p)).then(|| compile(launch, steps, &binder, options.lazy_selects))
             })
             .collect();
-        let steps = plan.steps_per_launch;
         let in_place = carries_in_place(graph, &lowered, steps, PartOrder::Sequential, compiled)
             .into_iter()
             .map(|(input, _)| input.node())
@@ -179,10 +170,10 @@ impl CpuLaunches {
             .unwrap_or(PAD);
         let temps = interpreted().map(|p| p.scratch_slots as usize).max();
         let locs = interpreted().map(|p| p.locs.len()).max().unwrap_or(0);
-        let scratch_words = (pins.len() + temps.unwrap_or(0)) * stride;
+        let scratch_words = temps.map_or(0, |temps| (pins.len() + temps) * stride);
         let scratch = (0..threads)
             .map(|_| Scratch {
-                words: vec![0; if temps.is_some() { scratch_words } else { 0 }],
+                words: vec![0; scratch_words],
                 ptrs: vec![std::ptr::null_mut(); locs],
                 bank: None,
             })
@@ -190,10 +181,7 @@ impl CpuLaunches {
         let launches = Self {
             broadcast_pins: broadcast_pins(interpreted(), pins.len()),
             pin_bits: pinned_bits(bound, &pins),
-            names: lowered
-                .iter()
-                .map(|l: &LoweredLaunch| l.name.clone())
-                .collect(),
+            names: lowered.iter().map(|l| l.name.clone()).collect(),
             bases: vec![std::ptr::null_mut(); bound.slots().len()],
             options: options.clone(),
             threads,
@@ -205,32 +193,6 @@ impl CpuLaunches {
             stride,
         };
         Ok((launches, in_place))
-    }
-
-    /// The options it runs with.
-    pub fn options(&self) -> &CpuOptions {
-        &self.options
-    }
-
-    /// The chunk programs of the launches that run interpreted (for inspection and tests).
-    pub fn programs(&self) -> impl Iterator<Item = &ChunkProgram> {
-        self.programs.iter().flatten()
-    }
-
-    /// The engine each launch runs on, in launch order.
-    pub fn engines(&self) -> Vec<CpuEngine> {
-        (self.programs.iter())
-            .map(|p| match p {
-                Some(_) => CpuEngine::Interpreted,
-                None => CpuEngine::Compiled,
-            })
-            .collect()
-    }
-
-    /// Wall time spent generating, compiling (or loading from the cache) and loading the
-    /// compiled kernels; zero under the interpreter.
-    pub fn build_time(&self) -> std::time::Duration {
-        (self.native.as_ref()).map_or(std::time::Duration::ZERO, |n| n.build_time)
     }
 
     /// Runs every launch once (see [`crate::exec::Backend::run`]).
@@ -268,29 +230,22 @@ impl CpuLaunches {
                         ..record
                     };
                     let kernel = self.native.as_ref().and_then(|native| native.kernels[p]);
-                    args.ledger
-                        .launch(record, || match (kernel, &self.programs[p]) {
-                            (Some(kernel), _) => run_native(
-                                kernel,
-                                &self.options,
-                                self.threads,
-                                &mut self.scratch,
-                                Bases(&self.bases),
-                                lanes,
-                                pins,
-                            ),
-                            (None, Some(program)) => run_program(
-                                program,
-                                &self.options,
-                                self.threads,
-                                &mut self.scratch,
-                                Bases(&self.bases),
-                                lanes,
-                                self.stride,
-                                pins,
-                            ),
-                            (None, None) => unreachable!("a launch is compiled or interpreted"),
-                        });
+                    let body = match (kernel, &self.programs[p]) {
+                        (Some(kernel), _) => Body::Native(kernel),
+                        (None, Some(program)) => Body::Program(program, self.stride),
+                        (None, None) => unreachable!("a launch is compiled or interpreted"),
+                    };
+                    args.ledger.launch(record, || {
+                        run(
+                            body,
+                            &self.options,
+                            self.threads,
+                            &mut self.scratch,
+                            Bases(&self.bases),
+                            lanes,
+                            pins,
+                        )
+                    });
                 }
                 Launch::Copy { from, to, record } => {
                     let len = bound.len(to);

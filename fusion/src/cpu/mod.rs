@@ -10,7 +10,7 @@
 //!   ([`DEFAULT_CHUNK`] lanes) whose intermediates live in per-thread scratch slots that stay
 //!   in L1/L2 (numexpr's and XLA:CPU's way): each kernel input is read once, each output
 //!   written once. The chunk's ops are a list compiled once ([`interp::program`]): buffer slots
-//!   (liveness-based reuse), op dispatch, `fused-xK` unrolling and select guards ([`interp::lazy`])
+//!   (liveness-based reuse), op dispatch, `fused-xK` unrolling and select guards ([`crate::lir::guards`])
 //!   are decided at build time; each op is one SIMD loop over the chunk.
 //! - [`native`]: the compiled engine: each launch written as C, built by the system C
 //!   compiler and called over the same lane ranges (the default where a compiler exists);

@@ -121,6 +121,7 @@ struct Worker {
 type TaskRef = *const (dyn Fn(usize) + Sync);
 
 /// What a caller and one worker share.
+#[derive(Default)]
 struct Slot {
     /// Number of tasks posted; the worker runs one when it differs from `done`.
     posted: AtomicU64,
@@ -143,13 +144,7 @@ unsafe impl Send for Slot {}
 
 impl Worker {
     fn spawn(index: usize) -> std::io::Result<Self> {
-        let slot = Arc::new(Slot {
-            posted: AtomicU64::new(0),
-            done: AtomicU64::new(0),
-            task: UnsafeCell::new((None, 0)),
-            parked: AtomicBool::new(false),
-            panicked: AtomicBool::new(false),
-        });
+        let slot = Arc::new(Slot::default());
         let shared = Arc::clone(&slot);
         let handle = thread::Builder::new()
             .name(format!("cartfuse-cpu-{index}"))

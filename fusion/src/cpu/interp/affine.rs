@@ -7,40 +7,31 @@
 //! and the generated kernels' chain of [`Instr::MulAdd`](crate::lir::program::Instr)
 //! compute them, so every runtime agrees bit for bit.
 
+use super::kernel::Ctx;
 use super::ops::{L, Loc, Op};
 use super::simd::Simd;
-
-/// Where a chunk's values are.
-pub(super) struct Locations<'a> {
-    /// Pointer of every location.
-    pub ptrs: &'a [*mut u32],
-    /// What each location is.
-    pub locs: &'a [Loc],
-    /// Each pinned value once, by pinned slot.
-    pub pin_values: *const u32,
-}
 
 /// Terms gathered per pass: their weights and input pointers live on the stack.
 const TERMS_PER_PASS: usize = 32;
 
 /// Computes `dst` over vector-aligned lanes `lo..hi` from the [`Op::Term`]s `terms`.
 ///
-/// With `pinned_weights`, the weights are read from `at.pin_values` (so their broadcast
-/// slots need not be filled).
+/// With `pinned_weights`, the weights are read from the frame's `pin_values` (so their
+/// broadcast slots need not be filled).
 ///
 /// # Safety
-/// `at.ptrs` holds the chunk's location table; every location it names holds at least `hi`
-/// words, and `at.pin_values` has an entry for every pinned slot.
+/// `ctx.ptrs` holds the chunk's location table; every location it names holds at least `hi`
+/// words, and the frame's `pin_values` has an entry for every pinned slot.
 #[inline(always)]
 pub(super) unsafe fn run<V: Simd>(
     s: V,
-    at: &Locations<'_>,
+    ctx: &Ctx<'_>,
     (dst, acc, pinned_weights): (L, Option<L>, bool),
     terms: &[Op],
     lo: usize,
     hi: usize,
 ) {
-    let ptrs = at.ptrs;
+    let ptrs = ctx.ptrs;
     let d = ptrs[dst as usize].cast::<f32>();
     for (pass, block) in terms.chunks(TERMS_PER_PASS).enumerate() {
         let mut weights = [std::ptr::null::<f32>(); TERMS_PER_PASS];
@@ -53,11 +44,11 @@ pub(super) unsafe fn run<V: Simd>(
             weights[k] = ptrs[w as usize].cast::<f32>();
             inputs[k] = ptrs[x as usize].cast::<f32>();
             if pinned_weights {
-                let Loc::Pinned(slot) = at.locs[w as usize] else {
+                let Loc::Pinned(slot) = ctx.locs[w as usize] else {
                     unreachable!("pinned weights are pinned")
                 };
                 // SAFETY: one value per pinned slot (see the contract).
-                scalars[k] = f32::from_bits(unsafe { *at.pin_values.add(slot as usize) });
+                scalars[k] = f32::from_bits(unsafe { *ctx.frame.pin_values.add(slot as usize) });
             }
         }
         // The sum this pass continues: the op's own `acc`, then its own partial result.

@@ -6,17 +6,11 @@
 
 use std::collections::HashMap;
 
-use super::ops::{L, Loc, Op, Val, dst_and_operands, remap};
+use super::ops::{L, Loc, Op, dst_and_operands, remap};
 
-/// An op list with final locations.
-pub(super) struct Placed {
-    pub ops: Vec<Op>,
-    pub locs: Vec<Loc>,
-    pub scratch_slots: u32,
-}
-
-/// Assigns scratch slots to the temps of `ops` (whose `L`s index `vals`).
-pub(super) fn place(ops: &[Op], vals: &[Val]) -> Placed {
+/// Assigns scratch slots to the temps (`Loc::Scratch`) of `ops`, whose `L`s index `vals`:
+/// the op list over final locations, the location table and the scratch slots used.
+pub(super) fn place(ops: &[Op], vals: &[Loc]) -> (Vec<Op>, Vec<Loc>, u32) {
     let mut last: Vec<Option<usize>> = vec![None; vals.len()];
     for (i, op) in ops.iter().enumerate() {
         for a in dst_and_operands(op).1 {
@@ -31,7 +25,7 @@ pub(super) fn place(ops: &[Op], vals: &[Val]) -> Placed {
         operands.sort_unstable();
         operands.dedup();
         for a in operands {
-            if vals[a as usize] == Val::Temp && last[a as usize] == Some(i) {
+            if matches!(vals[a as usize], Loc::Scratch(_)) && last[a as usize] == Some(i) {
                 free.push(slot_of[a as usize]);
             }
         }
@@ -50,9 +44,8 @@ pub(super) fn place(ops: &[Op], vals: &[Val]) -> Placed {
     let mut index: HashMap<Loc, L> = HashMap::new();
     let mut loc_of = |l: L| -> L {
         let loc = match vals[l as usize] {
-            Val::Temp => Loc::Scratch(slot_of[l as usize]),
-            Val::Pinned(p) => Loc::Pinned(p),
-            Val::Input(buffer, step) => Loc::Input { buffer, step },
+            Loc::Scratch(_) => Loc::Scratch(slot_of[l as usize]),
+            other => other,
         };
         *index.entry(loc).or_insert_with(|| {
             locs.push(loc);
@@ -60,9 +53,5 @@ pub(super) fn place(ops: &[Op], vals: &[Val]) -> Placed {
         })
     };
     let ops = ops.iter().map(|op| remap(op, &mut loc_of)).collect();
-    Placed {
-        ops,
-        locs,
-        scratch_slots: slots,
-    }
+    (ops, locs, slots)
 }

@@ -3,20 +3,19 @@
 //! Each op is one loop over the chunk's vectors (operands and results in L1/L2-resident
 //! slots or streamed from input buffers); the op is matched once per chunk, never per lane.
 //! Everything here is `#[inline(always)]` so it compiles under the level's target features
-//! (see [`super::simd::WithSimd`]). That includes every closure handed to a map: a closure is
-//! a function of its own, compiled without the level's target features, so one that is not
-//! inlined calls each intrinsic out of line (about 10x slower; seen in `perf` as calls to
-//! `_mm512_mul_ps`).
+//! (see [`super::simd::WithSimd`]), and no op's loop is a closure handed to a function: a
+//! closure is a function of its own, compiled without the level's target features, so one
+//! that is not inlined calls each intrinsic out of line (about 10x slower; seen in `perf` as
+//! calls to `_mm512_mul_ps`).
 
 use super::affine;
-use super::maps::{
-    compare_f, compare_u, map_f, map_ff, map_u, map_uu, to_bool, truthy, vector_taken,
-};
 use super::math;
 use super::ops::{ChunkProgram, L, Loc, Op};
 use super::simd::Simd;
 use super::threefry;
-use crate::graph::{BinaryOp, FloatBinary, FloatUnary, LogicBinary, LogicUnary, ReduceOp};
+use crate::graph::{
+    BinaryOp, CompareOp, FloatBinary, FloatUnary, LogicBinary, LogicUnary, ReduceOp,
+};
 
 /// Lane offsets `0..16` for building lane indices.
 static IOTA: [u32; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
@@ -121,14 +120,7 @@ unsafe fn exec_at<V: Simd>(
         } => {
             let terms = &ops[i + 1..i + 1 + len as usize];
             // SAFETY: as for every op.
-            unsafe {
-                let at = affine::Locations {
-                    ptrs: ctx.ptrs,
-                    locs: ctx.locs,
-                    pin_values: ctx.frame.pin_values,
-                };
-                affine::run(s, &at, (dst, acc, pinned_weights), terms, lo, hi);
-            }
+            unsafe { affine::run(s, ctx, (dst, acc, pinned_weights), terms, lo, hi) };
             i + 1 + len as usize
         }
         op => {
@@ -139,10 +131,11 @@ unsafe fn exec_at<V: Simd>(
     }
 }
 
-struct Ctx<'a> {
-    ptrs: &'a [*mut u32],
-    locs: &'a [Loc],
-    frame: &'a Frame<'a>,
+/// Where a chunk's values are: the pointer and kind of every location, and the frame.
+pub(super) struct Ctx<'a> {
+    pub ptrs: &'a [*mut u32],
+    pub locs: &'a [Loc],
+    pub frame: &'a Frame<'a>,
     start: usize,
     len: usize,
 }
@@ -181,138 +174,113 @@ unsafe fn run_guarded<V: Simd>(s: V, ctx: &Ctx<'_>, block: &[Op], cond: L, when:
 /// Runs one op over vector-aligned lanes `lo..hi` of the chunk.
 #[inline(always)]
 unsafe fn exec<V: Simd>(s: V, ctx: &Ctx<'_>, op: &Op, lo: usize, hi: usize) {
-    // One map over the chunk's vectors; `#[inline(always)]` keeps the closure under the
-    // level's target features (see the module docs).
+    // `d = body` over the chunk's vectors, each operand `x` loaded into the variable of its
+    // name as words (`u32`) or floats (`f32`: bit casts, free in registers). `d` and the
+    // operands are locations, or pointers (`*u32`, `*f32`) the ops with sub-ops look up once
+    // before matching the sub-op (so LLVM compiles the other ops' loops as well as before).
     macro_rules! map {
-        ($map:ident($($arg:expr),*), |$($x:ident),+| $body:expr) => {
-            $map(s, lo, hi, $($arg),*, #[inline(always)] |$($x),+| $body)
+        (*u32, $d:ident, [$($x:ident),+], $body:expr) => {{
+            let mut i = lo;
+            while i < hi {
+                $(let $x = s.load_u($x.add(i));)+
+                s.store_u($d.add(i), $body);
+                i += V::LANES;
+            }
+        }};
+        (*f32, $d:ident, [$($x:ident),+], $body:expr) => {
+            map!(*u32, $d, [$($x),+], s.to_bits({
+                $(let $x = s.from_bits($x);)+
+                $body
+            }))
         };
+        ($t:tt, $d:ident, [$($x:ident),+], $body:expr) => {{
+            let $d = ctx.p($d);
+            $(let $x = ctx.p($x);)+
+            map!(*$t, $d, [$($x),+], $body)
+        }};
     }
     // SAFETY (whole body): every location points at a slot or buffer slice holding at least
     // `hi` words (padded chunk), and stores write exactly the chunk's lanes.
     unsafe {
         match *op {
-            Op::UnaryF(u, d, a) => {
-                let (d, a) = (ctx.p(d), ctx.p(a));
+            Op::UnaryF(u, d, x) => {
+                let (d, x) = (ctx.p(d), ctx.p(x));
                 match u {
-                    FloatUnary::Neg => map!(map_f(d, a), |x| math::neg(s, x)),
-                    FloatUnary::Abs => map!(map_f(d, a), |x| math::abs(s, x)),
-                    FloatUnary::Sqrt => map!(map_f(d, a), |x| s.sqrt(x)),
-                    FloatUnary::Exp => map!(map_f(d, a), |x| math::exp(s, x)),
-                    FloatUnary::Log => map!(map_f(d, a), |x| math::log(s, x)),
-                    FloatUnary::Sin => map!(map_f(d, a), |x| math::sin(s, x)),
-                    FloatUnary::Cos => map!(map_f(d, a), |x| math::cos(s, x)),
-                    FloatUnary::Tanh => map!(map_f(d, a), |x| math::tanh(s, x)),
-                    FloatUnary::Erf => map!(map_f(d, a), |x| math::erf(s, x)),
-                    FloatUnary::Square => map!(map_f(d, a), |x| s.mul(x, x)),
-                    FloatUnary::Recip => map!(map_f(d, a), |x| s.div(s.splat(1.0), x)),
-                    FloatUnary::Floor => map!(map_f(d, a), |x| math::floor(s, x)),
+                    FloatUnary::Neg => map!(*f32, d, [x], math::neg(s, x)),
+                    FloatUnary::Abs => map!(*f32, d, [x], math::abs(s, x)),
+                    FloatUnary::Sqrt => map!(*f32, d, [x], s.sqrt(x)),
+                    FloatUnary::Exp => map!(*f32, d, [x], math::exp(s, x)),
+                    FloatUnary::Log => map!(*f32, d, [x], math::log(s, x)),
+                    FloatUnary::Sin => map!(*f32, d, [x], math::sin(s, x)),
+                    FloatUnary::Cos => map!(*f32, d, [x], math::cos(s, x)),
+                    FloatUnary::Tanh => map!(*f32, d, [x], math::tanh(s, x)),
+                    FloatUnary::Erf => map!(*f32, d, [x], math::erf(s, x)),
+                    FloatUnary::Square => map!(*f32, d, [x], s.mul(x, x)),
+                    FloatUnary::Recip => map!(*f32, d, [x], s.div(s.splat(1.0), x)),
+                    FloatUnary::Floor => map!(*f32, d, [x], math::floor(s, x)),
                 }
             }
-            Op::LogicUnary(LogicUnary::Not, d, a) => {
-                map!(map_u(ctx.p(d), ctx.p(a)), |x| to_bool(
-                    s,
-                    s.eq_u(x, s.splat_u(0))
-                ))
+            Op::LogicUnary(LogicUnary::Not, d, x) => {
+                map!(u32, d, [x], to_bool(s, s.eq_u(x, s.splat_u(0))))
             }
-            Op::LogicBinary(b, d, x, y) => {
+            Op::LogicBinary(op, d, x, y) => {
                 let (d, x, y) = (ctx.p(d), ctx.p(x), ctx.p(y));
-                match b {
-                    LogicBinary::And => map!(map_uu(d, x, y), |a, b| to_bool(
-                        s,
-                        s.mask_and(truthy(s, a), truthy(s, b))
-                    )),
-                    LogicBinary::Or => map!(map_uu(d, x, y), |a, b| to_bool(
-                        s,
-                        s.mask_or(truthy(s, a), truthy(s, b))
-                    )),
+                match op {
+                    LogicBinary::And => map!(
+                        *u32,
+                        d,
+                        [x, y],
+                        to_bool(s, s.mask_and(truthy(s, x), truthy(s, y)))
+                    ),
+                    LogicBinary::Or => map!(
+                        *u32,
+                        d,
+                        [x, y],
+                        to_bool(s, s.mask_or(truthy(s, x), truthy(s, y)))
+                    ),
                 }
             }
-            Op::FloatBinary(FloatBinary::Pow, d, x, y) => {
+            Op::FloatBinary(FloatBinary::Pow, d, x, y) => map!(f32, d, [x, y], math::pow(s, x, y)),
+            Op::BinaryF(op, d, x, y) => {
                 let (d, x, y) = (ctx.p(d), ctx.p(x), ctx.p(y));
-                map!(map_ff(d, x, y), |a, b| math::pow(s, a, b))
-            }
-            Op::BinaryF(b, d, x, y) => {
-                let (d, x, y) = (ctx.p(d), ctx.p(x), ctx.p(y));
-                match b {
-                    BinaryOp::Add => map!(map_ff(d, x, y), |a, b| s.add(a, b)),
-                    BinaryOp::Sub => map!(map_ff(d, x, y), |a, b| s.sub(a, b)),
-                    BinaryOp::Mul => map!(map_ff(d, x, y), |a, b| s.mul(a, b)),
-                    BinaryOp::Div => map!(map_ff(d, x, y), |a, b| s.div(a, b)),
-                    BinaryOp::Min => map!(map_ff(d, x, y), |a, b| math::min(s, a, b)),
-                    BinaryOp::Max => map!(map_ff(d, x, y), |a, b| math::max(s, a, b)),
+                match op {
+                    BinaryOp::Add => map!(*f32, d, [x, y], s.add(x, y)),
+                    BinaryOp::Sub => map!(*f32, d, [x, y], s.sub(x, y)),
+                    BinaryOp::Mul => map!(*f32, d, [x, y], s.mul(x, y)),
+                    BinaryOp::Div => map!(*f32, d, [x, y], s.div(x, y)),
+                    BinaryOp::Min => map!(*f32, d, [x, y], math::min(s, x, y)),
+                    BinaryOp::Max => map!(*f32, d, [x, y], math::max(s, x, y)),
                 }
             }
-            Op::BinaryU(b, d, x, y) => {
+            Op::BinaryU(op, d, x, y) => {
                 let (d, x, y) = (ctx.p(d), ctx.p(x), ctx.p(y));
-                match b {
-                    BinaryOp::Add => map!(map_uu(d, x, y), |a, b| s.add_u(a, b)),
-                    BinaryOp::Sub => map!(map_uu(d, x, y), |a, b| s.sub_u(a, b)),
-                    BinaryOp::Mul => map!(map_uu(d, x, y), |a, b| s.mul_u(a, b)),
-                    BinaryOp::Min => map!(map_uu(d, x, y), |a, b| s.min_u(a, b)),
-                    BinaryOp::Max => map!(map_uu(d, x, y), |a, b| s.max_u(a, b)),
+                match op {
+                    BinaryOp::Add => map!(*u32, d, [x, y], s.add_u(x, y)),
+                    BinaryOp::Sub => map!(*u32, d, [x, y], s.sub_u(x, y)),
+                    BinaryOp::Mul => map!(*u32, d, [x, y], s.mul_u(x, y)),
+                    BinaryOp::Min => map!(*u32, d, [x, y], s.min_u(x, y)),
+                    BinaryOp::Max => map!(*u32, d, [x, y], s.max_u(x, y)),
                     BinaryOp::Div => {
                         // No vector integer division on x86: one lane at a time.
                         for i in lo..hi {
-                            let q = (*x.add(i)).checked_div(*y.add(i)).unwrap_or(u32::MAX);
-                            *d.add(i) = q;
+                            *d.add(i) = (*x.add(i)).checked_div(*y.add(i)).unwrap_or(u32::MAX);
                         }
                     }
                 }
             }
-            Op::CompareF(c, d, x, y) => {
-                let (d, x, y) = (ctx.p(d), ctx.p(x), ctx.p(y));
-                let mut i = lo;
-                while i < hi {
-                    let m = compare_f(s, c, s.load(x.add(i).cast()), s.load(y.add(i).cast()));
-                    s.store_u(d.add(i), to_bool(s, m));
-                    i += V::LANES;
-                }
+            Op::CompareF(op, d, x, y) => map!(u32, d, [x, y], to_bool(s, compare_f(s, op, x, y))),
+            Op::CompareU(op, d, x, y) => map!(u32, d, [x, y], to_bool(s, compare_u(s, op, x, y))),
+            Op::Select(d, c, x, y) => map!(u32, d, [c, x, y], s.select_u(truthy(s, c), x, y)),
+            Op::U32ToF32(d, x) => map!(u32, d, [x], s.to_bits(s.u32_to_f32(x))),
+            Op::F32ToU32(d, x) => map!(u32, d, [x], math::f32_to_u32(s, s.from_bits(x))),
+            Op::F32ToBool(d, x) => {
+                map!(u32, d, [x], to_bool(s, s.ne(s.from_bits(x), s.splat(0.0))))
             }
-            Op::CompareU(c, d, x, y) => map!(map_uu(ctx.p(d), ctx.p(x), ctx.p(y)), |a, b| {
-                to_bool(s, compare_u(s, c, a, b))
+            Op::U32ToBool(d, x) => map!(u32, d, [x], to_bool(s, truthy(s, x))),
+            Op::Random(d, [k0, k1, c0, c1], word) => map!(u32, d, [k0, k1, c0, c1], {
+                let w = threefry::threefry2x32(s, k0, k1, c0, c1);
+                s.to_bits(threefry::symmetric_uniform(s, w[word as usize]))
             }),
-            Op::Select(d, c, a, b) => {
-                let (d, c, a, b) = (ctx.p(d), ctx.p(c), ctx.p(a), ctx.p(b));
-                let mut i = lo;
-                while i < hi {
-                    let m = truthy(s, s.load_u(c.add(i)));
-                    let v = s.select_u(m, s.load_u(a.add(i)), s.load_u(b.add(i)));
-                    s.store_u(d.add(i), v);
-                    i += V::LANES;
-                }
-            }
-            Op::U32ToF32(d, a) => map!(map_u(ctx.p(d), ctx.p(a)), |x| s.to_bits(s.u32_to_f32(x))),
-            Op::F32ToU32(d, a) => {
-                map!(map_u(ctx.p(d), ctx.p(a)), |x| math::f32_to_u32(
-                    s,
-                    s.from_bits(x)
-                ))
-            }
-            Op::F32ToBool(d, a) => {
-                map!(map_u(ctx.p(d), ctx.p(a)), |x| to_bool(
-                    s,
-                    s.ne(s.from_bits(x), s.splat(0.0))
-                ))
-            }
-            Op::U32ToBool(d, a) => map!(map_u(ctx.p(d), ctx.p(a)), |x| to_bool(s, truthy(s, x))),
-            Op::Random(d, args, word) => {
-                let d = ctx.p(d);
-                let [k0, k1, c0, c1] = args.map(|l| ctx.p(l).cast_const());
-                let mut i = lo;
-                while i < hi {
-                    let w = threefry::threefry2x32(
-                        s,
-                        s.load_u(k0.add(i)),
-                        s.load_u(k1.add(i)),
-                        s.load_u(c0.add(i)),
-                        s.load_u(c1.add(i)),
-                    );
-                    let r = threefry::symmetric_uniform(s, w[word as usize]);
-                    s.store(d.add(i).cast(), r);
-                    i += V::LANES;
-                }
-            }
             Op::Lane(d) => {
                 let d = ctx.p(d);
                 let iota = s.load_u(IOTA.as_ptr());
@@ -333,10 +301,12 @@ unsafe fn exec<V: Simd>(s: V, ctx: &Ctx<'_>, op: &Op, lo: usize, hi: usize) {
                 step,
             } => {
                 let d = ctx.p(dst);
-                let src = ctx.frame.buffers[buffer as usize];
                 let base = step as usize * ctx.frame.n + ctx.start;
+                let (k, src) = (k as usize, ctx.frame.buffers[buffer as usize]);
+                let mut from = src.add((base + lo) * k + column as usize);
                 for i in lo..hi.min(ctx.len) {
-                    *d.add(i) = *src.add((base + i) * k as usize + column as usize);
+                    *d.add(i) = *from;
+                    from = from.add(k);
                 }
             }
             Op::Store {
@@ -352,8 +322,10 @@ unsafe fn exec<V: Simd>(s: V, ctx: &Ctx<'_>, op: &Op, lo: usize, hi: usize) {
                 if k == 0 {
                     std::ptr::copy_nonoverlapping(a, out.add(base), ctx.len);
                 } else {
+                    let mut to = out.add(base * k as usize + column as usize);
                     for i in 0..ctx.len {
-                        *out.add((base + i) * k as usize + column as usize) = *a.add(i);
+                        *to = *a.add(i);
+                        to = to.add(k as usize);
                     }
                 }
             }
@@ -382,5 +354,57 @@ unsafe fn exec<V: Simd>(s: V, ctx: &Ctx<'_>, op: &Op, lo: usize, hi: usize) {
             Op::Guard { .. } => unreachable!("guards are handled by run_chunk"),
             Op::Affine { .. } | Op::Term(..) => unreachable!("affines are handled by exec_at"),
         }
+    }
+}
+
+/// Whether some valid lane of vector `v` of a `len`-lane slot has `cond == when`.
+///
+/// # Safety
+/// Vector `v` lies within the padded slot at `c`.
+#[inline(always)]
+unsafe fn vector_taken<V: Simd>(s: V, c: *const u32, len: usize, v: usize, when: bool) -> bool {
+    // SAFETY: see the contract.
+    let m = unsafe { s.load_u(c.add(v * V::LANES)) };
+    let zero = s.eq_u(m, s.splat_u(0));
+    let mut bits = s.mask_bits(if when { s.mask_not(zero) } else { zero });
+    let valid = len - v * V::LANES;
+    if valid < V::LANES {
+        bits &= (1u64 << valid) - 1;
+    }
+    bits != 0
+}
+
+#[inline(always)]
+fn to_bool<V: Simd>(s: V, m: V::M) -> V::U {
+    s.select_u(m, s.splat_u(1), s.splat_u(0))
+}
+
+#[inline(always)]
+fn truthy<V: Simd>(s: V, x: V::U) -> V::M {
+    s.mask_not(s.eq_u(x, s.splat_u(0)))
+}
+
+#[inline(always)]
+fn compare_f<V: Simd>(s: V, op: CompareOp, x: V::U, y: V::U) -> V::M {
+    let (x, y) = (s.from_bits(x), s.from_bits(y));
+    match op {
+        CompareOp::Lt => s.lt(x, y),
+        CompareOp::Le => s.le(x, y),
+        CompareOp::Gt => s.lt(y, x),
+        CompareOp::Ge => s.le(y, x),
+        CompareOp::Eq => s.eq(x, y),
+        CompareOp::Ne => s.ne(x, y),
+    }
+}
+
+#[inline(always)]
+fn compare_u<V: Simd>(s: V, op: CompareOp, x: V::U, y: V::U) -> V::M {
+    match op {
+        CompareOp::Lt => s.lt_u(x, y),
+        CompareOp::Le => s.mask_not(s.lt_u(y, x)),
+        CompareOp::Gt => s.lt_u(y, x),
+        CompareOp::Ge => s.mask_not(s.lt_u(x, y)),
+        CompareOp::Eq => s.eq_u(x, y),
+        CompareOp::Ne => s.mask_not(s.eq_u(x, y)),
     }
 }

@@ -4,8 +4,7 @@
 //! - [`ops`]: the chunk program's ops over value locations, [`ops::ChunkProgram`].
 //! - [`program`]: a lowered launch translated into a chunk program.
 //! - `alloc`: scratch slots by liveness.
-//! - `kernel`: running a chunk program over one chunk at one SIMD level.
-//! - `maps`: the per-vector loops, comparisons and guard test `kernel` runs ops as.
+//! - `kernel`: running a chunk program over one chunk at one SIMD level, an op per loop.
 //! - `affine`: one output of a dense layer over a chunk, the running sum in registers.
 //! - [`simd`]: the vector trait, its levels (scalar, AVX2, AVX-512) and run-time dispatch.
 //! - [`math`]: the one definition of sin, cos, exp, log, tanh, erf, pow on that trait.
@@ -14,7 +13,6 @@
 mod affine;
 mod alloc;
 pub(super) mod kernel;
-mod maps;
 pub mod math;
 pub mod ops;
 pub mod program;

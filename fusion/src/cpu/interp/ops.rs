@@ -113,17 +113,6 @@ pub enum Op {
     },
 }
 
-/// A value during translation: where it comes from before slots are assigned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(super) enum Val {
-    /// Defined by exactly one op (a temp).
-    Temp,
-    /// A pinned constant or param.
-    Pinned(u32),
-    /// A lane slice of an input buffer.
-    Input(u32, u32),
-}
-
 /// A compiled launch.
 #[derive(Debug, Clone)]
 pub struct ChunkProgram {
@@ -141,82 +130,43 @@ pub struct ChunkProgram {
 
 /// The destination and operands of an op (as `L`s), for passes over the list.
 pub(crate) fn dst_and_operands(op: &Op) -> (Option<L>, Vec<L>) {
-    match *op {
-        Op::UnaryF(_, d, a)
-        | Op::LogicUnary(_, d, a)
-        | Op::U32ToF32(d, a)
-        | Op::F32ToU32(d, a)
-        | Op::F32ToBool(d, a)
-        | Op::U32ToBool(d, a) => (Some(d), vec![a]),
-        Op::BinaryF(_, d, a, b)
-        | Op::BinaryU(_, d, a, b)
-        | Op::LogicBinary(_, d, a, b)
-        | Op::FloatBinary(_, d, a, b)
-        | Op::CompareF(_, d, a, b)
-        | Op::CompareU(_, d, a, b) => (Some(d), vec![a, b]),
-        Op::Select(d, c, a, b) => (Some(d), vec![c, a, b]),
-        Op::Random(d, args, _) => (Some(d), args.to_vec()),
-        Op::Lane(d) | Op::LoadPacked { dst: d, .. } => (Some(d), vec![]),
-        Op::Affine { dst, acc, .. } => (Some(dst), acc.into_iter().collect()),
-        Op::Term(w, x) => (None, vec![w, x]),
-        Op::Store { src, .. } => (None, vec![src]),
-        Op::RowReduce(_, src, d, _) => (Some(d), vec![src]),
-        Op::Guard { cond, .. } => (None, vec![cond]),
+    let mut all = Vec::new();
+    remap(op, &mut |l| {
+        all.push(l);
+        l
+    });
+    match op {
+        Op::Term(..) | Op::Store { .. } | Op::Guard { .. } => (None, all),
+        _ => (Some(all.remove(0)), all),
     }
 }
 
 /// Rewrites every `L` of `op` through `map` (destination first, then operands in order).
 pub(super) fn remap(op: &Op, map: &mut dyn FnMut(L) -> L) -> Op {
     let mut op = *op;
-    match &mut op {
+    let ls: Vec<&mut L> = match &mut op {
         Op::UnaryF(_, d, a)
         | Op::LogicUnary(_, d, a)
         | Op::U32ToF32(d, a)
         | Op::F32ToU32(d, a)
         | Op::F32ToBool(d, a)
-        | Op::U32ToBool(d, a) => {
-            *d = map(*d);
-            *a = map(*a);
-        }
+        | Op::U32ToBool(d, a)
+        | Op::RowReduce(_, a, d, _)
+        | Op::Term(d, a) => vec![d, a],
         Op::BinaryF(_, d, a, b)
         | Op::BinaryU(_, d, a, b)
         | Op::LogicBinary(_, d, a, b)
         | Op::FloatBinary(_, d, a, b)
         | Op::CompareF(_, d, a, b)
-        | Op::CompareU(_, d, a, b) => {
-            *d = map(*d);
-            *a = map(*a);
-            *b = map(*b);
-        }
-        Op::Select(d, c, a, b) => {
-            *d = map(*d);
-            *c = map(*c);
-            *a = map(*a);
-            *b = map(*b);
-        }
-        Op::Random(d, args, _) => {
-            *d = map(*d);
-            for a in args {
-                *a = map(*a);
-            }
-        }
-        Op::Lane(d) | Op::LoadPacked { dst: d, .. } => *d = map(*d),
-        Op::Affine { dst, acc, .. } => {
-            *dst = map(*dst);
-            if let Some(acc) = acc {
-                *acc = map(*acc);
-            }
-        }
-        Op::Term(w, x) => {
-            *w = map(*w);
-            *x = map(*x);
-        }
-        Op::Store { src, .. } => *src = map(*src),
-        Op::RowReduce(_, src, d, _) => {
-            *d = map(*d);
-            *src = map(*src);
-        }
-        Op::Guard { cond, .. } => *cond = map(*cond),
+        | Op::CompareU(_, d, a, b) => vec![d, a, b],
+        Op::Select(d, c, a, b) => vec![d, c, a, b],
+        Op::Random(d, args, _) => std::iter::once(d).chain(args).collect(),
+        Op::Affine { dst, acc, .. } => std::iter::once(dst).chain(acc).collect(),
+        Op::Lane(l) | Op::LoadPacked { dst: l, .. } | Op::Store { src: l, .. } => vec![l],
+        Op::Guard { cond, .. } => vec![cond],
+    };
+    for l in ls {
+        *l = map(*l);
     }
     op
 }

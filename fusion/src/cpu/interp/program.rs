@@ -19,65 +19,59 @@
 use std::collections::HashMap;
 
 use super::alloc;
-use super::ops::{ChunkProgram, L, Op, Val};
+use super::ops::{ChunkProgram, L, Loc, Op};
+use crate::cpu::native::Binder;
 use crate::graph::NodeId;
-use crate::lir::program::LoweredLaunch;
-use crate::lir::program::{GuardBlock, Instr, KernelProgram, affine_chain};
+use crate::lir::program::{GuardBlock, Instr, KernelProgram, LoweredLaunch, affine_chain};
 use crate::plan::Slot;
 
-/// Translates `launch` into a [`ChunkProgram`].
-///
-/// `buffer` maps a plan slot to its executor buffer; `pin` maps a constant or param node
-/// to its pinned slot.
+/// Translates `launch` into a [`ChunkProgram`], its buffers and pinned values found by
+/// `binder`.
 pub fn compile(
     launch: &LoweredLaunch,
     steps: u32,
-    buffer: &dyn Fn(Slot) -> u32,
-    pin: &dyn Fn(NodeId) -> u32,
+    binder: &Binder<'_>,
     lazy_selects: bool,
 ) -> ChunkProgram {
     let mut t = Translator {
+        launch,
+        binder,
         ops: Vec::new(),
         vals: Vec::new(),
         def: HashMap::new(),
         guard: lazy_selects && launch.rows_of.is_none(),
     };
     for part in launch.program.parts.iter() {
-        t.part(part, launch, steps, buffer, pin);
+        t.part(part, steps);
     }
-    let placed = alloc::place(&t.ops, &t.vals);
+    let (ops, locs, scratch_slots) = alloc::place(&t.ops, &t.vals);
     ChunkProgram {
-        ops: placed.ops,
-        locs: placed.locs,
-        scratch_slots: placed.scratch_slots,
+        ops,
+        locs,
+        scratch_slots,
         rows_of: launch.rows_of,
         name: launch.name.clone(),
     }
 }
 
-struct Translator {
+struct Translator<'a> {
+    launch: &'a LoweredLaunch,
+    binder: &'a Binder<'a>,
     /// Ops whose operands are indices into `vals`.
     ops: Vec<Op>,
-    /// Value table: `L` during translation indexes this.
-    vals: Vec<Val>,
+    /// Value table (`L` during translation indexes this): temps are `Loc::Scratch` until
+    /// [`alloc::place`] gives them their slot.
+    vals: Vec<Loc>,
     /// Current value of each register of the running part.
     def: HashMap<u32, L>,
     /// Whether guard blocks run guarded (else inline, every lane).
     guard: bool,
 }
 
-impl Translator {
-    fn val(&mut self, v: Val) -> L {
+impl Translator<'_> {
+    fn val(&mut self, v: Loc) -> L {
         self.vals.push(v);
         (self.vals.len() - 1) as L
-    }
-
-    fn temp(&mut self) -> L {
-        self.val(Val::Temp)
-    }
-
-    fn set(&mut self, reg: u32, l: L) {
-        self.def.insert(reg, l);
     }
 
     fn get(&self, reg: u32) -> L {
@@ -85,6 +79,11 @@ impl Translator {
             .def
             .get(&reg)
             .unwrap_or_else(|| panic!("lowering reads register {reg} before defining it"))
+    }
+
+    /// The executor buffer of binding `index` of `list`.
+    fn buffer(&self, list: &[Slot], index: u32) -> u32 {
+        (self.binder.buffer)(list[index as usize])
     }
 
     /// Emits the chain of [`Instr::MulAdd`]s `chain` as one [`Op::Affine`] with its terms.
@@ -102,7 +101,7 @@ impl Translator {
         };
         let acc = acc.map(|r| self.get(r));
         let pinned_weights =
-            (terms.iter()).all(|(w, _)| matches!(self.vals[*w as usize], Val::Pinned(_)));
+            (terms.iter()).all(|(w, _)| matches!(self.vals[*w as usize], Loc::Pinned(_)));
         self.emit(tail, |_, dst| Op::Affine {
             dst,
             acc,
@@ -113,52 +112,35 @@ impl Translator {
     }
 
     fn emit(&mut self, dst_reg: u32, make: impl FnOnce(&Self, L) -> Op) {
-        let dst = self.temp();
+        let dst = self.val(Loc::Scratch(0));
         let op = make(self, dst);
         self.ops.push(op);
-        self.set(dst_reg, dst);
+        self.def.insert(dst_reg, dst);
     }
 
-    fn part(
-        &mut self,
-        part: &KernelProgram,
-        launch: &LoweredLaunch,
-        steps: u32,
-        buffer: &dyn Fn(Slot) -> u32,
-        pin: &dyn Fn(NodeId) -> u32,
-    ) {
+    fn part(&mut self, part: &KernelProgram, steps: u32) {
         self.def.clear();
-        let cx = Cx {
-            launch,
-            buffer,
-            pin,
-        };
         for phase in &part.phases {
-            self.list(&phase.body, &[], 0, &cx);
+            self.list(&phase.body, &[], 0);
             let cols = part.rows_of.expect("phases only in rows kernels");
             let src = self.get(phase.value);
             let op = phase.op;
             self.emit(phase.result, |_, dst| Op::RowReduce(op, src, dst, cols));
         }
-        self.list(&part.prologue, &[], 0, &cx);
+        self.list(&part.prologue, &[], 0);
         for step in 0..steps {
-            self.list(&part.body, &part.guards, step, &cx);
-            let carries: Vec<(u32, L)> = part
-                .carries_f
-                .iter()
-                .chain(&part.carries_u)
+            self.list(&part.body, &part.guards, step);
+            let carries: Vec<(u32, L)> = (part.carries_f.iter().chain(&part.carries_u))
                 .map(|(to, from)| (*to, self.get(*from)))
                 .collect();
-            for (to, value) in carries {
-                self.set(to, value);
-            }
+            self.def.extend(carries);
         }
-        self.list(&part.epilogue, &[], steps - 1, &cx);
+        self.list(&part.epilogue, &[], steps - 1);
     }
 
     /// Translates `body`: each affine chain as one op, each guard block behind an
     /// [`Op::Guard`] (or inline, when not guarding).
-    fn list(&mut self, body: &[Instr], guards: &[GuardBlock], step: u32, cx: &Cx<'_>) {
+    fn list(&mut self, body: &[Instr], guards: &[GuardBlock], step: u32) {
         let mut i = 0;
         while i < body.len() {
             if let Some(end) = affine_chain(body, i) {
@@ -178,20 +160,21 @@ impl Translator {
                             len: 0,
                         });
                     }
-                    self.list(&block.body, &[], step, cx);
+                    self.list(&block.body, &[], step);
                     let guarded = (self.ops.len() - at).saturating_sub(1) as u32;
                     if let Some(Op::Guard { len, .. }) = self.ops.get_mut(at) {
                         *len = guarded;
                     }
                 }
-                ref instr => self.instr(instr, step, cx),
+                ref instr => self.instr(instr, step),
             }
             i += 1;
         }
     }
 
-    fn instr(&mut self, instr: &Instr, step: u32, cx: &Cx<'_>) {
+    fn instr(&mut self, instr: &Instr, step: u32) {
         let at_step = |per_step: bool| if per_step { step } else { 0 };
+        let b = &self.launch.bindings;
         match *instr {
             Instr::LoadF {
                 dst,
@@ -203,10 +186,17 @@ impl Translator {
                 buffer,
                 per_step,
             } => {
-                let float = matches!(instr, Instr::LoadF { .. });
-                let b = cx.input(float, buffer);
-                let l = self.val(Val::Input(b, at_step(per_step)));
-                self.set(dst, l);
+                let list = if matches!(instr, Instr::LoadF { .. }) {
+                    &b.in_f
+                } else {
+                    &b.in_u
+                };
+                let buffer = self.buffer(list, buffer);
+                let l = self.val(Loc::Input {
+                    buffer,
+                    step: at_step(per_step),
+                });
+                self.def.insert(dst, l);
             }
             Instr::LoadPackedF {
                 dst,
@@ -215,7 +205,7 @@ impl Translator {
                 column,
                 per_step,
             } => {
-                let buffer = cx.input(true, buffer);
+                let buffer = self.buffer(&b.in_f, buffer);
                 let step = at_step(per_step);
                 self.emit(dst, |_, dst| Op::LoadPacked {
                     dst,
@@ -232,8 +222,8 @@ impl Translator {
             | Instr::ParamU { dst, .. }
             | Instr::ConstF { dst, .. }
             | Instr::ConstU { dst, .. } => {
-                let l = self.val(Val::Pinned((cx.pin)(NodeId(dst))));
-                self.set(dst, l);
+                let l = self.val(Loc::Pinned((self.binder.pin)(NodeId(dst))));
+                self.def.insert(dst, l);
             }
             Instr::Lane { dst } => self.emit(dst, |_, d| Op::Lane(d)),
             Instr::UnaryF { op, dst, a } => self.emit(dst, |t, d| Op::UnaryF(op, d, t.get(a))),
@@ -298,27 +288,21 @@ impl Translator {
                 buffer,
                 src,
                 per_step,
-            } => {
-                let float = matches!(instr, Instr::StoreF { .. });
-                let op = Op::Store {
-                    src: self.get(src),
-                    buffer: cx.output(float, buffer),
-                    step: at_step(per_step),
-                    k: 0,
-                    column: 0,
-                };
-                self.ops.push(op);
             }
-            Instr::StorePackedF {
+            | Instr::StorePackedF {
                 buffer,
                 src,
-                k,
-                column,
                 per_step,
+                ..
             } => {
+                let (list, k, column) = match *instr {
+                    Instr::StorePackedF { k, column, .. } => (&b.out_f, k, column),
+                    Instr::StoreF { .. } => (&b.out_f, 0, 0),
+                    _ => (&b.out_u, 0, 0),
+                };
                 let op = Op::Store {
                     src: self.get(src),
-                    buffer: cx.output(true, buffer),
+                    buffer: self.buffer(list, buffer),
                     step: at_step(per_step),
                     k,
                     column,
@@ -326,31 +310,5 @@ impl Translator {
                 self.ops.push(op);
             }
         }
-    }
-}
-
-struct Cx<'a> {
-    launch: &'a LoweredLaunch,
-    buffer: &'a dyn Fn(Slot) -> u32,
-    pin: &'a dyn Fn(NodeId) -> u32,
-}
-
-impl Cx<'_> {
-    fn input(&self, float: bool, index: u32) -> u32 {
-        let list = if float {
-            &self.launch.bindings.in_f
-        } else {
-            &self.launch.bindings.in_u
-        };
-        (self.buffer)(list[index as usize])
-    }
-
-    fn output(&self, float: bool, index: u32) -> u32 {
-        let list = if float {
-            &self.launch.bindings.out_f
-        } else {
-            &self.launch.bindings.out_u
-        };
-        (self.buffer)(list[index as usize])
     }
 }

@@ -237,7 +237,7 @@ fn the_reset_branch_is_guarded_in_the_fused_step() {
         ..CpuOptions::default()
     };
     let exec = super::cpu_executor(graph, plan, 64, interpreted).unwrap();
-    let ops = &exec.programs()[0].ops;
+    let ops = &exec.launches.programs[0].as_ref().expect("interpreted").ops;
     // Every draw of the reset (the four components' Threefry words) runs behind the one
     // guard the lowering placed before the selects on `done`.
     let guarded: Vec<bool> = ops

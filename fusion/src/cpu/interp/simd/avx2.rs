@@ -8,28 +8,7 @@ use super::{Simd, WithSimd};
 type F = __m256;
 type U = __m256i;
 
-/// AVX2 token; exists only on CPUs with AVX2.
-#[derive(Debug, Clone, Copy)]
-pub struct Avx2 {
-    _private: (),
-}
-
-impl Avx2 {
-    /// The token, if this CPU has AVX2.
-    pub fn try_new() -> Option<Self> {
-        is_x86_feature_detected!("avx2").then_some(Avx2 { _private: () })
-    }
-
-    /// Runs `body` compiled with AVX2 enabled.
-    pub fn vectorize<W: WithSimd>(self, body: W) -> W::Output {
-        #[target_feature(enable = "avx2")]
-        fn inner<W: WithSimd>(simd: Avx2, body: W) -> W::Output {
-            body.with_simd(simd)
-        }
-        // SAFETY: the token proves the CPU has AVX2.
-        unsafe { inner(self, body) }
-    }
-}
+x86_token!(Avx2, "avx2", "AVX2");
 
 // SAFETY (every `unsafe` block below): an `Avx2` token exists only when AVX2 is available.
 impl Simd for Avx2 {

@@ -9,28 +9,7 @@ type F = __m512;
 type U = __m512i;
 type M = __mmask16;
 
-/// AVX-512F token; exists only on CPUs with AVX-512F.
-#[derive(Debug, Clone, Copy)]
-pub struct Avx512 {
-    _private: (),
-}
-
-impl Avx512 {
-    /// The token, if this CPU has AVX-512F.
-    pub fn try_new() -> Option<Self> {
-        is_x86_feature_detected!("avx512f").then_some(Avx512 { _private: () })
-    }
-
-    /// Runs `body` compiled with AVX-512F enabled.
-    pub fn vectorize<W: WithSimd>(self, body: W) -> W::Output {
-        #[target_feature(enable = "avx512f")]
-        fn inner<W: WithSimd>(simd: Avx512, body: W) -> W::Output {
-            body.with_simd(simd)
-        }
-        // SAFETY: the token proves the CPU has AVX-512F.
-        unsafe { inner(self, body) }
-    }
-}
+x86_token!(Avx512, "avx512f", "AVX-512F");
 
 // SAFETY (every `unsafe` block below): an `Avx512` token exists only when AVX-512F is available.
 impl Simd for Avx512 {

@@ -33,6 +33,36 @@ macro_rules! simd_fns {
     };
 }
 
+/// Defines the token of an x86 level `$name`: it exists only on CPUs with `$feature`, and
+/// runs [`WithSimd`] bodies compiled with that feature enabled.
+#[cfg(target_arch = "x86_64")]
+macro_rules! x86_token {
+    ($name:ident, $feature:tt, $level:literal) => {
+        #[doc = concat!($level, " token; exists only on CPUs with ", $level, ".")]
+        #[derive(Debug, Clone, Copy)]
+        pub struct $name {
+            _private: (),
+        }
+
+        impl $name {
+            #[doc = concat!("The token, if this CPU has ", $level, ".")]
+            pub fn try_new() -> Option<Self> {
+                is_x86_feature_detected!($feature).then_some($name { _private: () })
+            }
+
+            #[doc = concat!("Runs `body` compiled with ", $level, " enabled.")]
+            pub fn vectorize<W: WithSimd>(self, body: W) -> W::Output {
+                #[target_feature(enable = $feature)]
+                fn inner<W: WithSimd>(simd: $name, body: W) -> W::Output {
+                    body.with_simd(simd)
+                }
+                // SAFETY: the token proves the CPU has the feature.
+                unsafe { inner(self, body) }
+            }
+        }
+    };
+}
+
 mod scalar;
 pub use scalar::Scalar;
 
@@ -216,15 +246,13 @@ impl SimdLevel {
 
     /// Whether this CPU can run the level.
     pub fn is_supported(self) -> bool {
-        match self {
-            SimdLevel::Scalar => true,
-            #[cfg(target_arch = "x86_64")]
-            SimdLevel::Avx2 => Avx2::try_new().is_some(),
-            #[cfg(target_arch = "x86_64")]
-            SimdLevel::Avx512 => Avx512::try_new().is_some(),
-            #[cfg(not(target_arch = "x86_64"))]
-            _ => false,
+        /// A body that does nothing.
+        struct Nothing;
+        impl WithSimd for Nothing {
+            type Output = ();
+            fn with_simd<V: Simd>(self, _: V) {}
         }
+        self.dispatch(Nothing).is_some()
     }
 
     /// Lanes per vector.

@@ -12,7 +12,16 @@ impl Simd for Scalar {
     type U = u32;
     type M = bool;
 
+    // SAFETY (the pointer methods): the caller guarantees the pointers are valid for the
+    // access (see the trait).
     simd_fns! {
+        unsafe fn load(p: *const f32) -> f32 { unsafe { p.read_unaligned() } }
+        unsafe fn store(p: *mut f32, v: f32) { unsafe { p.write_unaligned(v) } }
+        unsafe fn store_rows4(p: *mut f32, columns: [f32; 4]) {
+            unsafe { p.cast::<[f32; 4]>().write_unaligned(columns) }
+        }
+        unsafe fn load_u(p: *const u32) -> u32 { unsafe { p.read_unaligned() } }
+        unsafe fn store_u(p: *mut u32, v: u32) { unsafe { p.write_unaligned(v) } }
         fn splat(x: f32) -> f32 { x }
         fn splat_u(x: u32) -> u32 { x }
         fn add(a: f32, b: f32) -> f32 { a + b }
@@ -51,31 +60,6 @@ impl Simd for Scalar {
         fn mask_bits(a: bool) -> u64 { u64::from(a) }
     }
 
-    #[inline(always)]
-    unsafe fn load(self, p: *const f32) -> f32 {
-        // SAFETY: the caller guarantees `p` is readable.
-        unsafe { p.read_unaligned() }
-    }
-    #[inline(always)]
-    unsafe fn store(self, p: *mut f32, v: f32) {
-        // SAFETY: the caller guarantees `p` is writable.
-        unsafe { p.write_unaligned(v) }
-    }
-    #[inline(always)]
-    unsafe fn store_rows4(self, p: *mut f32, columns: [f32; 4]) {
-        // SAFETY: the caller guarantees 4 writable floats.
-        unsafe { p.cast::<[f32; 4]>().write_unaligned(columns) }
-    }
-    #[inline(always)]
-    unsafe fn load_u(self, p: *const u32) -> u32 {
-        // SAFETY: the caller guarantees `p` is readable.
-        unsafe { p.read_unaligned() }
-    }
-    #[inline(always)]
-    unsafe fn store_u(self, p: *mut u32, v: u32) {
-        // SAFETY: the caller guarantees `p` is writable.
-        unsafe { p.write_unaligned(v) }
-    }
     #[inline(always)]
     fn trunc_i32(self, a: f32) -> u32 {
         if a.is_nan() || !(-2_147_483_648.0..2_147_483_648.0).contains(&a) {
