@@ -109,14 +109,6 @@ pub struct BoundPlan {
     pub(super) swaps: Vec<(usize, usize)>,
 }
 
-/// Elements of a node's value per lane.
-fn width(graph: &Graph, node: NodeId) -> usize {
-    match graph.node(node).shape {
-        Shape::Lanes => 1,
-        Shape::Packed(k) => k as usize,
-    }
-}
-
 impl BoundPlan {
     /// Lays `plan` of `graph` out over `n` lanes in `banks` equal banks (see the
     /// [module docs](self)), refusing what no backend can run.
@@ -154,7 +146,7 @@ impl BoundPlan {
         let lens = (slots.iter())
             .map(|slot| {
                 let per_step = PlannedKernel::is_per_step(&graph, *slot);
-                n * width(&graph, slot.node()) * if per_step { steps } else { 1 }
+                n * graph.node(slot.node()).shape.width() * if per_step { steps } else { 1 }
             })
             .collect();
         Ok(Self {
