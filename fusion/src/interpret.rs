@@ -275,8 +275,9 @@ fn evaluate<T: HostFloat>(
 pub fn reduce_row<T: HostFloat>(op: ReduceOp, row: &[T]) -> T {
     match op {
         ReduceOp::Sum | ReduceOp::Mean => {
-            let sum =
-                (row.iter()).fold(T::from_f32(0.0), |acc, x| T::binary(BinaryOp::Add, acc, *x));
+            let sum = row
+                .iter()
+                .fold(T::from_f32(0.0), |acc, x| T::binary(BinaryOp::Add, acc, *x));
             match op {
                 ReduceOp::Mean => T::binary(BinaryOp::Div, sum, T::from_u32(row.len() as u32)),
                 _ => sum,
@@ -314,7 +315,8 @@ fn zip_map<A: Copy, B: Copy, R>(a: &[A], b: &[B], f: impl Fn(A, B) -> R) -> Vec<
 
 /// `cond ? on_true : on_false`, lane by lane.
 fn select<V: Copy>(cond: &[u32], on_true: &[V], on_false: &[V]) -> Vec<V> {
-    (cond.iter().zip(on_true.iter().zip(on_false)))
+    cond.iter()
+        .zip(on_true.iter().zip(on_false))
         .map(|(c, (t, f))| if *c != 0 { *t } else { *f })
         .collect()
 }

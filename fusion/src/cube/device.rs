@@ -12,7 +12,9 @@ use crate::exec::DeviceError;
 /// virtual) GPU rather than a CPU emulation.
 #[cfg(feature = "wgpu")]
 pub fn wgpu_adapters() -> Vec<(String, bool)> {
-    (native_adapters().0.iter())
+    native_adapters()
+        .0
+        .iter()
         .map(|adapter| {
             let info = adapter.get_info();
             let gpu = matches!(

@@ -237,7 +237,9 @@ fn validate_carries(graph: &Graph) -> Result<(), GraphError> {
 /// Which of `nodes` an output or a carry (its input or next value) depends on.
 pub(super) fn live(nodes: &[Node], outputs: &[Output], carries: &[Carry]) -> Vec<bool> {
     let mut live = vec![false; nodes.len()];
-    let mut stack: Vec<NodeId> = (outputs.iter().map(|o| o.node))
+    let mut stack: Vec<NodeId> = outputs
+        .iter()
+        .map(|o| o.node)
         .chain(carries.iter().flat_map(|c| [c.input, c.next]))
         .collect();
     while let Some(id) = stack.pop() {
