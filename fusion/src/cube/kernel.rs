@@ -320,15 +320,8 @@ fn run_guard<N: Size>(
     }
 }
 
-/// Copies `input` into `output` word by word (the `xla-default` loop-carried state copy).
-#[cube(launch_unchecked)]
-pub fn copy_array(input: &Array<u32>, output: &mut Array<u32>) {
-    if ABSOLUTE_POS < input.len() {
-        output[ABSOLUTE_POS] = input[ABSOLUTE_POS];
-    }
-}
-
-/// Copies `output.len()` words of `input` from word `start` on into `output`.
+/// Copies `output.len()` words of `input` from word `start` on into `output` (a page of a
+/// call's actions, or from word 0 the `xla-default` loop-carried state copy).
 #[cube(launch_unchecked)]
 pub fn copy_range(input: &Array<u32>, output: &mut Array<u32>, start: u32) {
     if ABSOLUTE_POS < output.len() {
