@@ -127,7 +127,8 @@ pub fn interpret<T: HostFloat>(
     check_bindings(graph, n, inputs, params)?;
     let mut values: Vec<Values<T>> = Vec::with_capacity(graph.nodes().len());
     for node in graph.nodes() {
-        let value = evaluate(&node.op, node.dtype, n, &values, inputs, params);
+        let value = evaluate(&node.op, n, &values, inputs, params);
+        debug_assert_eq!(matches!(value, Values::Float(_)), node.dtype == DType::F32);
         values.push(value);
     }
     Ok(graph
@@ -143,7 +144,6 @@ pub fn interpret<T: HostFloat>(
 
 fn evaluate<T: HostFloat>(
     op: &Op,
-    dtype: DType,
     n: usize,
     values: &[Values<T>],
     inputs: &HashMap<String, HostArray>,
@@ -268,7 +268,6 @@ fn evaluate<T: HostFloat>(
             )
         }
     }
-    .checked(dtype)
 }
 
 /// Sequential row reduction, in the order the device kernels use.
@@ -287,13 +286,6 @@ pub fn reduce_row<T: HostFloat>(op: ReduceOp, row: &[T]) -> T {
             .iter()
             .copied()
             .fold(row[0], |m, x| T::binary(BinaryOp::Max, m, x)),
-    }
-}
-
-impl<T> Values<T> {
-    fn checked(self, dtype: DType) -> Self {
-        debug_assert_eq!(matches!(self, Values::Float(_)), dtype == DType::F32);
-        self
     }
 }
 

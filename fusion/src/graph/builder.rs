@@ -225,20 +225,13 @@ impl GraphBuilder {
     /// A runtime scalar. Asking again for a name already declared with the same dtype
     /// returns that node, so helpers can read params without threading them through.
     pub fn param(&self, name: &str, dtype: DType) -> Var<'_> {
-        let existing = self
-            .state
-            .borrow()
-            .params
-            .get(&(name.to_owned(), dtype))
-            .copied();
+        let key = (name.to_owned(), dtype);
+        let existing = self.state.borrow().params.get(&key).copied();
         if let Some(id) = existing {
             return Var { builder: self, id };
         }
         let var = self.push_typed(Op::Param { name: name.into() }, (dtype, Shape::Lanes));
-        self.state
-            .borrow_mut()
-            .params
-            .insert((name.to_owned(), dtype), var.id);
+        self.state.borrow_mut().params.insert(key, var.id);
         var
     }
 
