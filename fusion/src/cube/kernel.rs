@@ -247,20 +247,13 @@ fn run_body<N: Size>(
     #[unroll]
     for i in 0..body.len() {
         let instr = comptime!(body[i]);
-        if comptime!(guard_index(instr).is_some()) {
-            let guard = comptime!(guards[guard_index(instr).unwrap()].clone());
-            run_guard::<N>(bufs, regs, lane, n, step, guard);
-        } else {
-            exec::<N>(bufs, regs, lane, n, step, instr);
+        match instr {
+            Instr::Guard { index } => {
+                let guard = comptime!(guards[index as usize].clone());
+                run_guard::<N>(bufs, regs, lane, n, step, guard);
+            }
+            _ => exec::<N>(bufs, regs, lane, n, step, instr),
         }
-    }
-}
-
-/// The block index of a guard instruction.
-fn guard_index(instr: Instr) -> Option<usize> {
-    match instr {
-        Instr::Guard { index } => Some(index as usize),
-        _ => None,
     }
 }
 
