@@ -150,7 +150,6 @@ fn evaluate<T: HostFloat>(
     params: &HashMap<String, Scalar>,
 ) -> Values<T> {
     let v = |id: &crate::graph::NodeId| &values[id.index()];
-    let bool_u32 = |b: bool| u32::from(b);
     match op {
         Op::Input { name } => match &inputs[name] {
             HostArray::F32(a) => Values::Float(a.iter().map(|x| T::from_f32(*x)).collect()),
@@ -163,15 +162,15 @@ fn evaluate<T: HostFloat>(
         Op::Constant(c) => match c {
             Constant::F32(bits) => Values::Float(vec![T::from_f32(f32::from_bits(*bits)); n]),
             Constant::U32(x) => Values::Int(vec![*x; n]),
-            Constant::Bool(b) => Values::Int(vec![bool_u32(*b); n]),
+            Constant::Bool(b) => Values::Int(vec![u32::from(*b); n]),
         },
         Op::LaneIndex => Values::Int((0..n as u32).collect()),
         Op::LogicUnary(LogicUnary::Not, a) => {
-            Values::Int(v(a).int().iter().map(|x| bool_u32(*x == 0)).collect())
+            Values::Int(v(a).int().iter().map(|x| u32::from(*x == 0)).collect())
         }
         Op::LogicBinary(op, a, b) => Values::Int(zip_map(v(a).int(), v(b).int(), |x, y| {
             let (x, y) = (x != 0, y != 0);
-            bool_u32(match op {
+            u32::from(match op {
                 LogicBinary::And => x && y,
                 LogicBinary::Or => x || y,
             })
@@ -191,9 +190,9 @@ fn evaluate<T: HostFloat>(
         },
         Op::Compare(op, a, b) => Values::Int(match (v(a), v(b)) {
             (Values::Float(a), Values::Float(b)) => {
-                zip_map(a, b, |x, y| bool_u32(compare(*op, x, y)))
+                zip_map(a, b, |x, y| u32::from(compare(*op, x, y)))
             }
-            (Values::Int(a), Values::Int(b)) => zip_map(a, b, |x, y| bool_u32(compare(*op, x, y))),
+            (Values::Int(a), Values::Int(b)) => zip_map(a, b, |x, y| u32::from(compare(*op, x, y))),
             _ => unreachable!("validated graph: operands share a type"),
         }),
         Op::Select {
