@@ -137,38 +137,30 @@ pub fn auto_device() -> (Device, String) {
 /// `wgpu` and `cuda` features forwarding to this crate's (as every cartfuse crate does).
 #[macro_export]
 macro_rules! dispatch_runtime {
+    // One runtime: `$open` (of `cube::device`) where `$feature` is compiled in.
+    (@open $feature:literal, $rt:ident::$Rt:ident, $open:ident, $opened:ident, $runtime:ident, $body:expr) => {{
+        #[cfg(feature = $feature)]
+        {
+            #[allow(unused)]
+            type $runtime = $crate::cubecl::$rt::$Rt;
+            match $crate::cube::device::$open() {
+                Ok($opened) => $body,
+                Err(error) => Err(error.into()),
+            }
+        }
+        #[cfg(not(feature = $feature))]
+        {
+            Err($crate::exec::DeviceError::RuntimeNotCompiled { feature: $feature }.into())
+        }
+    }};
     ($kind:expr, |$opened:ident : $runtime:ident| $body:expr) => {{
         match $kind {
-            $crate::device::RuntimeKind::Wgpu => {
-                #[cfg(feature = "wgpu")]
-                {
-                    #[allow(unused)]
-                    type $runtime = $crate::cubecl::wgpu::WgpuRuntime;
-                    match $crate::cube::device::wgpu_client() {
-                        Ok($opened) => $body,
-                        Err(error) => Err(error.into()),
-                    }
-                }
-                #[cfg(not(feature = "wgpu"))]
-                {
-                    Err($crate::exec::DeviceError::RuntimeNotCompiled { feature: "wgpu" }.into())
-                }
-            }
-            $crate::device::RuntimeKind::Cuda => {
-                #[cfg(feature = "cuda")]
-                {
-                    #[allow(unused)]
-                    type $runtime = $crate::cubecl::cuda::CudaRuntime;
-                    match $crate::cube::device::cuda_client() {
-                        Ok($opened) => $body,
-                        Err(error) => Err(error.into()),
-                    }
-                }
-                #[cfg(not(feature = "cuda"))]
-                {
-                    Err($crate::exec::DeviceError::RuntimeNotCompiled { feature: "cuda" }.into())
-                }
-            }
+            $crate::device::RuntimeKind::Wgpu => $crate::dispatch_runtime!(
+                @open "wgpu", wgpu::WgpuRuntime, wgpu_client, $opened, $runtime, $body
+            ),
+            $crate::device::RuntimeKind::Cuda => $crate::dispatch_runtime!(
+                @open "cuda", cuda::CudaRuntime, cuda_client, $opened, $runtime, $body
+            ),
         }
     }};
 }

@@ -29,8 +29,6 @@ pub trait HostFloat: Copy + PartialOrd + std::fmt::Debug + 'static {
     fn binary(op: BinaryOp, a: Self, b: Self) -> Self;
     /// Applies a float-only binary op.
     fn float_binary(op: FloatBinary, a: Self, b: Self) -> Self;
-    /// Zero.
-    fn zero() -> Self;
 }
 
 macro_rules! host_float {
@@ -78,9 +76,6 @@ macro_rules! host_float {
                 match op {
                     FloatBinary::Pow => a.powf(b),
                 }
-            }
-            fn zero() -> Self {
-                0.0
             }
         }
     };
@@ -132,7 +127,8 @@ pub fn interpret<T: HostFloat>(
     check_bindings(graph, n, inputs, params)?;
     let mut values: Vec<Values<T>> = Vec::with_capacity(graph.nodes().len());
     for node in graph.nodes() {
-        let value = evaluate(&node.op, node.dtype, n, &values, inputs, params);
+        let value = evaluate(&node.op, n, &values, inputs, params);
+        debug_assert_eq!(matches!(value, Values::Float(_)), node.dtype == DType::F32);
         values.push(value);
     }
     Ok(graph
@@ -148,14 +144,12 @@ pub fn interpret<T: HostFloat>(
 
 fn evaluate<T: HostFloat>(
     op: &Op,
-    dtype: DType,
     n: usize,
     values: &[Values<T>],
     inputs: &HashMap<String, HostArray>,
     params: &HashMap<String, Scalar>,
 ) -> Values<T> {
     let v = |id: &crate::graph::NodeId| &values[id.index()];
-    let bool_u32 = |b: bool| u32::from(b);
     match op {
         Op::Input { name } => match &inputs[name] {
             HostArray::F32(a) => Values::Float(a.iter().map(|x| T::from_f32(*x)).collect()),
@@ -168,59 +162,37 @@ fn evaluate<T: HostFloat>(
         Op::Constant(c) => match c {
             Constant::F32(bits) => Values::Float(vec![T::from_f32(f32::from_bits(*bits)); n]),
             Constant::U32(x) => Values::Int(vec![*x; n]),
-            Constant::Bool(b) => Values::Int(vec![bool_u32(*b); n]),
+            Constant::Bool(b) => Values::Int(vec![u32::from(*b); n]),
         },
         Op::LaneIndex => Values::Int((0..n as u32).collect()),
         Op::LogicUnary(LogicUnary::Not, a) => {
-            Values::Int(v(a).int().iter().map(|x| bool_u32(*x == 0)).collect())
+            Values::Int(v(a).int().iter().map(|x| u32::from(*x == 0)).collect())
         }
-        Op::LogicBinary(op, a, b) => Values::Int(
-            v(a).int()
-                .iter()
-                .zip(v(b).int())
-                .map(|(x, y)| {
-                    let (x, y) = (*x != 0, *y != 0);
-                    bool_u32(match op {
-                        LogicBinary::And => x && y,
-                        LogicBinary::Or => x || y,
-                    })
-                })
-                .collect(),
-        ),
-        Op::FloatBinary(op, a, b) => Values::Float(
-            v(a).float()
-                .iter()
-                .zip(v(b).float())
-                .map(|(x, y)| T::float_binary(*op, *x, *y))
-                .collect(),
-        ),
+        Op::LogicBinary(op, a, b) => Values::Int(zip_map(v(a).int(), v(b).int(), |x, y| {
+            let (x, y) = (x != 0, y != 0);
+            u32::from(match op {
+                LogicBinary::And => x && y,
+                LogicBinary::Or => x || y,
+            })
+        })),
+        Op::FloatBinary(op, a, b) => Values::Float(zip_map(v(a).float(), v(b).float(), |x, y| {
+            T::float_binary(*op, x, y)
+        })),
         Op::Unary(op, a) => Values::Float(v(a).float().iter().map(|x| T::unary(*op, *x)).collect()),
         Op::Binary(op, a, b) => match (v(a), v(b)) {
-            (Values::Float(a), Values::Float(b)) => Values::Float(
-                a.iter()
-                    .zip(b)
-                    .map(|(x, y)| T::binary(*op, *x, *y))
-                    .collect(),
-            ),
-            (Values::Int(a), Values::Int(b)) => Values::Int(
-                a.iter()
-                    .zip(b)
-                    .map(|(x, y)| int_binary(*op, *x, *y))
-                    .collect(),
-            ),
+            (Values::Float(a), Values::Float(b)) => {
+                Values::Float(zip_map(a, b, |x, y| T::binary(*op, x, y)))
+            }
+            (Values::Int(a), Values::Int(b)) => {
+                Values::Int(zip_map(a, b, |x, y| int_binary(*op, x, y)))
+            }
             _ => unreachable!("validated graph: operands share a type"),
         },
         Op::Compare(op, a, b) => Values::Int(match (v(a), v(b)) {
-            (Values::Float(a), Values::Float(b)) => a
-                .iter()
-                .zip(b)
-                .map(|(x, y)| bool_u32(compare(*op, x, y)))
-                .collect(),
-            (Values::Int(a), Values::Int(b)) => a
-                .iter()
-                .zip(b)
-                .map(|(x, y)| bool_u32(compare(*op, x, y)))
-                .collect(),
+            (Values::Float(a), Values::Float(b)) => {
+                zip_map(a, b, |x, y| u32::from(compare(*op, x, y)))
+            }
+            (Values::Int(a), Values::Int(b)) => zip_map(a, b, |x, y| u32::from(compare(*op, x, y))),
             _ => unreachable!("validated graph: operands share a type"),
         }),
         Op::Select {
@@ -230,16 +202,8 @@ fn evaluate<T: HostFloat>(
         } => {
             let cond = v(cond).int();
             match (v(on_true), v(on_false)) {
-                (Values::Float(t), Values::Float(f)) => Values::Float(
-                    (0..n)
-                        .map(|i| if cond[i] != 0 { t[i] } else { f[i] })
-                        .collect(),
-                ),
-                (Values::Int(t), Values::Int(f)) => Values::Int(
-                    (0..n)
-                        .map(|i| if cond[i] != 0 { t[i] } else { f[i] })
-                        .collect(),
-                ),
+                (Values::Float(t), Values::Float(f)) => Values::Float(select(cond, t, f)),
+                (Values::Int(t), Values::Int(f)) => Values::Int(select(cond, t, f)),
                 _ => unreachable!("validated graph: branches share a type"),
             }
         }
@@ -303,33 +267,24 @@ fn evaluate<T: HostFloat>(
             )
         }
     }
-    .checked(dtype)
 }
 
 /// Sequential row reduction, in the order the device kernels use.
 pub fn reduce_row<T: HostFloat>(op: ReduceOp, row: &[T]) -> T {
     match op {
         ReduceOp::Sum | ReduceOp::Mean => {
-            let mut acc = T::zero();
-            for x in row {
-                acc = T::binary(BinaryOp::Add, acc, *x);
+            let sum = row
+                .iter()
+                .fold(T::from_f32(0.0), |acc, x| T::binary(BinaryOp::Add, acc, *x));
+            match op {
+                ReduceOp::Mean => T::binary(BinaryOp::Div, sum, T::from_u32(row.len() as u32)),
+                _ => sum,
             }
-            if op == ReduceOp::Mean {
-                acc = T::binary(BinaryOp::Div, acc, T::from_u32(row.len() as u32));
-            }
-            acc
         }
         ReduceOp::Max => row
             .iter()
             .copied()
             .fold(row[0], |m, x| T::binary(BinaryOp::Max, m, x)),
-    }
-}
-
-impl<T> Values<T> {
-    fn checked(self, dtype: DType) -> Self {
-        debug_assert_eq!(matches!(self, Values::Float(_)), dtype == DType::F32);
-        self
     }
 }
 
@@ -344,7 +299,20 @@ fn int_binary(op: BinaryOp, a: u32, b: u32) -> u32 {
     }
 }
 
-fn compare<V: PartialOrd>(op: CompareOp, a: &V, b: &V) -> bool {
+/// `f` of each pair of lanes of `a` and `b`.
+fn zip_map<A: Copy, B: Copy, R>(a: &[A], b: &[B], f: impl Fn(A, B) -> R) -> Vec<R> {
+    a.iter().zip(b).map(|(x, y)| f(*x, *y)).collect()
+}
+
+/// `cond ? on_true : on_false`, lane by lane.
+fn select<V: Copy>(cond: &[u32], on_true: &[V], on_false: &[V]) -> Vec<V> {
+    cond.iter()
+        .zip(on_true.iter().zip(on_false))
+        .map(|(c, (t, f))| if *c != 0 { *t } else { *f })
+        .collect()
+}
+
+fn compare<V: PartialOrd>(op: CompareOp, a: V, b: V) -> bool {
     match op {
         CompareOp::Lt => a < b,
         CompareOp::Le => a <= b,

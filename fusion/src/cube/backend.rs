@@ -17,6 +17,7 @@ use crate::lir::loop_budget::LAVAPIPE_LOOP_ITERATIONS;
 use crate::plan::PlanOptions;
 
 /// A CubeCL runtime `R` with an open client and the adapter's description.
+#[derive(Clone)]
 pub struct Cube<R: Runtime> {
     client: ComputeClient<R>,
     description: Arc<str>,
@@ -25,17 +26,6 @@ pub struct Cube<R: Runtime> {
     /// The most loop iterations a thread may run (lavapipe's; see
     /// [`crate::lir::loop_budget`]).
     loop_limit: Option<u64>,
-}
-
-impl<R: Runtime> Clone for Cube<R> {
-    fn clone(&self) -> Self {
-        Self {
-            client: self.client.clone(),
-            description: self.description.clone(),
-            max_buffer_bytes: self.max_buffer_bytes,
-            loop_limit: self.loop_limit,
-        }
-    }
 }
 
 impl<R: Runtime> Cube<R> {

@@ -12,12 +12,8 @@ use crate::exec::DeviceError;
 /// virtual) GPU rather than a CPU emulation.
 #[cfg(feature = "wgpu")]
 pub fn wgpu_adapters() -> Vec<(String, bool)> {
-    let (backend, _) = native_wgpu_backend();
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
-        backends: backend.into(),
-        ..wgpu::InstanceDescriptor::new_without_display_handle()
-    });
-    cubecl::future::block_on(instance.enumerate_adapters(backend.into()))
+    native_adapters()
+        .0
         .iter()
         .map(|adapter| {
             let info = adapter.get_info();
@@ -45,12 +41,7 @@ pub struct OpenedDevice<R: Runtime> {
 /// Opens the default wgpu device, failing cleanly when the machine has no adapter.
 #[cfg(feature = "wgpu")]
 pub fn wgpu_client() -> Result<OpenedDevice<cubecl::wgpu::WgpuRuntime>, DeviceError> {
-    let (backend, api) = native_wgpu_backend();
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
-        backends: backend.into(),
-        ..wgpu::InstanceDescriptor::new_without_display_handle()
-    });
-    let adapters = cubecl::future::block_on(instance.enumerate_adapters(backend.into()));
+    let (adapters, api) = native_adapters();
     let Some(adapter) = adapters.first() else {
         return Err(DeviceError::NoVulkanAdapter { api });
     };
@@ -70,13 +61,20 @@ pub fn wgpu_client() -> Result<OpenedDevice<cubecl::wgpu::WgpuRuntime>, DeviceEr
     })
 }
 
+/// The adapters of the native graphics API (Vulkan; Metal on macOS), and its name.
 #[cfg(feature = "wgpu")]
-fn native_wgpu_backend() -> (wgpu::Backend, &'static str) {
-    if cfg!(target_os = "macos") {
+fn native_adapters() -> (Vec<wgpu::Adapter>, &'static str) {
+    let (backend, api) = if cfg!(target_os = "macos") {
         (wgpu::Backend::Metal, "Metal")
     } else {
         (wgpu::Backend::Vulkan, "Vulkan")
-    }
+    };
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends: backend.into(),
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    });
+    let adapters = cubecl::future::block_on(instance.enumerate_adapters(backend.into()));
+    (adapters, api)
 }
 
 /// Opens CUDA device 0, failing cleanly when there is no driver or GPU.

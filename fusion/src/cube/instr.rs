@@ -5,11 +5,11 @@
 
 use cubecl::prelude::*;
 
-use super::kernel::Buffers;
+use super::kernel::{Buffers, Regs};
 use super::ops::{binary, compare, float_binary, float_unary, logic_binary, logic_unary, to_bool};
 use crate::cube::rng::{symmetric_uniform_cube, threefry2x32_cube};
 use crate::lir::loop_budget::{DOT_CHUNK, dot_iterations};
-use crate::lir::program::{Instr, Reg};
+use crate::lir::program::Instr;
 
 /// Element offset of a per-step buffer at `step`.
 #[cube]
@@ -64,12 +64,9 @@ fn add_terms<N: Size>(
 
 /// Runs `instr` for `lane` at `step`.
 #[cube]
-#[allow(clippy::too_many_arguments)]
 pub(super) fn exec<N: Size>(
     bufs: &mut Buffers<N>,
-    regs_f: &mut Registry<Reg, Vector<f32, N>>,
-    regs_u: &mut Registry<Reg, Vector<u32, N>>,
-    stash: &mut Array<Vector<f32, N>>,
+    regs: &mut Regs<N>,
     lane: usize,
     n: usize,
     step: u32,
@@ -82,7 +79,7 @@ pub(super) fn exec<N: Size>(
             per_step,
         } => {
             let value = bufs.in_f.index(buffer as usize)[lane + step_offset(n, per_step, step)];
-            regs_f.insert(dst, value);
+            regs.f.insert(dst, value);
         }
         Instr::LoadU {
             dst,
@@ -90,15 +87,15 @@ pub(super) fn exec<N: Size>(
             per_step,
         } => {
             let value = bufs.in_u.index(buffer as usize)[lane + step_offset(n, per_step, step)];
-            regs_u.insert(dst, value);
+            regs.u.insert(dst, value);
         }
         Instr::LoadStateF { dst, buffer } => {
             let value = bufs.out_f.index(buffer as usize)[lane];
-            regs_f.insert(dst, value);
+            regs.f.insert(dst, value);
         }
         Instr::LoadStateU { dst, buffer } => {
             let value = bufs.out_u.index(buffer as usize)[lane];
-            regs_u.insert(dst, value);
+            regs.u.insert(dst, value);
         }
         Instr::LoadPackedF {
             dst,
@@ -109,57 +106,60 @@ pub(super) fn exec<N: Size>(
         } => {
             let index = (lane + step_offset(n, per_step, step)) * k as usize + column as usize;
             let value = bufs.in_f.index(buffer as usize)[index];
-            regs_f.insert(dst, value);
+            regs.f.insert(dst, value);
         }
         Instr::ParamF { dst, index } => {
             let at = index as usize + bank_of::<N>(bufs, lane) * bufs.bank_params_f;
-            regs_f.insert(dst, Vector::new(bufs.params_f[at]));
+            regs.f.insert(dst, Vector::new(bufs.params_f[at]));
         }
         Instr::ParamU { dst, index } => {
             let at = index as usize + bank_of::<N>(bufs, lane) * bufs.bank_params_u;
-            regs_u.insert(dst, Vector::new(bufs.params_u[at]));
+            regs.u.insert(dst, Vector::new(bufs.params_u[at]));
         }
         Instr::ConstF { dst, bits } => {
-            regs_f.insert(dst, Vector::new(f32::new(comptime!(f32::from_bits(bits)))));
+            regs.f
+                .insert(dst, Vector::new(f32::new(comptime!(f32::from_bits(bits)))));
         }
         Instr::ConstU { dst, value } => {
-            regs_u.insert(dst, Vector::new(u32::new(comptime!(value as i64))));
+            regs.u
+                .insert(dst, Vector::new(u32::new(comptime!(value as i64))));
         }
         Instr::Lane { dst } => {
             // Lane indices count from the bank's first lane (`N` is 1 where lanes are read).
             let first = bank_of::<N>(bufs, lane) * bufs.bank_threads;
-            regs_u.insert(dst, Vector::new(u32::cast_from(lane - first)));
+            regs.u
+                .insert(dst, Vector::new(u32::cast_from(lane - first)));
         }
         Instr::UnaryF { op, dst, a } => {
-            let x = regs_f.find(a);
-            regs_f.insert(dst, float_unary::<N>(x, op));
+            let x = regs.f.find(a);
+            regs.f.insert(dst, float_unary::<N>(x, op));
         }
         Instr::LogicUnary { op, dst, a } => {
-            let x = regs_u.find(a);
-            regs_u.insert(dst, logic_unary::<N>(x, op));
+            let x = regs.u.find(a);
+            regs.u.insert(dst, logic_unary::<N>(x, op));
         }
         Instr::LogicBinary { op, dst, a, b } => {
-            let x = regs_u.find(a);
-            let y = regs_u.find(b);
-            regs_u.insert(dst, logic_binary::<N>(x, y, op));
+            let x = regs.u.find(a);
+            let y = regs.u.find(b);
+            regs.u.insert(dst, logic_binary::<N>(x, y, op));
         }
         Instr::BinaryF { op, dst, a, b } => {
-            let x = regs_f.find(a);
-            let y = regs_f.find(b);
-            regs_f.insert(dst, binary::<f32, N>(x, y, op));
+            let x = regs.f.find(a);
+            let y = regs.f.find(b);
+            regs.f.insert(dst, binary::<f32, N>(x, y, op));
         }
         Instr::MulAdd { dst, acc, a, b } => {
-            let product = regs_f.find(a) * regs_f.find(b);
+            let product = regs.f.find(a) * regs.f.find(b);
             match acc {
                 Some(acc) => {
-                    let sum = regs_f.find(acc) + product;
-                    regs_f.insert(dst, sum);
+                    let sum = regs.f.find(acc) + product;
+                    regs.f.insert(dst, sum);
                 }
-                None => regs_f.insert(dst, product),
+                None => regs.f.insert(dst, product),
             }
         }
         Instr::Stash { slot, src } => {
-            stash[slot as usize] = regs_f.find(src);
+            regs.stash[slot as usize] = regs.f.find(src);
         }
         Instr::DotParams {
             dst,
@@ -171,12 +171,12 @@ pub(super) fn exec<N: Size>(
             let first = first_param as usize + bank_of::<N>(bufs, lane) * bufs.bank_params_f;
             let base = slot as usize;
             let sum = match acc {
-                Some(acc) => regs_f.find(acc),
-                None => Vector::<f32, N>::new(bufs.params_f[first]) * stash[base],
+                Some(acc) => regs.f.find(acc),
+                None => Vector::<f32, N>::new(bufs.params_f[first]) * regs.stash[base],
             };
             let start = comptime!(if acc.is_some() { 0u32 } else { 1u32 });
-            let sum = add_terms::<N>(&bufs.params_f, stash, sum, first, base, start, len);
-            regs_f.insert(dst, sum);
+            let sum = add_terms::<N>(&bufs.params_f, &regs.stash, sum, first, base, start, len);
+            regs.f.insert(dst, sum);
         }
         Instr::DenseParams {
             out_slot,
@@ -193,8 +193,16 @@ pub(super) fn exec<N: Size>(
             // A run-time loop over rows: one copy of the body per layer.
             for j in 0..rows as usize {
                 let row = bank + first_param as usize + j * stride as usize;
-                let first_term = Vector::<f32, N>::new(bufs.params_f[row]) * stash[inputs];
-                let sum = add_terms::<N>(&bufs.params_f, stash, first_term, row, inputs, 1u32, len);
+                let first_term = Vector::<f32, N>::new(bufs.params_f[row]) * regs.stash[inputs];
+                let sum = add_terms::<N>(
+                    &bufs.params_f,
+                    &regs.stash,
+                    first_term,
+                    row,
+                    inputs,
+                    1u32,
+                    len,
+                );
                 let bias = Vector::<f32, N>::new(
                     bufs.params_f[bank + bias_param as usize + j * stride as usize],
                 );
@@ -203,81 +211,84 @@ pub(super) fn exec<N: Size>(
                 if let Some(op) = activation {
                     out = float_unary::<N>(out, op);
                 }
-                stash[out_slot as usize + j] = out;
+                regs.stash[out_slot as usize + j] = out;
             }
         }
         Instr::Unstash { dst, slot } => {
-            regs_f.insert(dst, stash[slot as usize]);
+            regs.f.insert(dst, regs.stash[slot as usize]);
         }
         Instr::FloatBinary { op, dst, a, b } => {
-            let x = regs_f.find(a);
-            let y = regs_f.find(b);
-            regs_f.insert(dst, float_binary::<N>(x, y, op));
+            let x = regs.f.find(a);
+            let y = regs.f.find(b);
+            regs.f.insert(dst, float_binary::<N>(x, y, op));
         }
         Instr::BinaryU { op, dst, a, b } => {
-            let x = regs_u.find(a);
-            let y = regs_u.find(b);
-            regs_u.insert(dst, binary::<u32, N>(x, y, op));
+            let x = regs.u.find(a);
+            let y = regs.u.find(b);
+            regs.u.insert(dst, binary::<u32, N>(x, y, op));
         }
         Instr::CompareF { op, dst, a, b } => {
-            let x = regs_f.find(a);
-            let y = regs_f.find(b);
-            regs_u.insert(dst, compare::<f32, N>(x, y, op));
+            let x = regs.f.find(a);
+            let y = regs.f.find(b);
+            regs.u.insert(dst, compare::<f32, N>(x, y, op));
         }
         Instr::CompareU { op, dst, a, b } => {
-            let x = regs_u.find(a);
-            let y = regs_u.find(b);
-            regs_u.insert(dst, compare::<u32, N>(x, y, op));
+            let x = regs.u.find(a);
+            let y = regs.u.find(b);
+            regs.u.insert(dst, compare::<u32, N>(x, y, op));
         }
         Instr::SelectF { dst, cond, a, b } => {
-            let c = to_bool::<N>(regs_u.find(cond));
-            let x = regs_f.find(a);
-            let y = regs_f.find(b);
-            regs_f.insert(dst, select_many(c, x, y));
+            let c = to_bool::<N>(regs.u.find(cond));
+            let x = regs.f.find(a);
+            let y = regs.f.find(b);
+            regs.f.insert(dst, select_many(c, x, y));
         }
         Instr::SelectU { dst, cond, a, b } => {
-            let c = to_bool::<N>(regs_u.find(cond));
-            let x = regs_u.find(a);
-            let y = regs_u.find(b);
-            regs_u.insert(dst, select_many(c, x, y));
+            let c = to_bool::<N>(regs.u.find(cond));
+            let x = regs.u.find(a);
+            let y = regs.u.find(b);
+            regs.u.insert(dst, select_many(c, x, y));
         }
         Instr::U32ToF32 { dst, a } => {
-            let x = regs_u.find(a);
-            regs_f.insert(dst, Vector::<f32, N>::cast_from(x));
+            let x = regs.u.find(a);
+            regs.f.insert(dst, Vector::<f32, N>::cast_from(x));
         }
         Instr::F32ToU32 { dst, a } => {
-            let x = regs_f.find(a);
-            regs_u.insert(dst, Vector::<u32, N>::cast_from(x));
+            let x = regs.f.find(a);
+            regs.u.insert(dst, Vector::<u32, N>::cast_from(x));
         }
         Instr::F32ToBool { dst, a } => {
-            let x = regs_f.find(a);
+            let x = regs.f.find(a);
             let b = x.not_equal(Vector::new(f32::new(0.0)));
-            regs_u.insert(dst, Vector::<u32, N>::cast_from(b));
+            regs.u.insert(dst, Vector::<u32, N>::cast_from(b));
         }
         Instr::U32ToBool { dst, a } => {
-            let x = regs_u.find(a);
-            regs_u.insert(dst, Vector::<u32, N>::cast_from(to_bool::<N>(x)));
+            let x = regs.u.find(a);
+            regs.u
+                .insert(dst, Vector::<u32, N>::cast_from(to_bool::<N>(x)));
         }
         Instr::Random { dst, key, counter } => {
             let mut w0 = 0u32;
             let mut w1 = 0u32;
             // Scalar words: random ops only run with `N = 1` (see `vectorizable`).
             threefry2x32_cube(
-                u32::cast_from(regs_u.find(key[0])),
-                u32::cast_from(regs_u.find(key[1])),
-                u32::cast_from(regs_u.find(counter[0])),
-                u32::cast_from(regs_u.find(counter[1])),
+                u32::cast_from(regs.u.find(key[0])),
+                u32::cast_from(regs.u.find(key[1])),
+                u32::cast_from(regs.u.find(counter[0])),
+                u32::cast_from(regs.u.find(counter[1])),
                 &mut w0,
                 &mut w1,
             );
             let scale = f32::new(comptime!(1.0f32 / 8_388_608.0));
             if comptime!(dst[0].is_some()) {
                 let value = symmetric_uniform_cube(w0, scale);
-                regs_f.insert(comptime!(dst[0].unwrap()), Vector::new(value));
+                regs.f
+                    .insert(comptime!(dst[0].unwrap()), Vector::new(value));
             }
             if comptime!(dst[1].is_some()) {
                 let value = symmetric_uniform_cube(w1, scale);
-                regs_f.insert(comptime!(dst[1].unwrap()), Vector::new(value));
+                regs.f
+                    .insert(comptime!(dst[1].unwrap()), Vector::new(value));
             }
         }
         Instr::Guard { .. } => {
@@ -288,7 +299,7 @@ pub(super) fn exec<N: Size>(
             src,
             per_step,
         } => {
-            let value = regs_f.find(src);
+            let value = regs.f.find(src);
             let out = bufs.out_f.index_mut(buffer as usize);
             out[lane + step_offset(n, per_step, step)] = value;
         }
@@ -297,7 +308,7 @@ pub(super) fn exec<N: Size>(
             src,
             per_step,
         } => {
-            let value = regs_u.find(src);
+            let value = regs.u.find(src);
             let out = bufs.out_u.index_mut(buffer as usize);
             out[lane + step_offset(n, per_step, step)] = value;
         }
@@ -308,7 +319,7 @@ pub(super) fn exec<N: Size>(
             column,
             per_step,
         } => {
-            let value = regs_f.find(src);
+            let value = regs.f.find(src);
             let out = bufs.out_f.index_mut(buffer as usize);
             out[(lane + step_offset(n, per_step, step)) * k as usize + column as usize] = value;
         }

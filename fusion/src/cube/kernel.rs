@@ -39,6 +39,15 @@ pub struct Buffers<N: Size> {
     pub(super) bank_params_u: usize,
 }
 
+/// A thread's registers: the `f32` and `u32` files, and the stash of dense-layer inputs
+/// (see [`crate::lir::compact`]).
+#[derive(CubeType)]
+pub struct Regs<N: Size> {
+    pub(super) f: Registry<Reg, Vector<f32, N>>,
+    pub(super) u: Registry<Reg, Vector<u32, N>>,
+    pub(super) stash: Array<Vector<f32, N>>,
+}
+
 /// Entry kernel of every plan.
 ///
 /// # Arguments
@@ -79,10 +88,11 @@ fn run_program<N: Size>(
     n: usize,
     #[comptime] program: KernelProgram,
 ) {
-    let mut regs_f = Registry::<Reg, Vector<f32, N>>::new();
-    let mut regs_u = Registry::<Reg, Vector<u32, N>>::new();
-    // The inputs of dense-layer loops (see `crate::lir::compact`).
-    let mut stash = Array::<Vector<f32, N>>::new(comptime!(stash_len(&program).max(1) as usize));
+    let mut regs = Regs::<N> {
+        f: Registry::<Reg, Vector<f32, N>>::new(),
+        u: Registry::<Reg, Vector<u32, N>>::new(),
+        stash: Array::<Vector<f32, N>>::new(comptime!(stash_len(&program).max(1) as usize)),
+    };
     match comptime!(program.rows_of) {
         Some(cols) => {
             // One thread per row: every phase loops over the row's columns.
@@ -100,18 +110,9 @@ fn run_program<N: Size>(
                     #[unroll]
                     for i in 0..phase.body.len() {
                         let instr = comptime!(phase.body[i]);
-                        exec::<N>(
-                            bufs,
-                            &mut regs_f,
-                            &mut regs_u,
-                            &mut stash,
-                            lane,
-                            lanes,
-                            0u32,
-                            instr,
-                        );
+                        exec::<N>(bufs, &mut regs, lane, lanes, 0u32, instr);
                     }
-                    let value = regs_f.find(comptime!(phase.value));
+                    let value = regs.f.find(comptime!(phase.value));
                     if comptime!(phase.op == ReduceOp::Max) {
                         acc = max(acc, value);
                     } else {
@@ -121,23 +122,14 @@ fn run_program<N: Size>(
                 if comptime!(phase.op == ReduceOp::Mean) {
                     acc /= Vector::new(f32::new(comptime!(cols as f32)));
                 }
-                regs_f.insert(comptime!(phase.result), acc);
+                regs.f.insert(comptime!(phase.result), acc);
             }
             for c in 0..cols as usize {
                 let lane = row_start + c;
                 #[unroll]
                 for i in 0..program.body.len() {
                     let instr = comptime!(program.body[i]);
-                    exec::<N>(
-                        bufs,
-                        &mut regs_f,
-                        &mut regs_u,
-                        &mut stash,
-                        lane,
-                        lanes,
-                        0u32,
-                        instr,
-                    );
+                    exec::<N>(bufs, &mut regs, lane, lanes, 0u32, instr);
                 }
             }
         }
@@ -145,9 +137,7 @@ fn run_program<N: Size>(
             if comptime!(program.steps == 1) {
                 run_body::<N>(
                     bufs,
-                    &mut regs_f,
-                    &mut regs_u,
-                    &mut stash,
+                    &mut regs,
                     pos,
                     n,
                     0u32,
@@ -157,9 +147,7 @@ fn run_program<N: Size>(
             } else {
                 run_body::<N>(
                     bufs,
-                    &mut regs_f,
-                    &mut regs_u,
-                    &mut stash,
+                    &mut regs,
                     pos,
                     n,
                     0u32,
@@ -167,29 +155,25 @@ fn run_program<N: Size>(
                     comptime!(Vec::new()),
                 );
                 // The carried registers become variables the loop assigns.
-                carried_variables::<f32, N>(&mut regs_f, comptime!(program.carries_f.clone()));
-                carried_variables::<u32, N>(&mut regs_u, comptime!(program.carries_u.clone()));
+                carried_variables::<f32, N>(&mut regs.f, comptime!(program.carries_f.clone()));
+                carried_variables::<u32, N>(&mut regs.u, comptime!(program.carries_u.clone()));
                 // One copy of the step in a loop: compile time does not grow with K.
                 for step in 0..comptime!(program.steps) {
                     run_body::<N>(
                         bufs,
-                        &mut regs_f,
-                        &mut regs_u,
-                        &mut stash,
+                        &mut regs,
                         pos,
                         n,
                         step,
                         comptime!(program.body.clone()),
                         comptime!(program.guards.clone()),
                     );
-                    advance_carries::<f32, N>(&mut regs_f, comptime!(program.carries_f.clone()));
-                    advance_carries::<u32, N>(&mut regs_u, comptime!(program.carries_u.clone()));
+                    advance_carries::<f32, N>(&mut regs.f, comptime!(program.carries_f.clone()));
+                    advance_carries::<u32, N>(&mut regs.u, comptime!(program.carries_u.clone()));
                 }
                 run_body::<N>(
                     bufs,
-                    &mut regs_f,
-                    &mut regs_u,
-                    &mut stash,
+                    &mut regs,
                     pos,
                     n,
                     comptime!(program.steps - 1),
@@ -250,12 +234,10 @@ fn assign<T: Numeric, N: Size>(target: &mut Vector<T, N>, value: Vector<T, N>) {
 
 /// Runs `body`, entering guard blocks where it says.
 #[cube]
-#[allow(clippy::too_many_arguments, clippy::needless_range_loop)] // `#[unroll]` needs indices.
+#[allow(clippy::needless_range_loop)] // `#[unroll]` needs indices.
 fn run_body<N: Size>(
     bufs: &mut Buffers<N>,
-    regs_f: &mut Registry<Reg, Vector<f32, N>>,
-    regs_u: &mut Registry<Reg, Vector<u32, N>>,
-    stash: &mut Array<Vector<f32, N>>,
+    regs: &mut Regs<N>,
     lane: usize,
     n: usize,
     step: u32,
@@ -265,20 +247,13 @@ fn run_body<N: Size>(
     #[unroll]
     for i in 0..body.len() {
         let instr = comptime!(body[i]);
-        if comptime!(guard_index(instr).is_some()) {
-            let guard = comptime!(guards[guard_index(instr).unwrap()].clone());
-            run_guard::<N>(bufs, regs_f, regs_u, stash, lane, n, step, guard);
-        } else {
-            exec::<N>(bufs, regs_f, regs_u, stash, lane, n, step, instr);
+        match instr {
+            Instr::Guard { index } => {
+                let guard = comptime!(guards[index as usize].clone());
+                run_guard::<N>(bufs, regs, lane, n, step, guard);
+            }
+            _ => exec::<N>(bufs, regs, lane, n, step, instr),
         }
-    }
-}
-
-/// The block index of a guard instruction.
-fn guard_index(instr: Instr) -> Option<usize> {
-    match instr {
-        Instr::Guard { index } => Some(index as usize),
-        _ => None,
     }
 }
 
@@ -286,12 +261,9 @@ fn guard_index(instr: Instr) -> Option<usize> {
 /// before the branch (zero where the branch is not taken; the selects never pick them).
 /// Blocks hold random draws, so they only run with `N = 1`.
 #[cube]
-#[allow(clippy::too_many_arguments)]
 fn run_guard<N: Size>(
     bufs: &mut Buffers<N>,
-    regs_f: &mut Registry<Reg, Vector<f32, N>>,
-    regs_u: &mut Registry<Reg, Vector<u32, N>>,
-    stash: &mut Array<Vector<f32, N>>,
+    regs: &mut Regs<N>,
     lane: usize,
     n: usize,
     step: u32,
@@ -311,45 +283,38 @@ fn run_guard<N: Size>(
         let mut variable = Vector::<u32, N>::new(u32::new(0));
         outer_u.insert(comptime!(guard.outputs_u[o]), variable);
     }
-    let taken = u32::cast_from(regs_u.find(comptime!(guard.cond)));
+    let taken = u32::cast_from(regs.u.find(comptime!(guard.cond)));
     if taken != 0u32 {
         #[unroll]
         for i in 0..guard.body.len() {
             let instr = comptime!(guard.body[i]);
-            exec::<N>(bufs, regs_f, regs_u, stash, lane, n, step, instr);
+            exec::<N>(bufs, regs, lane, n, step, instr);
         }
         #[unroll]
         for o in 0..guard.outputs_f.len() {
             let reg = comptime!(guard.outputs_f[o]);
-            assign::<f32, N>(&mut outer_f.find(reg), regs_f.find(reg));
+            assign::<f32, N>(&mut outer_f.find(reg), regs.f.find(reg));
         }
         #[unroll]
         for o in 0..guard.outputs_u.len() {
             let reg = comptime!(guard.outputs_u[o]);
-            assign::<u32, N>(&mut outer_u.find(reg), regs_u.find(reg));
+            assign::<u32, N>(&mut outer_u.find(reg), regs.u.find(reg));
         }
     }
     #[unroll]
     for o in 0..guard.outputs_f.len() {
         let reg = comptime!(guard.outputs_f[o]);
-        regs_f.insert(reg, outer_f.find(reg));
+        regs.f.insert(reg, outer_f.find(reg));
     }
     #[unroll]
     for o in 0..guard.outputs_u.len() {
         let reg = comptime!(guard.outputs_u[o]);
-        regs_u.insert(reg, outer_u.find(reg));
+        regs.u.insert(reg, outer_u.find(reg));
     }
 }
 
-/// Copies `input` into `output` word by word (the `xla-default` loop-carried state copy).
-#[cube(launch_unchecked)]
-pub fn copy_array(input: &Array<u32>, output: &mut Array<u32>) {
-    if ABSOLUTE_POS < input.len() {
-        output[ABSOLUTE_POS] = input[ABSOLUTE_POS];
-    }
-}
-
-/// Copies `output.len()` words of `input` from word `start` on into `output`.
+/// Copies `output.len()` words of `input` from word `start` on into `output` (a page of a
+/// call's actions, or from word 0 the `xla-default` loop-carried state copy).
 #[cube(launch_unchecked)]
 pub fn copy_range(input: &Array<u32>, output: &mut Array<u32>, start: u32) {
     if ABSOLUTE_POS < output.len() {

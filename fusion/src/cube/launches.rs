@@ -18,7 +18,7 @@ use cubecl::server::Handle;
 
 use super::buffers::upload;
 use super::kernel::{
-    BuffersLaunch, ELEMENTWISE_CUBE_DIM, copy_array, elementwise_launch_shape, fused_array,
+    BuffersLaunch, ELEMENTWISE_CUBE_DIM, copy_range, elementwise_launch_shape, fused_array,
 };
 use crate::exec::{BoundPlan, ExecError, RunArgs, copy_state_record, kernels_record};
 use crate::graph::{DType, NodeId};
@@ -208,17 +208,13 @@ impl<R: Runtime> CubeLaunches<R> {
         let (bound, n) = (args.bound, args.bound.lanes());
         let launch = &self.bound[index];
         let width = self.vector_width(index, n, bound.bank_lanes());
-        let threads = match launch.rows_of {
-            Some(cols) => n / cols as usize,
-            None => n / width,
+        // Rows kernels hand the kernel lane indices, the others thread indices.
+        let (threads, bank_threads) = match launch.rows_of {
+            Some(cols) => (n / cols as usize, bound.bank_lanes()),
+            None => (n / width, bound.bank_lanes() / width),
         };
         let cubes_per_part = threads.div_ceil(ELEMENTWISE_CUBE_DIM as usize);
         let (banks, (per_f, per_u)) = (bound.banks(), self.per_bank);
-        // Rows kernels hand the kernel lane indices, the others thread indices.
-        let bank_threads = match launch.rows_of {
-            Some(_) => bound.bank_lanes(),
-            None => bound.bank_lanes() / width,
-        };
         let parts = launch.program.parts.len();
         let (cube_count, cube_dim) = elementwise_launch_shape(
             &self.client,
@@ -269,12 +265,13 @@ impl<R: Runtime> CubeLaunches<R> {
         let record = copy_state_record(bound.graph(), input, bound.lanes());
         args.ledger.launch(record, || unsafe {
             // SAFETY: both buffers hold `len` words.
-            copy_array::launch_unchecked::<R>(
+            copy_range::launch_unchecked::<R>(
                 &self.client,
                 cube_count,
                 cube_dim,
                 ArrayArg::from_raw_parts(args.buffers[from].clone(), len),
                 ArrayArg::from_raw_parts(args.buffers[to].clone(), len),
+                0,
             )
         });
     }

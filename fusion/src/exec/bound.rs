@@ -55,39 +55,6 @@ impl Params {
         let count = self.nodes.len();
         &self.bits[bank * count..(bank + 1) * count]
     }
-
-    /// Sets `values` in every bank (`banks: None`) or in bank `b` (`Some(b)`).
-    fn set(&mut self, values: &[(&str, Scalar)], bank: Option<usize>) -> Result<(), ExecError> {
-        let count = self.nodes.len();
-        let banks = self.bits.len().checked_div(count).unwrap_or(0);
-        let range = match bank {
-            Some(b) => b..b + 1,
-            None => 0..banks,
-        };
-        for (name, value) in values {
-            let Some(&i) = self.by_name.get(*name) else {
-                return Err(ExecError::UnknownName {
-                    kind: "param",
-                    name: (*name).into(),
-                });
-            };
-            let bits = match (self.dtypes[i], value) {
-                (DType::F32, Scalar::F32(v)) => v.to_bits(),
-                (DType::U32, Scalar::U32(v)) => *v,
-                (expected, _) => {
-                    return Err(BindError::BadParam {
-                        name: (*name).into(),
-                        expected,
-                    }
-                    .into());
-                }
-            };
-            for b in range.clone() {
-                self.bits[b * count + i] = bits;
-            }
-        }
-        Ok(())
-    }
 }
 
 /// A plan's buffers, carries and params over `n` lanes. See the [module docs](self).
@@ -107,14 +74,6 @@ pub struct BoundPlan {
     pub(super) in_place_allowed: bool,
     pub(super) in_place: Vec<(usize, usize)>,
     pub(super) swaps: Vec<(usize, usize)>,
-}
-
-/// Elements of a node's value per lane.
-fn width(graph: &Graph, node: NodeId) -> usize {
-    match graph.node(node).shape {
-        Shape::Lanes => 1,
-        Shape::Packed(k) => k as usize,
-    }
 }
 
 impl BoundPlan {
@@ -154,7 +113,7 @@ impl BoundPlan {
         let lens = (slots.iter())
             .map(|slot| {
                 let per_step = PlannedKernel::is_per_step(&graph, *slot);
-                n * width(&graph, slot.node()) * if per_step { steps } else { 1 }
+                n * graph.node(slot.node()).shape.width() * if per_step { steps } else { 1 }
             })
             .collect();
         Ok(Self {
@@ -326,13 +285,41 @@ impl BoundPlan {
         values: &[(&str, Scalar)],
         bank: Option<usize>,
     ) -> Result<(), ExecError> {
-        if let Some(b) = bank.filter(|b| *b >= self.banks) {
-            return Err(ExecError::Unsupported(format!(
-                "params of bank {b}: the lanes are cut into {} banks",
-                self.banks
-            )));
+        let range = match bank {
+            Some(b) if b >= self.banks => {
+                return Err(ExecError::Unsupported(format!(
+                    "params of bank {b}: the lanes are cut into {} banks",
+                    self.banks
+                )));
+            }
+            Some(b) => b..b + 1,
+            None => 0..self.banks,
+        };
+        let count = self.params.nodes.len();
+        let params = &mut self.params;
+        for (name, value) in values {
+            let Some(&i) = params.by_name.get(*name) else {
+                return Err(ExecError::UnknownName {
+                    kind: "param",
+                    name: (*name).into(),
+                });
+            };
+            let bits = match (params.dtypes[i], value) {
+                (DType::F32, Scalar::F32(v)) => v.to_bits(),
+                (DType::U32, Scalar::U32(v)) => *v,
+                (expected, _) => {
+                    return Err(BindError::BadParam {
+                        name: (*name).into(),
+                        expected,
+                    }
+                    .into());
+                }
+            };
+            for b in range.clone() {
+                params.bits[b * count + i] = bits;
+            }
         }
-        self.params.set(values, bank)
+        Ok(())
     }
 
     /// The value of constant or param `node` as bits in bank `bank` (params: their current

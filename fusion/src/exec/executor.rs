@@ -182,13 +182,6 @@ impl<B: Backend> Executor<B> {
         })
     }
 
-    /// Whether `buffer` is one this executor writes, other than `except`.
-    fn writes(&self, buffer: &B::Buffer, except: Option<usize>) -> bool {
-        (self.bound.written())
-            .filter(|w| Some(*w) != except)
-            .any(|w| self.backend.same_buffer(&self.buffers[w], buffer))
-    }
-
     /// Copies `values` into input `name` (a buffer of its own: the one bound before may be
     /// shared with another executor).
     pub fn set_input(&mut self, name: &str, values: &HostArray) -> Result<(), ExecError> {
@@ -210,7 +203,11 @@ impl<B: Backend> Executor<B> {
         self.bound
             .check_len(name, b, self.backend.buffer_len(buffer))?;
         // An input updated in place is its own next value: that write is the one expected.
-        if self.writes(buffer, self.bound.in_place_next(b)) {
+        let next = self.bound.in_place_next(b);
+        let writes = (self.bound.written())
+            .filter(|w| Some(*w) != next)
+            .any(|w| self.backend.same_buffer(&self.buffers[w], buffer));
+        if writes {
             return Err(ExecError::Unsupported(format!(
                 "binding input {name} to a buffer this plan writes"
             )));
@@ -220,7 +217,7 @@ impl<B: Backend> Executor<B> {
         Ok(())
     }
 
-    /// Input buffer `b` was replaced: its in-place next value, if any, becomes the same
+    /// Buffer `b` was replaced: an input's in-place next value, if any, becomes the same
     /// buffer.
     fn rebound(&mut self, b: usize) {
         match self.bound.in_place_next(b) {
@@ -248,8 +245,7 @@ impl<B: Backend> Executor<B> {
             )));
         }
         std::mem::swap(&mut self.buffers[b], buffer);
-        let backend = &self.backend;
-        (self.holders).rebound(&self.buffers, b, |x, y| backend.same_buffer(x, y));
+        self.rebound(b);
         Ok(())
     }
 

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use crate::graph::{Graph, NodeId, Shape};
+use crate::graph::{Graph, NodeId};
 use crate::plan::Plan;
 
 /// What one launch binds, declared by the code that launches it.
@@ -160,17 +160,9 @@ pub fn kernels_record<'a>(
 /// The record of one copy of carried `input`'s next value into its own buffer over `n`
 /// lanes (the `xla-default` loop-carried state copy).
 pub fn copy_state_record(graph: &Graph, input: NodeId, n: usize) -> KernelLaunch<'static> {
-    let width = match graph.node(input).shape {
-        Shape::Lanes => 1,
-        Shape::Packed(k) => k as u64,
-    };
-    let bytes = n as u64 * width * graph.node(input).dtype.size_bytes();
-    KernelLaunch {
-        kernel: "copy_state",
-        elements: n as u64,
-        bytes_read: bytes,
-        bytes_written: bytes,
-    }
+    let node = graph.node(input);
+    let bytes = (n * node.shape.width()) as u64 * node.dtype.size_bytes();
+    copy_record("copy_state", n, bytes)
 }
 
 /// Kernel name of [`copy_range_record`]'s launch in the ledger.
@@ -179,10 +171,14 @@ pub const COPY_RANGE_KERNEL: &str = "copy_range";
 /// The record of copying `len` 32-bit words from one buffer into another (a page of a
 /// `fused-xK` call's actions, when its steps are paged over several launches).
 pub fn copy_range_record(len: usize) -> KernelLaunch<'static> {
-    let bytes = 4 * len as u64;
+    copy_record(COPY_RANGE_KERNEL, len, 4 * len as u64)
+}
+
+/// A copy's record: `elements` lanes, `bytes` read and as many written.
+fn copy_record(kernel: &'static str, elements: usize, bytes: u64) -> KernelLaunch<'static> {
     KernelLaunch {
-        kernel: COPY_RANGE_KERNEL,
-        elements: len as u64,
+        kernel,
+        elements: elements as u64,
         bytes_read: bytes,
         bytes_written: bytes,
     }

@@ -83,10 +83,6 @@ impl<'g> Var<'g> {
         self.builder.push(Op::Binary(op, self.id, rhs.id))
     }
 
-    fn compare(self, op: CompareOp, rhs: Var<'g>) -> Var<'g> {
-        self.builder.push(Op::Compare(op, self.id, rhs.id))
-    }
-
     fn pair(self, op: impl FnOnce(NodeId, NodeId) -> Op, rhs: Var<'g>) -> Var<'g> {
         self.builder.push(op(self.id, rhs.id))
     }
@@ -103,12 +99,12 @@ impl<'g> Var<'g> {
         square() = unary(FloatUnary::Square), "`self * self`.";
         recip() = unary(FloatUnary::Recip), "`1 / self`.";
         floor() = unary(FloatUnary::Floor), "The largest integer not above `self`.";
-        lt(rhs) = compare(CompareOp::Lt), "`self < rhs`.";
-        le(rhs) = compare(CompareOp::Le), "`self <= rhs`.";
-        gt(rhs) = compare(CompareOp::Gt), "`self > rhs`.";
-        ge(rhs) = compare(CompareOp::Ge), "`self >= rhs`.";
-        eq(rhs) = compare(CompareOp::Eq), "`self == rhs`.";
-        ne(rhs) = compare(CompareOp::Ne), "`self != rhs`.";
+        lt(rhs) = pair(|a, b| Op::Compare(CompareOp::Lt, a, b)), "`self < rhs`.";
+        le(rhs) = pair(|a, b| Op::Compare(CompareOp::Le, a, b)), "`self <= rhs`.";
+        gt(rhs) = pair(|a, b| Op::Compare(CompareOp::Gt, a, b)), "`self > rhs`.";
+        ge(rhs) = pair(|a, b| Op::Compare(CompareOp::Ge, a, b)), "`self >= rhs`.";
+        eq(rhs) = pair(|a, b| Op::Compare(CompareOp::Eq, a, b)), "`self == rhs`.";
+        ne(rhs) = pair(|a, b| Op::Compare(CompareOp::Ne, a, b)), "`self != rhs`.";
         min(rhs) = binary(BinaryOp::Min), "Minimum.";
         max(rhs) = binary(BinaryOp::Max), "Maximum.";
         pow(rhs) = pair(|a, b| Op::FloatBinary(FloatBinary::Pow, a, b)), "`self ^ rhs`.";
@@ -225,20 +221,13 @@ impl GraphBuilder {
     /// A runtime scalar. Asking again for a name already declared with the same dtype
     /// returns that node, so helpers can read params without threading them through.
     pub fn param(&self, name: &str, dtype: DType) -> Var<'_> {
-        let existing = self
-            .state
-            .borrow()
-            .params
-            .get(&(name.to_owned(), dtype))
-            .copied();
+        let key = (name.to_owned(), dtype);
+        let existing = self.state.borrow().params.get(&key).copied();
         if let Some(id) = existing {
             return Var { builder: self, id };
         }
         let var = self.push_typed(Op::Param { name: name.into() }, (dtype, Shape::Lanes));
-        self.state
-            .borrow_mut()
-            .params
-            .insert((name.to_owned(), dtype), var.id);
+        self.state.borrow_mut().params.insert(key, var.id);
         var
     }
 

@@ -33,11 +33,6 @@ pub enum FloatUnary {
 }
 
 impl FloatUnary {
-    /// Lower-case name.
-    pub fn name(self) -> &'static str {
-        self.into()
-    }
-
     /// Whether the op is a transcendental function (weighted more in FLOP counts).
     pub fn is_transcendental(self) -> bool {
         matches!(
@@ -71,26 +66,12 @@ pub enum BinaryOp {
     Max,
 }
 
-impl BinaryOp {
-    /// Lower-case name.
-    pub fn name(self) -> &'static str {
-        self.into()
-    }
-}
-
 /// Two-input float-only operations (`f32, f32 -> f32`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::EnumIter, strum::IntoStaticStr)]
 #[strum(serialize_all = "snake_case")]
 pub enum FloatBinary {
     /// `a ^ b`.
     Pow,
-}
-
-impl FloatBinary {
-    /// Lower-case name.
-    pub fn name(self) -> &'static str {
-        self.into()
-    }
 }
 
 /// One-input logic operations (`bool -> bool`).
@@ -101,13 +82,6 @@ pub enum LogicUnary {
     Not,
 }
 
-impl LogicUnary {
-    /// Lower-case name.
-    pub fn name(self) -> &'static str {
-        self.into()
-    }
-}
-
 /// Two-input logic operations (`bool, bool -> bool`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::EnumIter, strum::IntoStaticStr)]
 #[strum(serialize_all = "snake_case")]
@@ -116,13 +90,6 @@ pub enum LogicBinary {
     And,
     /// Logical or.
     Or,
-}
-
-impl LogicBinary {
-    /// Lower-case name.
-    pub fn name(self) -> &'static str {
-        self.into()
-    }
 }
 
 /// Comparisons; the result is a bool.
@@ -143,13 +110,6 @@ pub enum CompareOp {
     Ne,
 }
 
-impl CompareOp {
-    /// Lower-case name.
-    pub fn name(self) -> &'static str {
-        self.into()
-    }
-}
-
 /// Reductions over the last axis of `[rows, cols]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::EnumIter, strum::IntoStaticStr)]
 #[strum(serialize_all = "snake_case")]
@@ -162,12 +122,27 @@ pub enum ReduceOp {
     Max,
 }
 
-impl ReduceOp {
-    /// Lower-case name.
-    pub fn name(self) -> &'static str {
-        self.into()
-    }
+/// `name()`, the lower-case (strum) name, of every op enum.
+macro_rules! op_names {
+    ($($op:ty),*) => {$(
+        impl $op {
+            /// Lower-case name.
+            pub fn name(self) -> &'static str {
+                self.into()
+            }
+        }
+    )*};
 }
+
+op_names!(
+    FloatUnary,
+    BinaryOp,
+    FloatBinary,
+    LogicUnary,
+    LogicBinary,
+    CompareOp,
+    ReduceOp
+);
 
 /// One node of a graph.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -35,17 +35,7 @@ fn without_dead_nodes(
     outputs: &[Output],
     carries: &[Carry],
 ) -> Result<Graph, GraphError> {
-    let mut live = vec![false; nodes.len()];
-    let mut stack: Vec<NodeId> = outputs
-        .iter()
-        .map(|o| o.node)
-        .chain(carries.iter().flat_map(|c| [c.input, c.next]))
-        .collect();
-    while let Some(id) = stack.pop() {
-        if !std::mem::replace(&mut live[id.index()], true) {
-            stack.extend(nodes[id.index()].op.operands());
-        }
-    }
+    let live = super::validate::live(&nodes, outputs, carries);
     let mut renumbered: BTreeMap<NodeId, NodeId> = BTreeMap::new();
     let mut kept = Vec::new();
     for (index, node) in nodes.into_iter().enumerate() {

@@ -2,8 +2,10 @@
 
 use std::fmt;
 
-/// Element type of a value. Booleans are stored as `u32` 0/1 in device buffers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// Element type of a value, named (`Display`) `f32`, `u32` or `bool`. Booleans are stored
+/// as `u32` 0/1 in device buffers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, strum::Display)]
+#[strum(serialize_all = "lowercase")]
 pub enum DType {
     /// 32-bit float.
     F32,
@@ -17,16 +19,6 @@ impl DType {
     /// Bytes one element occupies in a device buffer.
     pub fn size_bytes(self) -> u64 {
         4
-    }
-}
-
-impl fmt::Display for DType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            DType::F32 => "f32",
-            DType::U32 => "u32",
-            DType::Bool => "bool",
-        })
     }
 }
 
@@ -54,6 +46,16 @@ pub enum Shape {
     Lanes,
     /// `k` elements per lane, row-major: `[n, k]`.
     Packed(u32),
+}
+
+impl Shape {
+    /// Elements per lane: 1, or `k` when packed.
+    pub fn width(self) -> usize {
+        match self {
+            Shape::Lanes => 1,
+            Shape::Packed(k) => k as usize,
+        }
+    }
 }
 
 /// A compile-time constant. Floats are kept as bits so constants hash and compare exactly.

@@ -2,8 +2,8 @@
 
 use std::collections::HashSet;
 
+use super::{Carry, Graph, GraphError, Node, Output};
 use super::{CompareOp, DType, NodeId, Op, Shape};
-use super::{Graph, GraphError, Node};
 
 /// The type and shape of `op`'s value given its operands' nodes, or why it is ill-typed.
 /// `own` is the node's declared type, used for inputs and params.
@@ -234,19 +234,24 @@ fn validate_carries(graph: &Graph) -> Result<(), GraphError> {
     Ok(())
 }
 
-fn find_unused(graph: &Graph) -> Result<(), GraphError> {
-    let mut live = vec![false; graph.nodes().len()];
-    let mut stack: Vec<NodeId> = graph
-        .outputs()
+/// Which of `nodes` an output or a carry (its input or next value) depends on.
+pub(super) fn live(nodes: &[Node], outputs: &[Output], carries: &[Carry]) -> Vec<bool> {
+    let mut live = vec![false; nodes.len()];
+    let mut stack: Vec<NodeId> = outputs
         .iter()
         .map(|o| o.node)
-        .chain(graph.carries().iter().flat_map(|c| [c.next, c.input]))
+        .chain(carries.iter().flat_map(|c| [c.input, c.next]))
         .collect();
     while let Some(id) = stack.pop() {
         if !std::mem::replace(&mut live[id.index()], true) {
-            stack.extend(graph.node(id).op.operands());
+            stack.extend(nodes[id.index()].op.operands());
         }
     }
+    live
+}
+
+fn find_unused(graph: &Graph) -> Result<(), GraphError> {
+    let live = live(graph.nodes(), graph.outputs(), graph.carries());
     match live.iter().position(|l| !l) {
         Some(index) => Err(GraphError::Unused {
             node: NodeId(index as u32),

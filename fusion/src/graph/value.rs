@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::{DType, Graph, Op, Shape};
+use super::{DType, Graph, Op};
 
 /// A host array bound to a graph input or read from an output.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,22 +27,6 @@ impl HostArray {
     /// Whether there are no elements.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-
-    /// The `f32` elements, if this is an `f32` array.
-    pub fn as_f32(&self) -> Option<&[f32]> {
-        match self {
-            HostArray::F32(v) => Some(v),
-            HostArray::U32(_) => None,
-        }
-    }
-
-    /// The `u32` elements, if this is a `u32` array.
-    pub fn as_u32(&self) -> Option<&[u32]> {
-        match self {
-            HostArray::U32(v) => Some(v),
-            HostArray::F32(_) => None,
-        }
     }
 }
 
@@ -110,10 +94,7 @@ pub fn check_bindings(
         let array = inputs
             .get(name)
             .ok_or_else(|| BindError::MissingInput(name.into()))?;
-        let width = match node.shape {
-            Shape::Lanes => 1,
-            Shape::Packed(k) => k as usize,
-        };
+        let width = node.shape.width();
         let type_ok = matches!(
             (node.dtype, array),
             (DType::F32, HostArray::F32(_)) | (DType::U32 | DType::Bool, HostArray::U32(_))
