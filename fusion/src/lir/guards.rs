@@ -76,27 +76,16 @@ fn guard_selects(
     // The selects of each side, in order of first appearance.
     let mut sides: Vec<(Side, Vec<usize>)> = Vec::new();
     for (i, instr) in body.iter().enumerate() {
-        let (Instr::SelectF { cond, a, b, .. } | Instr::SelectU { cond, a, b, .. }) = *instr else {
-            continue;
-        };
-        for (when, branch, other) in [(true, a, b), (false, b, a)] {
-            if branch == cond || branch == other {
-                continue;
-            }
-            let side = Side { cond, when };
+        for (side, _) in [true, false]
+            .into_iter()
+            .filter_map(|when| branch(instr, when))
+        {
             match sides.iter_mut().find(|(s, _)| *s == side) {
                 Some((_, selects)) => selects.push(i),
                 None => sides.push((side, vec![i])),
             }
         }
     }
-    let branch_of = |i: usize, when: bool| match body[i] {
-        Instr::SelectF { cond, a, b, .. } | Instr::SelectU { cond, a, b, .. } => {
-            let (branch, other) = if when { (a, b) } else { (b, a) };
-            (branch != cond && branch != other).then_some(branch)
-        }
-        _ => None,
-    };
     let mut guarded: Vec<Option<usize>> = vec![None; n];
     let mut blocks: Vec<(Side, Vec<usize>, usize)> = Vec::new();
     for (side, selects) in &sides {
@@ -112,8 +101,7 @@ fn guard_selects(
                 !readers.is_empty()
                     && readers.iter().all(|&u| {
                         u != usize::MAX
-                            && (member[u]
-                                || (selects.contains(&u) && branch_of(u, side.when) == Some(reg)))
+                            && (member[u] || branch(&body[u], side.when) == Some((*side, reg)))
                     })
             });
         }
@@ -175,32 +163,35 @@ fn guard_selects(
                     .get(&reg)
                     .is_some_and(|us| us.iter().any(|&u| u != usize::MAX && guarded[u].is_none()))
             };
-            let mut outputs_f = Vec::new();
-            let mut outputs_u = Vec::new();
-            for &m in members {
-                for (reg, float) in body[m].defs() {
-                    if read_after(reg) {
-                        if float {
-                            outputs_f.push(reg);
-                        } else {
-                            outputs_u.push(reg);
-                        }
-                    }
-                }
-            }
+            let outputs = |file: bool| {
+                (members.iter().flat_map(|&m| body[m].defs()))
+                    .filter(|&(reg, float)| float == file && read_after(reg))
+                    .map(|(reg, _)| reg)
+                    .collect()
+            };
             out.push(Instr::Guard {
                 index: guards.len() as u32,
             });
             guards.push(GuardBlock {
                 cond,
                 body: members.iter().map(|&m| body[m]).collect(),
-                outputs_f,
-                outputs_u,
+                outputs_f: outputs(true),
+                outputs_u: outputs(false),
             });
         }
         out.push(*instr);
     }
     (out, guards)
+}
+
+/// The side a select reads as its `when` operand, and that operand, unless the operand is
+/// the condition or the other operand too.
+fn branch(instr: &Instr, when: bool) -> Option<(Side, Reg)> {
+    let (Instr::SelectF { cond, a, b, .. } | Instr::SelectU { cond, a, b, .. }) = *instr else {
+        return None;
+    };
+    let (branch, other) = if when { (a, b) } else { (b, a) };
+    (branch != cond && branch != other).then_some((Side { cond, when }, branch))
 }
 
 /// An instruction that reads no register (a load, param, constant or lane index): it can
