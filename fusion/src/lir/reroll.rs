@@ -59,32 +59,26 @@ struct Row {
 
 /// The row starting at `list[i]`, if one does and its dot and bias feed only its add.
 fn row_at(list: &[Instr], i: usize, uses: &HashMap<Reg, usize>) -> Option<Row> {
-    let [dot, bias, add] = list.get(i..i + 3)? else {
-        return None;
-    };
-    let Instr::DotParams {
-        dst: d,
-        acc: None,
-        first_param,
-        slot,
-        len,
-    } = *dot
+    let [
+        Instr::DotParams {
+            dst: d,
+            acc: None,
+            first_param,
+            slot,
+            len,
+        },
+        Instr::ParamF { dst: b, index },
+        Instr::BinaryF {
+            op: BinaryOp::Add,
+            dst,
+            a,
+            b: b2,
+        },
+    ] = *list.get(i..i + 3)?
     else {
         return None;
     };
-    let Instr::ParamF { dst: b, index } = *bias else {
-        return None;
-    };
-    let Instr::BinaryF {
-        op: BinaryOp::Add,
-        dst,
-        a,
-        b: b2,
-    } = *add
-    else {
-        return None;
-    };
-    let only_here = |r: Reg| uses.get(&r).copied().unwrap_or(0) == 1;
+    let only_here = |r: Reg| uses.get(&r) == Some(&1);
     (a == d && b2 == b && only_here(d) && only_here(b)).then_some(Row {
         first_param,
         bias_param: index,
@@ -149,29 +143,25 @@ fn overlaps(a: SlotRange, b: SlotRange) -> bool {
 
 /// One list, layers found at each row start.
 fn reroll_list(list: &[Instr], uses: &HashMap<Reg, usize>, next_free: &mut u32) -> Vec<Instr> {
+    // The activations and stashes layers absorbed (they follow their layer).
     let mut removed = vec![false; list.len()];
-    // Instructions to emit in place of the first row of each layer.
-    let mut layer_at_index: HashMap<usize, Vec<Instr>> = HashMap::new();
+    let mut out = Vec::with_capacity(list.len());
     let mut i = 0;
     while i < list.len() {
         let (rows, stride) = layer_at(list, i, uses);
         if rows.is_empty() {
+            if !removed[i] {
+                out.push(list[i]);
+            }
             i += 1;
             continue;
         }
-        if let Some(replacement) = layer(list, i, (&rows, stride), uses, &mut removed, next_free) {
-            layer_at_index.insert(i, replacement);
-            removed[i..i + 3 * rows.len()].fill(true);
+        let end = i + 3 * rows.len();
+        match layer(list, i, (&rows, stride), uses, &mut removed, next_free) {
+            Some(replacement) => out.extend(replacement),
+            None => out.extend_from_slice(&list[i..end]),
         }
-        i += 3 * rows.len();
-    }
-    let mut out = Vec::with_capacity(list.len());
-    for (i, instr) in list.iter().enumerate() {
-        if let Some(replacement) = layer_at_index.remove(&i) {
-            out.extend(replacement);
-        } else if !removed[i] {
-            out.push(*instr);
-        }
+        i = end;
     }
     out
 }
