@@ -15,8 +15,7 @@
 //! updated in place must also be touched by one part only ([`PartOrder`]).
 
 use crate::graph::Graph;
-use crate::lir::program::LoweredLaunch;
-use crate::lir::program::{Instr, KernelProgram};
+use crate::lir::program::{Instr, KernelProgram, LoweredLaunch};
 use crate::plan::Slot;
 
 /// How the parts of one launch run relative to each other.
@@ -38,9 +37,7 @@ pub fn carries_in_place(
     order: PartOrder,
     may_update: impl Fn(usize) -> bool,
 ) -> Vec<(Slot, Slot)> {
-    graph
-        .carries()
-        .iter()
+    (graph.carries().iter())
         .map(|c| (Slot::Input(c.input), Slot::Next(c.input)))
         .filter(|&(input, next)| {
             let touching: Vec<usize> = (0..launches.len())

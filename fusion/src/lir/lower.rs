@@ -77,8 +77,7 @@ fn lower_launch(
             lowerer.program()
         })
         .collect();
-    let names: Vec<&str> = parts
-        .iter()
+    let names: Vec<&str> = (parts.iter())
         .map(|k| plan.kernels[*k].name.as_str())
         .collect();
     let vectorizable = bindings.in_u.is_empty()
@@ -87,15 +86,13 @@ fn lower_launch(
     LoweredLaunch {
         vectorizable,
         program: LaunchProgram::new(programs),
-        name: if names.len() == 1 {
-            names[0].to_string()
-        } else {
-            format!("horizontal[{}]", names.join("+"))
+        name: match names[..] {
+            [name] => name.to_string(),
+            _ => format!("horizontal[{}]", names.join("+")),
         },
-        rows_of: if parts.len() == 1 {
-            plan.kernels[parts[0]].rows_of
-        } else {
-            None
+        rows_of: match parts {
+            [k] => plan.kernels[*k].rows_of,
+            _ => None,
         },
         bindings,
         kernels: parts.to_vec(),
@@ -160,23 +157,18 @@ impl Lowerer<'_> {
                 .collect()
         };
         let (carries_f, carries_u) = (carries(true), carries(false));
-        let reduces: Vec<NodeId> = (self.kernel.computes.iter().copied())
-            .filter(|n| matches!(self.graph.node(*n).op, Op::RowReduce(..)))
-            .collect();
-        let phases = reduces
-            .iter()
-            .map(|&r| {
-                let Op::RowReduce(op, operand, _) = self.graph.node(r).op else {
-                    unreachable!()
-                };
-                ReducePhase {
+        let (mut reduces, mut phases) = (Vec::new(), Vec::new());
+        for &r in &self.kernel.computes {
+            if let Op::RowReduce(op, operand, _) = self.graph.node(r).op {
+                reduces.push(r);
+                phases.push(ReducePhase {
                     body: self.emit(&[operand], &[]),
                     value: self.reg(operand),
                     op,
                     result: r.0,
-                }
-            })
-            .collect();
+                });
+            }
+        }
         let written: Vec<NodeId> = self.kernel.writes.iter().map(|(_, n)| *n).collect();
         let mut body = self.emit(&written, &reduces);
         for (slot, node) in &self.kernel.writes {
@@ -189,21 +181,18 @@ impl Lowerer<'_> {
         };
         let live_out: Vec<Reg> = carries_f.iter().chain(&carries_u).map(|c| c.1).collect();
         let mut fresh = self.fresh.get();
-        let scheduled = if self.kernel.rows_of.is_none() {
+        let (body, guards) = if self.kernel.rows_of.is_none() {
             guards::schedule(body, &live_out, &mut fresh)
         } else {
-            guards::Scheduled {
-                body,
-                guards: Vec::new(),
-            }
+            (body, Vec::new())
         };
         KernelProgram {
             rows_of: self.kernel.rows_of,
             phases,
             prologue,
-            body: scheduled.body,
+            body,
             epilogue,
-            guards: scheduled.guards,
+            guards,
             steps: self.steps,
             carries_f,
             carries_u,
@@ -225,19 +214,12 @@ impl Lowerer<'_> {
         }
         needed
             .into_iter()
-            .flat_map(|node| match &self.graph.node(node).op {
-                Op::Affine {
-                    acc,
-                    weights,
-                    inputs,
-                } if self.computes.contains(&node) => self.affine(node, *acc, weights, inputs),
-                _ => self.instr(node).into_iter().collect(),
-            })
+            .flat_map(|node| self.instrs(node))
             .collect()
     }
 
-    /// An affine as one chain of [`Instr::MulAdd`], each term's sum in a fresh register and
-    /// the last in the node's own.
+    /// An affine (over operand registers) as one chain of [`Instr::MulAdd`], each term's sum
+    /// in a fresh register and the last in the node's own.
     fn affine(
         &self,
         node: NodeId,
@@ -245,7 +227,7 @@ impl Lowerer<'_> {
         weights: &[NodeId],
         inputs: &[NodeId],
     ) -> Vec<Instr> {
-        let mut sum = acc.map(|a| self.reg(a));
+        let mut sum = acc.map(|a| a.0);
         let last = inputs.len() - 1;
         weights
             .iter()
@@ -260,8 +242,8 @@ impl Lowerer<'_> {
                 let instr = Instr::MulAdd {
                     dst,
                     acc: sum,
-                    a: self.reg(*w),
-                    b: self.reg(*x),
+                    a: w.0,
+                    b: x.0,
                 };
                 sum = Some(dst);
                 instr
@@ -269,28 +251,28 @@ impl Lowerer<'_> {
             .collect()
     }
 
-    /// The instruction producing `node`'s register, if it needs one.
-    fn instr(&self, node: NodeId) -> Option<Instr> {
+    /// The instructions producing `node`'s register (none for aliases, packs and reductions).
+    fn instrs(&self, node: NodeId) -> Vec<Instr> {
         let graph = self.graph;
         let op = &graph.node(node).op;
         let dst = node.0;
         if self.alias.contains_key(&node) {
-            return None;
+            return Vec::new();
         }
         // Params, constants and the lane index are produced in place, whether they are
         // operands or roots written by this kernel; other values computed elsewhere are loaded.
         let leaf = matches!(op, Op::Param { .. } | Op::Constant(_) | Op::LaneIndex);
         if !leaf && !self.computes.contains(&node) {
             return match op {
-                _ if graph.node(node).shape != Shape::Lanes => None,
-                Op::Input { .. } => Some(self.load(Slot::Input(node), dst)),
-                _ => Some(self.load(Slot::Value(node), dst)),
+                _ if graph.node(node).shape != Shape::Lanes => Vec::new(),
+                Op::Input { .. } => vec![self.load(Slot::Input(node), dst)],
+                _ => vec![self.load(Slot::Value(node), dst)],
             };
         }
         // Operands as registers; `from` is the first operand's type.
         let from = op.operands().first().map(|a| graph.node(*a).dtype);
         let float = from == Some(DType::F32);
-        Some(match op.map_operands(|a| NodeId(self.reg(*a))) {
+        vec![match op.map_operands(|a| NodeId(self.reg(*a))) {
             Op::Param { .. } => match self.params.index(node) {
                 (true, index) => Instr::ParamF { dst, index },
                 (false, index) => Instr::ParamU { dst, index },
@@ -338,7 +320,7 @@ impl Lowerer<'_> {
                 }
             }
             // A pack is only stored (column by column); a reduction is a phase result.
-            Op::Pack(_) | Op::RowReduce(..) => return None,
+            Op::Pack(_) | Op::RowReduce(..) => return Vec::new(),
             Op::Unpack(_, column) => {
                 let Op::Unpack(packed, _) = *op else {
                     unreachable!()
@@ -362,8 +344,12 @@ impl Lowerer<'_> {
             Op::Input { .. } => {
                 unreachable!("leaf {node} {op:?} in computes {:?}", self.kernel.name)
             }
-            Op::Affine { .. } => unreachable!("affines lower to a chain: see `affine`"),
-        })
+            Op::Affine {
+                acc,
+                weights,
+                inputs,
+            } => return self.affine(node, acc, &weights, &inputs),
+        }]
     }
 
     fn load(&self, slot: Slot, dst: Reg) -> Instr {

@@ -224,8 +224,9 @@ impl Instr {
             | Instr::F32ToBool { dst, .. }
             | Instr::U32ToBool { dst, .. } => Some((dst, false)),
             // Random defines up to two registers: see [`Instr::defs`].
-            Instr::Random { .. } | Instr::Guard { .. } => None,
-            Instr::StoreF { .. }
+            Instr::Random { .. }
+            | Instr::Guard { .. }
+            | Instr::StoreF { .. }
             | Instr::StoreU { .. }
             | Instr::StorePackedF { .. }
             | Instr::Stash { .. }
@@ -274,13 +275,11 @@ impl Instr {
             }
             Instr::MulAdd { acc, a, b, .. } => acc.into_iter().chain([a, b]).collect(),
             Instr::DotParams { acc, .. } => acc.into_iter().collect(),
-            Instr::Stash { src, .. } => vec![src],
             Instr::Random { key, counter, .. } => vec![key[0], key[1], counter[0], counter[1]],
-            Instr::StoreF { src, .. }
+            Instr::Stash { src, .. }
+            | Instr::StoreF { src, .. }
             | Instr::StoreU { src, .. }
-            | Instr::StorePackedF { src, .. } => {
-                vec![src]
-            }
+            | Instr::StorePackedF { src, .. } => vec![src],
         }
     }
 

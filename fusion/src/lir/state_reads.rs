@@ -12,8 +12,7 @@
 //! and writes the same elements as before.
 
 use crate::graph::NodeId;
-use crate::lir::program::LoweredLaunch;
-use crate::lir::program::{Instr, KernelProgram, LaunchProgram};
+use crate::lir::program::{Instr, KernelProgram, LaunchProgram, LoweredLaunch};
 use crate::plan::Slot;
 
 /// Where `launch` binds carried input `input` and its next value, and every instruction
@@ -64,39 +63,29 @@ pub fn read_state_from_outputs(launch: &LoweredLaunch, in_place: &[NodeId]) -> L
 /// Whether `instr` reads input buffer `from` (of the `float` file) other than as a plain
 /// per-lane load.
 fn reads_otherwise(instr: &Instr, float: bool, from: u32) -> bool {
-    let plain = matches!(
-        instr,
-        Instr::LoadF {
-            per_step: false,
-            ..
-        } | Instr::LoadU {
-            per_step: false,
-            ..
-        }
-    );
+    let plain = match *instr {
+        Instr::LoadF { per_step, .. } | Instr::LoadU { per_step, .. } => !per_step,
+        _ => false,
+    };
     instr.binding() == Some((false, float, from)) && !plain
 }
 
 /// Turns a load of input `from` into a load of output `to`, and renumbers later inputs of
 /// the same file.
 fn rebind(instr: &mut Instr, float: bool, from: u32, to: u32) {
-    match instr {
-        Instr::LoadF { dst, buffer, .. } if float && *buffer == from => {
-            *instr = Instr::LoadStateF {
-                dst: *dst,
-                buffer: to,
-            };
+    match *instr {
+        Instr::LoadF { dst, buffer, .. } if float && buffer == from => {
+            *instr = Instr::LoadStateF { dst, buffer: to };
         }
-        Instr::LoadU { dst, buffer, .. } if !float && *buffer == from => {
-            *instr = Instr::LoadStateU {
-                dst: *dst,
-                buffer: to,
-            };
+        Instr::LoadU { dst, buffer, .. } if !float && buffer == from => {
+            *instr = Instr::LoadStateU { dst, buffer: to };
         }
-        Instr::LoadF { buffer, .. } | Instr::LoadPackedF { buffer, .. } if float => {
+        Instr::LoadF { ref mut buffer, .. } | Instr::LoadPackedF { ref mut buffer, .. }
+            if float =>
+        {
             *buffer -= u32::from(*buffer > from);
         }
-        Instr::LoadU { buffer, .. } if !float => *buffer -= u32::from(*buffer > from),
+        Instr::LoadU { ref mut buffer, .. } if !float => *buffer -= u32::from(*buffer > from),
         _ => {}
     }
 }

@@ -1,8 +1,7 @@
 //! Multi-step (`fused-xK`) programs: loop-carried state is loaded once before the loop
 //! over the steps, carried in registers, and stored once after it.
 
-use super::program::Instr;
-use super::program::LaunchBindings;
+use super::program::{Instr, LaunchBindings};
 use crate::graph::{DType, Graph, NodeId};
 use crate::plan::Slot;
 
