@@ -33,9 +33,9 @@ pub fn compact(program: &KernelProgram) -> KernelProgram {
         })
         .collect();
     let mut out = program.clone();
-    out.prologue = compact_list(&program.prologue, &param_of);
-    out.body = compact_list(&program.body, &param_of);
-    out.epilogue = compact_list(&program.epilogue, &param_of);
+    for (list, old) in out.lists_mut().into_iter().zip(program.lists()) {
+        *list = compact_list(old, &param_of);
+    }
     if out == *program {
         return out;
     }
@@ -60,13 +60,13 @@ pub fn stash_len(program: &KernelProgram) -> u32 {
 /// One list, chains found where consecutive `MulAdd`s each continue the last.
 fn compact_list(list: &[Instr], param_of: &HashMap<Reg, u32>) -> Vec<Instr> {
     let mut out = Vec::with_capacity(list.len());
-    let mut stash = Stash::default();
+    let mut stash = Vec::new();
     let mut i = 0;
     while i < list.len() {
         let end = affine_chain(list, i);
         match end.and_then(|end| loop_of(&list[i..end], param_of)) {
             Some((first_param, acc, dst, inputs)) => {
-                let slot = stash.place(&inputs, &mut out);
+                let slot = place(&mut stash, &inputs, &mut out);
                 out.push(Instr::DotParams {
                     dst,
                     acc,
@@ -106,40 +106,31 @@ fn loop_of(
         }
         inputs.push(b);
     }
-    let Instr::MulAdd { acc, .. } = chain[0] else {
-        return None;
-    };
-    let Instr::MulAdd { dst, .. } = chain[chain.len() - 1] else {
+    let (Instr::MulAdd { acc, .. }, Instr::MulAdd { dst, .. }) = (chain[0], chain[chain.len() - 1])
+    else {
         return None;
     };
     Some((first_param?, acc, dst, inputs))
 }
 
-/// Which register each stash slot holds in the list emitted so far.
-#[derive(Default)]
-struct Stash {
-    slots: Vec<Reg>,
-}
-
-impl Stash {
-    /// The first slot of `inputs` in the stash, stashing them first unless they are there.
-    fn place(&mut self, inputs: &[Reg], out: &mut Vec<Instr>) -> u32 {
-        if let Some(slot) = self.slots.windows(inputs.len()).position(|w| w == inputs) {
-            return slot as u32;
-        }
-        if self.slots.len() + inputs.len() > MAX_STASH as usize {
-            self.slots.clear();
-        }
-        let slot = self.slots.len() as u32;
-        for (k, &src) in inputs.iter().enumerate() {
-            out.push(Instr::Stash {
-                slot: slot + k as u32,
-                src,
-            });
-        }
-        self.slots.extend_from_slice(inputs);
-        slot
+/// The first slot of `inputs` in the stash, stashing them first unless they are there;
+/// `stash` holds the register in each slot in the list emitted so far.
+fn place(stash: &mut Vec<Reg>, inputs: &[Reg], out: &mut Vec<Instr>) -> u32 {
+    if let Some(slot) = stash.windows(inputs.len()).position(|w| w == inputs) {
+        return slot as u32;
     }
+    if stash.len() + inputs.len() > MAX_STASH as usize {
+        stash.clear();
+    }
+    let slot = stash.len() as u32;
+    for (k, &src) in inputs.iter().enumerate() {
+        out.push(Instr::Stash {
+            slot: slot + k as u32,
+            src,
+        });
+    }
+    stash.extend_from_slice(inputs);
+    slot
 }
 
 /// Removes param loads no instruction, carry or guard output reads any more.
@@ -149,9 +140,9 @@ fn drop_dead_params(program: &mut KernelProgram) {
         Instr::ParamF { dst, .. } => read.contains(&dst),
         _ => true,
     };
-    program.prologue.retain(live);
-    program.body.retain(live);
-    program.epilogue.retain(live);
+    for list in program.lists_mut() {
+        list.retain(live);
+    }
 }
 
 #[cfg(test)]

@@ -21,15 +21,6 @@ use std::collections::HashMap;
 use super::program::{GuardBlock, Instr, Reg};
 use crate::graph::LogicUnary;
 
-/// A body after scheduling.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Scheduled {
-    /// The instructions, with [`Instr::Guard`] where a block runs.
-    pub body: Vec<Instr>,
-    /// The blocks.
-    pub guards: Vec<GuardBlock>,
-}
-
 /// A select side: the selects on `cond` reading the guarded values as `when`'s operand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Side {
@@ -37,24 +28,10 @@ struct Side {
     when: bool,
 }
 
-/// Schedules `body`. `live_out` registers are read after the body (loop carries) and so
-/// never move into a block; `fresh` is the next unused register number (for negated
-/// conditions).
-pub fn schedule(body: Vec<Instr>, live_out: &[Reg], fresh: &mut Reg) -> Scheduled {
-    let (body, guards) = guard_selects(body, live_out, fresh);
-    Scheduled {
-        body: share_threefry(body),
-        guards: guards
-            .into_iter()
-            .map(|g| GuardBlock {
-                body: share_threefry(g.body),
-                ..g
-            })
-            .collect(),
-    }
-}
-
-fn guard_selects(
+/// Schedules `body`: the body, with [`Instr::Guard`] where a block runs, and the blocks.
+/// `live_out` registers are read after the body (loop carries) and so never move into a
+/// block; `fresh` is the next unused register number (for negated conditions).
+pub fn schedule(
     body: Vec<Instr>,
     live_out: &[Reg],
     fresh: &mut Reg,
@@ -76,27 +53,16 @@ fn guard_selects(
     // The selects of each side, in order of first appearance.
     let mut sides: Vec<(Side, Vec<usize>)> = Vec::new();
     for (i, instr) in body.iter().enumerate() {
-        let (Instr::SelectF { cond, a, b, .. } | Instr::SelectU { cond, a, b, .. }) = *instr else {
-            continue;
-        };
-        for (when, branch, other) in [(true, a, b), (false, b, a)] {
-            if branch == cond || branch == other {
-                continue;
-            }
-            let side = Side { cond, when };
+        for (side, _) in [true, false]
+            .into_iter()
+            .filter_map(|when| branch(instr, when))
+        {
             match sides.iter_mut().find(|(s, _)| *s == side) {
                 Some((_, selects)) => selects.push(i),
                 None => sides.push((side, vec![i])),
             }
         }
     }
-    let branch_of = |i: usize, when: bool| match body[i] {
-        Instr::SelectF { cond, a, b, .. } | Instr::SelectU { cond, a, b, .. } => {
-            let (branch, other) = if when { (a, b) } else { (b, a) };
-            (branch != cond && branch != other).then_some(branch)
-        }
-        _ => None,
-    };
     let mut guarded: Vec<Option<usize>> = vec![None; n];
     let mut blocks: Vec<(Side, Vec<usize>, usize)> = Vec::new();
     for (side, selects) in &sides {
@@ -112,8 +78,7 @@ fn guard_selects(
                 !readers.is_empty()
                     && readers.iter().all(|&u| {
                         u != usize::MAX
-                            && (member[u]
-                                || (selects.contains(&u) && branch_of(u, side.when) == Some(reg)))
+                            && (member[u] || branch(&body[u], side.when) == Some((*side, reg)))
                     })
             });
         }
@@ -161,8 +126,7 @@ fn guard_selects(
             let cond = if side.when {
                 side.cond
             } else {
-                let negated = *fresh;
-                *fresh += 1;
+                let negated = std::mem::replace(fresh, *fresh + 1);
                 out.push(Instr::LogicUnary {
                     op: LogicUnary::Not,
                     dst: negated,
@@ -175,32 +139,35 @@ fn guard_selects(
                     .get(&reg)
                     .is_some_and(|us| us.iter().any(|&u| u != usize::MAX && guarded[u].is_none()))
             };
-            let mut outputs_f = Vec::new();
-            let mut outputs_u = Vec::new();
-            for &m in members {
-                for (reg, float) in body[m].defs() {
-                    if read_after(reg) {
-                        if float {
-                            outputs_f.push(reg);
-                        } else {
-                            outputs_u.push(reg);
-                        }
-                    }
-                }
-            }
+            let outputs = |file: bool| {
+                (members.iter().flat_map(|&m| body[m].defs()))
+                    .filter(|&(reg, float)| float == file && read_after(reg))
+                    .map(|(reg, _)| reg)
+                    .collect()
+            };
             out.push(Instr::Guard {
                 index: guards.len() as u32,
             });
             guards.push(GuardBlock {
                 cond,
-                body: members.iter().map(|&m| body[m]).collect(),
-                outputs_f,
-                outputs_u,
+                body: share_threefry(members.iter().map(|&m| body[m]).collect()),
+                outputs_f: outputs(true),
+                outputs_u: outputs(false),
             });
         }
         out.push(*instr);
     }
-    (out, guards)
+    (share_threefry(out), guards)
+}
+
+/// The side a select reads as its `when` operand, and that operand, unless the operand is
+/// the condition or the other operand too.
+fn branch(instr: &Instr, when: bool) -> Option<(Side, Reg)> {
+    let (Instr::SelectF { cond, a, b, .. } | Instr::SelectU { cond, a, b, .. }) = *instr else {
+        return None;
+    };
+    let (branch, other) = if when { (a, b) } else { (b, a) };
+    (branch != cond && branch != other).then_some((Side { cond, when }, branch))
 }
 
 /// An instruction that reads no register (a load, param, constant or lane index): it can
@@ -219,8 +186,7 @@ fn share_threefry(body: Vec<Instr>) -> Vec<Instr> {
                     dst: words,
                     key: k,
                     counter: c,
-                } if *k == key
-                    && *c == counter
+                } if (*k, *c) == (key, counter)
                     && (0..2).all(|w| dst[w].is_none() || words[w].is_none()) =>
                 {
                     Some(words)
@@ -228,10 +194,8 @@ fn share_threefry(body: Vec<Instr>) -> Vec<Instr> {
                 _ => None,
             });
             if let Some(words) = twin {
-                for w in 0..2 {
-                    if dst[w].is_some() {
-                        words[w] = dst[w];
-                    }
+                for (word, d) in words.iter_mut().zip(dst) {
+                    *word = d.or(*word);
                 }
                 continue;
             }
@@ -301,9 +265,9 @@ mod tests {
     #[test]
     fn exclusive_draws_move_into_one_block_before_the_first_select() {
         let mut fresh = 100;
-        let s = schedule(reset_body(), &[], &mut fresh);
-        assert_eq!(s.guards.len(), 1);
-        let block = &s.guards[0];
+        let (s_body, s_guards) = schedule(reset_body(), &[], &mut fresh);
+        assert_eq!(s_guards.len(), 1);
+        let block = &s_guards[0];
         assert_eq!(block.cond, 5);
         // Draws 7 and 8 share a counter: one Threefry defines both words.
         assert_eq!(
@@ -317,9 +281,9 @@ mod tests {
         assert_eq!(block.outputs_f, vec![7, 8]);
         assert!(block.outputs_u.is_empty());
         // Draw 9 is read by an add, not a select: it stays, unguarded.
-        assert_eq!(s.body[1], draw(9, 4, 0));
-        assert_eq!(s.body[2], Instr::Guard { index: 0 });
-        assert!(matches!(s.body[3], Instr::SelectF { dst: 10, .. }));
+        assert_eq!(s_body[1], draw(9, 4, 0));
+        assert_eq!(s_body[2], Instr::Guard { index: 0 });
+        assert!(matches!(s_body[3], Instr::SelectF { dst: 10, .. }));
         assert_eq!(fresh, 100);
     }
 
@@ -339,10 +303,10 @@ mod tests {
             b: 8,
         };
         let mut fresh = 100;
-        let s = schedule(body, &[], &mut fresh);
+        let (s_body, s_guards) = schedule(body, &[], &mut fresh);
         assert_eq!(fresh, 101);
-        assert_eq!(s.guards[0].cond, 100);
-        assert!(s.body.contains(&Instr::LogicUnary {
+        assert_eq!(s_guards[0].cond, 100);
+        assert!(s_body.contains(&Instr::LogicUnary {
             op: LogicUnary::Not,
             dst: 100,
             a: 5,
@@ -352,19 +316,19 @@ mod tests {
     #[test]
     fn live_out_and_stored_values_are_not_guarded() {
         let mut fresh = 100;
-        let s = schedule(reset_body(), &[7, 8], &mut fresh);
-        assert!(s.guards.is_empty());
+        let (_, s_guards) = schedule(reset_body(), &[7, 8], &mut fresh);
+        assert!(s_guards.is_empty());
         let mut body = reset_body();
         body.push(Instr::StoreF {
             buffer: 3,
             src: 8,
             per_step: false,
         });
-        let s = schedule(body, &[], &mut fresh);
-        assert_eq!(s.guards[0].body.len(), 1);
-        assert_eq!(s.guards[0].outputs_f, vec![7]);
+        let (s_body, s_guards) = schedule(body, &[], &mut fresh);
+        assert_eq!(s_guards[0].body.len(), 1);
+        assert_eq!(s_guards[0].outputs_f, vec![7]);
         // Word 1 of counter 3 is stored: it stays outside, in its own draw.
-        assert!(s.body.contains(&draw(8, 3, 1)));
+        assert!(s_body.contains(&draw(8, 3, 1)));
     }
 
     #[test]
@@ -392,8 +356,8 @@ mod tests {
             store(1, 11),
         ];
         let mut fresh = 100;
-        let s = schedule(body.clone(), &[], &mut fresh);
-        assert!(s.guards.is_empty());
-        assert_eq!(s.body, body);
+        let (s_body, s_guards) = schedule(body.clone(), &[], &mut fresh);
+        assert!(s_guards.is_empty());
+        assert_eq!(s_body, body);
     }
 }

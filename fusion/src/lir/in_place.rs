@@ -15,8 +15,7 @@
 //! updated in place must also be touched by one part only ([`PartOrder`]).
 
 use crate::graph::Graph;
-use crate::lir::program::LoweredLaunch;
-use crate::lir::program::{Instr, KernelProgram};
+use crate::lir::program::{Instr, KernelProgram, LoweredLaunch};
 use crate::plan::Slot;
 
 /// How the parts of one launch run relative to each other.
@@ -38,18 +37,15 @@ pub fn carries_in_place(
     order: PartOrder,
     may_update: impl Fn(usize) -> bool,
 ) -> Vec<(Slot, Slot)> {
-    graph
-        .carries()
-        .iter()
+    (graph.carries().iter())
         .map(|c| (Slot::Input(c.input), Slot::Next(c.input)))
         .filter(|&(input, next)| {
             let touching: Vec<usize> = (0..launches.len())
                 .filter(|&p| {
                     let b = &launches[p].bindings;
-                    b.in_f.contains(&input)
-                        || b.in_u.contains(&input)
-                        || b.out_f.contains(&next)
-                        || b.out_u.contains(&next)
+                    [true, false].into_iter().any(|float| {
+                        b.list(false, float).contains(&input) || b.list(true, float).contains(&next)
+                    })
                 })
                 .collect();
             matches!(touching[..], [p] if may_update(p)
@@ -62,36 +58,13 @@ pub fn carries_in_place(
 /// Whether at most one part of `launch` loads `input` or stores `next`.
 fn touched_by_one_part(launch: &LoweredLaunch, input: Slot, next: Slot) -> bool {
     let parts = launch.program.parts.iter().filter(|part| {
-        let instrs = part.prologue.iter().chain(&part.body).chain(&part.epilogue);
-        instrs
-            .flat_map(|instr| expanded(part, instr))
-            .any(|instr| loads(launch, instr, input) || stores(launch, instr, next))
+        let instrs = part.lists().into_iter().flatten();
+        instrs.flat_map(|instr| expanded(part, instr)).any(|instr| {
+            let slot = launch.bindings.slot(instr);
+            slot == Some((false, input)) || slot == Some((true, next))
+        })
     });
     parts.count() <= 1
-}
-
-/// Whether `instr` of `launch` loads from `input`.
-fn loads(launch: &LoweredLaunch, instr: &Instr, input: Slot) -> bool {
-    let b = &launch.bindings;
-    match *instr {
-        Instr::LoadF { buffer, .. } | Instr::LoadPackedF { buffer, .. } => {
-            b.in_f[buffer as usize] == input
-        }
-        Instr::LoadU { buffer, .. } => b.in_u[buffer as usize] == input,
-        _ => false,
-    }
-}
-
-/// Whether `instr` of `launch` stores into `next`.
-fn stores(launch: &LoweredLaunch, instr: &Instr, next: Slot) -> bool {
-    let b = &launch.bindings;
-    match *instr {
-        Instr::StoreF { buffer, .. } | Instr::StorePackedF { buffer, .. } => {
-            b.out_f[buffer as usize] == next
-        }
-        Instr::StoreU { buffer, .. } => b.out_u[buffer as usize] == next,
-        _ => false,
-    }
 }
 
 /// Whether `launch`, run for `steps` steps per call in program order, loads
@@ -104,10 +77,11 @@ pub fn reads_before_writes(launch: &LoweredLaunch, steps: u32, input: Slot, next
         let body = (0..passes).flat_map(|_| part.body.iter());
         for instr in part.prologue.iter().chain(body).chain(&part.epilogue) {
             for instr in expanded(part, instr) {
-                if loads(launch, instr, input) && written {
+                let slot = launch.bindings.slot(instr);
+                if slot == Some((false, input)) && written {
                     return false;
                 }
-                written |= stores(launch, instr, next);
+                written |= slot == Some((true, next));
             }
         }
     }

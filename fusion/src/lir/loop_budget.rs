@@ -34,19 +34,17 @@ pub fn dot_iterations(start: u32, len: u32) -> u64 {
     u64::from(len.saturating_sub(start) / DOT_CHUNK)
 }
 
-/// The loop iterations one instruction runs (guard blocks are counted as taken).
-fn instr_iterations(instr: &Instr, program: &KernelProgram) -> u64 {
-    match *instr {
-        Instr::DotParams { acc, len, .. } => dot_iterations(u32::from(acc.is_none()), len),
-        Instr::DenseParams { rows, len, .. } => u64::from(rows) * (1 + dot_iterations(1, len)),
-        Instr::Guard { index } => body_iterations(&program.guards[index as usize].body, program),
-        _ => 0,
-    }
-}
-
+/// The loop iterations `body` of `program` runs (guard blocks are counted as taken).
 fn body_iterations(body: &[Instr], program: &KernelProgram) -> u64 {
-    body.iter()
-        .map(|instr| instr_iterations(instr, program))
+    (body.iter())
+        .map(|instr| match *instr {
+            Instr::DotParams { acc, len, .. } => dot_iterations(u32::from(acc.is_none()), len),
+            Instr::DenseParams { rows, len, .. } => u64::from(rows) * (1 + dot_iterations(1, len)),
+            Instr::Guard { index } => {
+                body_iterations(&program.guards[index as usize].body, program)
+            }
+            _ => 0,
+        })
         .sum()
 }
 

@@ -57,19 +57,27 @@ fn lower_launch(
     }
     let programs: Vec<KernelProgram> = parts
         .iter()
-        .map(|k| {
-            Lowerer::new(
+        .map(|&k| {
+            let kernel = &plan.kernels[k];
+            let mut lowerer = Lowerer {
                 graph,
-                &plan.kernels[*k],
-                &bindings,
+                kernel,
+                bindings: &bindings,
                 params,
-                plan.steps_per_launch,
-            )
-            .program()
+                steps: plan.steps_per_launch,
+                computes: kernel.computes.iter().copied().collect(),
+                alias: BTreeMap::new(),
+                fresh: Cell::new(graph.nodes().len() as Reg),
+            };
+            for &node in &kernel.computes {
+                if let Some(target) = lowerer.aliased(node) {
+                    lowerer.alias.insert(node, target);
+                }
+            }
+            lowerer.program()
         })
         .collect();
-    let names: Vec<&str> = parts
-        .iter()
+    let names: Vec<&str> = (parts.iter())
         .map(|k| plan.kernels[*k].name.as_str())
         .collect();
     let vectorizable = bindings.in_u.is_empty()
@@ -78,15 +86,13 @@ fn lower_launch(
     LoweredLaunch {
         vectorizable,
         program: LaunchProgram::new(programs),
-        name: if names.len() == 1 {
-            names[0].to_string()
-        } else {
-            format!("horizontal[{}]", names.join("+"))
+        name: match names[..] {
+            [name] => name.to_string(),
+            _ => format!("horizontal[{}]", names.join("+")),
         },
-        rows_of: if parts.len() == 1 {
-            plan.kernels[parts[0]].rows_of
-        } else {
-            None
+        rows_of: match parts {
+            [k] => plan.kernels[*k].rows_of,
+            _ => None,
         },
         bindings,
         kernels: parts.to_vec(),
@@ -105,32 +111,7 @@ struct Lowerer<'a> {
     fresh: Cell<Reg>,
 }
 
-impl<'a> Lowerer<'a> {
-    fn new(
-        graph: &'a Graph,
-        kernel: &'a PlannedKernel,
-        bindings: &'a LaunchBindings,
-        params: &'a ParamLayout,
-        steps: u32,
-    ) -> Self {
-        let mut lowerer = Self {
-            graph,
-            kernel,
-            bindings,
-            params,
-            steps,
-            computes: kernel.computes.iter().copied().collect(),
-            alias: BTreeMap::new(),
-            fresh: Cell::new(graph.nodes().len() as Reg),
-        };
-        for &node in &kernel.computes {
-            if let Some(target) = lowerer.aliased(node) {
-                lowerer.alias.insert(node, target);
-            }
-        }
-        lowerer
-    }
-
+impl Lowerer<'_> {
     /// The register a node's value lives in.
     fn reg(&self, node: NodeId) -> Reg {
         self.alias.get(&node).copied().unwrap_or(node.0)
@@ -155,7 +136,9 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn buffer(&self, list: &[Slot], slot: Slot) -> u32 {
+    /// Where `slot` is bound among the launch's outputs (`output`) or inputs of its kind.
+    fn buffer(&self, output: bool, slot: Slot) -> u32 {
+        let list = self.bindings.list(output, is_float(self.graph, slot));
         list.iter()
             .position(|s| *s == slot)
             .expect("slot bound by the launch") as u32
@@ -167,38 +150,25 @@ impl<'a> Lowerer<'a> {
     }
 
     fn program(&self) -> KernelProgram {
-        let mut carries_f = Vec::new();
-        let mut carries_u = Vec::new();
-        if self.steps > 1 {
-            for carry in self.graph.carries() {
-                let pair = (carry.input.0, self.reg(carry.next));
-                match self.graph.node(carry.input).dtype {
-                    DType::F32 => carries_f.push(pair),
-                    _ => carries_u.push(pair),
-                }
-            }
-        }
-        let reduces: Vec<NodeId> = self
-            .kernel
-            .computes
-            .iter()
-            .copied()
-            .filter(|n| matches!(self.graph.node(*n).op, Op::RowReduce(..)))
-            .collect();
-        let phases = reduces
-            .iter()
-            .map(|&r| {
-                let Op::RowReduce(op, operand, _) = self.graph.node(r).op else {
-                    unreachable!()
-                };
-                ReducePhase {
+        let carries = |float: bool| -> Vec<(Reg, Reg)> {
+            (self.graph.carries().iter())
+                .filter(|c| self.steps > 1 && is_float(self.graph, Slot::Input(c.input)) == float)
+                .map(|c| (c.input.0, self.reg(c.next)))
+                .collect()
+        };
+        let (carries_f, carries_u) = (carries(true), carries(false));
+        let (mut reduces, mut phases) = (Vec::new(), Vec::new());
+        for &r in &self.kernel.computes {
+            if let Op::RowReduce(op, operand, _) = self.graph.node(r).op {
+                reduces.push(r);
+                phases.push(ReducePhase {
                     body: self.emit(&[operand], &[]),
                     value: self.reg(operand),
                     op,
                     result: r.0,
-                }
-            })
-            .collect();
+                });
+            }
+        }
         let written: Vec<NodeId> = self.kernel.writes.iter().map(|(_, n)| *n).collect();
         let mut body = self.emit(&written, &reduces);
         for (slot, node) in &self.kernel.writes {
@@ -211,21 +181,18 @@ impl<'a> Lowerer<'a> {
         };
         let live_out: Vec<Reg> = carries_f.iter().chain(&carries_u).map(|c| c.1).collect();
         let mut fresh = self.fresh.get();
-        let scheduled = if self.kernel.rows_of.is_none() {
+        let (body, guards) = if self.kernel.rows_of.is_none() {
             guards::schedule(body, &live_out, &mut fresh)
         } else {
-            guards::Scheduled {
-                body,
-                guards: Vec::new(),
-            }
+            (body, Vec::new())
         };
         KernelProgram {
             rows_of: self.kernel.rows_of,
             phases,
             prologue,
-            body: scheduled.body,
+            body,
             epilogue,
-            guards: scheduled.guards,
+            guards,
             steps: self.steps,
             carries_f,
             carries_u,
@@ -247,19 +214,12 @@ impl<'a> Lowerer<'a> {
         }
         needed
             .into_iter()
-            .flat_map(|node| match &self.graph.node(node).op {
-                Op::Affine {
-                    acc,
-                    weights,
-                    inputs,
-                } if self.computes.contains(&node) => self.affine(node, *acc, weights, inputs),
-                _ => self.instr(node).into_iter().collect(),
-            })
+            .flat_map(|node| self.instrs(node))
             .collect()
     }
 
-    /// An affine as one chain of [`Instr::MulAdd`], each term's sum in a fresh register and
-    /// the last in the node's own.
+    /// An affine (over operand registers) as one chain of [`Instr::MulAdd`], each term's sum
+    /// in a fresh register and the last in the node's own.
     fn affine(
         &self,
         node: NodeId,
@@ -267,7 +227,7 @@ impl<'a> Lowerer<'a> {
         weights: &[NodeId],
         inputs: &[NodeId],
     ) -> Vec<Instr> {
-        let mut sum = acc.map(|a| self.reg(a));
+        let mut sum = acc.map(|a| a.0);
         let last = inputs.len() - 1;
         weights
             .iter()
@@ -277,15 +237,13 @@ impl<'a> Lowerer<'a> {
                 let dst = if k == last {
                     node.0
                 } else {
-                    let fresh = self.fresh.get();
-                    self.fresh.set(fresh + 1);
-                    fresh
+                    self.fresh.replace(self.fresh.get() + 1)
                 };
                 let instr = Instr::MulAdd {
                     dst,
                     acc: sum,
-                    a: self.reg(*w),
-                    b: self.reg(*x),
+                    a: w.0,
+                    b: x.0,
                 };
                 sum = Some(dst);
                 instr
@@ -293,126 +251,80 @@ impl<'a> Lowerer<'a> {
             .collect()
     }
 
-    /// The instruction producing `node`'s register, if it needs one.
-    fn instr(&self, node: NodeId) -> Option<Instr> {
+    /// The instructions producing `node`'s register (none for aliases, packs and reductions).
+    fn instrs(&self, node: NodeId) -> Vec<Instr> {
         let graph = self.graph;
         let op = &graph.node(node).op;
         let dst = node.0;
         if self.alias.contains_key(&node) {
-            return None;
+            return Vec::new();
         }
         // Params, constants and the lane index are produced in place, whether they are
-        // operands or roots written by this kernel.
-        match op {
-            Op::Param { .. } => {
-                return Some(match self.params.index(node) {
-                    (true, index) => Instr::ParamF { dst, index },
-                    (false, index) => Instr::ParamU { dst, index },
-                });
-            }
-            Op::Constant(Constant::F32(bits)) => return Some(Instr::ConstF { dst, bits: *bits }),
-            Op::Constant(Constant::U32(value)) => {
-                return Some(Instr::ConstU { dst, value: *value });
-            }
-            Op::Constant(Constant::Bool(value)) => {
-                return Some(Instr::ConstU {
-                    dst,
-                    value: u32::from(*value),
-                });
-            }
-            Op::LaneIndex => return Some(Instr::Lane { dst }),
-            _ => {}
-        }
-        if !self.computes.contains(&node) {
+        // operands or roots written by this kernel; other values computed elsewhere are loaded.
+        let leaf = matches!(op, Op::Param { .. } | Op::Constant(_) | Op::LaneIndex);
+        if !leaf && !self.computes.contains(&node) {
             return match op {
-                _ if graph.node(node).shape != Shape::Lanes => None,
-                Op::Input { .. } => Some(self.load(Slot::Input(node), dst)),
-                _ => Some(self.load(Slot::Value(node), dst)),
+                _ if graph.node(node).shape != Shape::Lanes => Vec::new(),
+                Op::Input { .. } => vec![self.load(Slot::Input(node), dst)],
+                _ => vec![self.load(Slot::Value(node), dst)],
             };
         }
-        let float = |id: NodeId| graph.node(id).dtype == DType::F32;
-        Some(match *op {
-            Op::LogicUnary(op, a) => Instr::LogicUnary {
-                op,
-                dst,
-                a: self.reg(a),
+        // Operands as registers; `from` is the first operand's type.
+        let from = op.operands().first().map(|a| graph.node(*a).dtype);
+        let float = from == Some(DType::F32);
+        vec![match op.map_operands(|a| NodeId(self.reg(*a))) {
+            Op::Param { .. } => match self.params.index(node) {
+                (true, index) => Instr::ParamF { dst, index },
+                (false, index) => Instr::ParamU { dst, index },
             },
-            Op::LogicBinary(op, a, b) => Instr::LogicBinary {
-                op,
+            Op::Constant(Constant::F32(bits)) => Instr::ConstF { dst, bits },
+            Op::Constant(c) => Instr::ConstU {
                 dst,
-                a: self.reg(a),
-                b: self.reg(b),
+                value: c.bits(),
             },
-            Op::FloatBinary(op, a, b) => Instr::FloatBinary {
-                op,
-                dst,
-                a: self.reg(a),
-                b: self.reg(b),
-            },
-            Op::Unary(op, a) => Instr::UnaryF {
-                op,
-                dst,
-                a: self.reg(a),
-            },
-            Op::Binary(op, a, b) if float(a) => Instr::BinaryF {
-                op,
-                dst,
-                a: self.reg(a),
-                b: self.reg(b),
-            },
-            Op::Binary(op, a, b) => Instr::BinaryU {
-                op,
-                dst,
-                a: self.reg(a),
-                b: self.reg(b),
-            },
-            Op::Compare(op, a, b) if float(a) => Instr::CompareF {
-                op,
-                dst,
-                a: self.reg(a),
-                b: self.reg(b),
-            },
-            Op::Compare(op, a, b) => Instr::CompareU {
-                op,
-                dst,
-                a: self.reg(a),
-                b: self.reg(b),
-            },
+            Op::LaneIndex => Instr::Lane { dst },
+            Op::LogicUnary(op, NodeId(a)) => Instr::LogicUnary { op, dst, a },
+            Op::LogicBinary(op, NodeId(a), NodeId(b)) => Instr::LogicBinary { op, dst, a, b },
+            Op::FloatBinary(op, NodeId(a), NodeId(b)) => Instr::FloatBinary { op, dst, a, b },
+            Op::Unary(op, NodeId(a)) => Instr::UnaryF { op, dst, a },
+            Op::Binary(op, NodeId(a), NodeId(b)) if float => Instr::BinaryF { op, dst, a, b },
+            Op::Binary(op, NodeId(a), NodeId(b)) => Instr::BinaryU { op, dst, a, b },
+            Op::Compare(op, NodeId(a), NodeId(b)) if float => Instr::CompareF { op, dst, a, b },
+            Op::Compare(op, NodeId(a), NodeId(b)) => Instr::CompareU { op, dst, a, b },
             Op::Select {
                 cond,
                 on_true,
                 on_false,
             } => {
-                let (cond, a, b) = (self.reg(cond), self.reg(on_true), self.reg(on_false));
-                if float(node) {
+                let (cond, a, b) = (cond.0, on_true.0, on_false.0);
+                if graph.node(node).dtype == DType::F32 {
                     Instr::SelectF { dst, cond, a, b }
                 } else {
                     Instr::SelectU { dst, cond, a, b }
                 }
             }
-            Op::Cast(a, to) => {
-                let from = graph.node(a).dtype;
-                let a = self.reg(a);
-                match (from, to) {
-                    (DType::F32, DType::U32) => Instr::F32ToU32 { dst, a },
-                    (DType::F32, DType::Bool) => Instr::F32ToBool { dst, a },
-                    (_, DType::F32) => Instr::U32ToF32 { dst, a },
-                    (DType::U32, DType::Bool) => Instr::U32ToBool { dst, a },
-                    _ => unreachable!("same-file casts are aliases"),
-                }
-            }
+            Op::Cast(NodeId(a), to) => match (from, to) {
+                (Some(DType::F32), DType::U32) => Instr::F32ToU32 { dst, a },
+                (Some(DType::F32), DType::Bool) => Instr::F32ToBool { dst, a },
+                (_, DType::F32) => Instr::U32ToF32 { dst, a },
+                (Some(DType::U32), DType::Bool) => Instr::U32ToBool { dst, a },
+                _ => unreachable!("same-file casts are aliases"),
+            },
             Op::RandomUniform { key, counter, word } => {
                 let mut words = [None, None];
                 words[usize::from(word)] = Some(dst);
                 Instr::Random {
                     dst: words,
-                    key: key.map(|k| self.reg(k)),
-                    counter: counter.map(|c| self.reg(c)),
+                    key: key.map(|k| k.0),
+                    counter: counter.map(|c| c.0),
                 }
             }
             // A pack is only stored (column by column); a reduction is a phase result.
-            Op::Pack(_) | Op::RowReduce(..) => return None,
-            Op::Unpack(packed, column) => {
+            Op::Pack(_) | Op::RowReduce(..) => return Vec::new(),
+            Op::Unpack(_, column) => {
+                let Op::Unpack(packed, _) = *op else {
+                    unreachable!()
+                };
                 let slot = if matches!(graph.node(packed).op, Op::Input { .. }) {
                     Slot::Input(packed)
                 } else {
@@ -423,61 +335,61 @@ impl<'a> Lowerer<'a> {
                 };
                 Instr::LoadPackedF {
                     dst,
-                    buffer: self.buffer(&self.bindings.in_f, slot),
+                    buffer: self.buffer(false, slot),
                     k,
                     column,
                     per_step: self.per_step(slot),
                 }
             }
-            Op::Input { .. } | Op::Param { .. } | Op::Constant(_) | Op::LaneIndex => {
+            Op::Input { .. } => {
                 unreachable!("leaf {node} {op:?} in computes {:?}", self.kernel.name)
             }
-            Op::Affine { .. } => unreachable!("affines lower to a chain: see `affine`"),
-        })
+            Op::Affine {
+                acc,
+                weights,
+                inputs,
+            } => return self.affine(node, acc, &weights, &inputs),
+        }]
     }
 
     fn load(&self, slot: Slot, dst: Reg) -> Instr {
-        let per_step = self.per_step(slot);
+        let (buffer, per_step) = (self.buffer(false, slot), self.per_step(slot));
         if is_float(self.graph, slot) {
             Instr::LoadF {
                 dst,
-                buffer: self.buffer(&self.bindings.in_f, slot),
+                buffer,
                 per_step,
             }
         } else {
             Instr::LoadU {
                 dst,
-                buffer: self.buffer(&self.bindings.in_u, slot),
+                buffer,
                 per_step,
             }
         }
     }
 
     fn store(&self, slot: Slot, node: NodeId) -> Vec<Instr> {
-        let per_step = self.per_step(slot);
+        let (buffer, per_step) = (self.buffer(true, slot), self.per_step(slot));
+        let src = self.reg(node);
         match (&self.graph.node(node).op, self.graph.node(node).shape) {
-            (Op::Pack(items), Shape::Packed(k)) => {
-                let buffer = self.buffer(&self.bindings.out_f, slot);
-                items
-                    .iter()
-                    .enumerate()
-                    .map(|(column, item)| Instr::StorePackedF {
-                        buffer,
-                        src: self.reg(*item),
-                        k,
-                        column: column as u32,
-                        per_step,
-                    })
-                    .collect()
-            }
+            (Op::Pack(items), Shape::Packed(k)) => (items.iter().enumerate())
+                .map(|(column, item)| Instr::StorePackedF {
+                    buffer,
+                    src: self.reg(*item),
+                    k,
+                    column: column as u32,
+                    per_step,
+                })
+                .collect(),
             _ if is_float(self.graph, slot) => vec![Instr::StoreF {
-                buffer: self.buffer(&self.bindings.out_f, slot),
-                src: self.reg(node),
+                buffer,
+                src,
                 per_step,
             }],
             _ => vec![Instr::StoreU {
-                buffer: self.buffer(&self.bindings.out_u, slot),
-                src: self.reg(node),
+                buffer,
+                src,
                 per_step,
             }],
         }

@@ -224,8 +224,9 @@ impl Instr {
             | Instr::F32ToBool { dst, .. }
             | Instr::U32ToBool { dst, .. } => Some((dst, false)),
             // Random defines up to two registers: see [`Instr::defs`].
-            Instr::Random { .. } | Instr::Guard { .. } => None,
-            Instr::StoreF { .. }
+            Instr::Random { .. }
+            | Instr::Guard { .. }
+            | Instr::StoreF { .. }
             | Instr::StoreU { .. }
             | Instr::StorePackedF { .. }
             | Instr::Stash { .. }
@@ -274,13 +275,28 @@ impl Instr {
             }
             Instr::MulAdd { acc, a, b, .. } => acc.into_iter().chain([a, b]).collect(),
             Instr::DotParams { acc, .. } => acc.into_iter().collect(),
-            Instr::Stash { src, .. } => vec![src],
             Instr::Random { key, counter, .. } => vec![key[0], key[1], counter[0], counter[1]],
-            Instr::StoreF { src, .. }
+            Instr::Stash { src, .. }
+            | Instr::StoreF { src, .. }
             | Instr::StoreU { src, .. }
-            | Instr::StorePackedF { src, .. } => {
-                vec![src]
+            | Instr::StorePackedF { src, .. } => vec![src],
+        }
+    }
+
+    /// The binding a load or store addresses, as (whether it is an output, whether it is
+    /// `f32`, its index): `in_f`, `in_u`, `out_f` or `out_u`. State loads
+    /// ([`Instr::LoadStateF`]) are not counted: only [`super::state_reads`] makes them.
+    pub fn binding(&self) -> Option<(bool, bool, u32)> {
+        match *self {
+            Instr::LoadF { buffer, .. } | Instr::LoadPackedF { buffer, .. } => {
+                Some((false, true, buffer))
             }
+            Instr::LoadU { buffer, .. } => Some((false, false, buffer)),
+            Instr::StoreF { buffer, .. } | Instr::StorePackedF { buffer, .. } => {
+                Some((true, true, buffer))
+            }
+            Instr::StoreU { buffer, .. } => Some((true, false, buffer)),
+            _ => None,
         }
     }
 }
@@ -313,7 +329,7 @@ pub struct ReducePhase {
 }
 
 /// What one kernel (or one part of a horizontal launch) computes.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct KernelProgram {
     /// One thread per lane, or one thread per row of `cols` lanes.
     pub rows_of: Option<u32>,
@@ -348,14 +364,22 @@ impl KernelProgram {
             .chain((self.guards.iter()).flat_map(|g| g.outputs_f.iter().copied()))
     }
 
+    /// The prologue, body and epilogue.
+    pub fn lists(&self) -> [&Vec<Instr>; 3] {
+        [&self.prologue, &self.body, &self.epilogue]
+    }
+
+    /// [`Self::lists`], to rewrite.
+    pub fn lists_mut(&mut self) -> [&mut Vec<Instr>; 3] {
+        [&mut self.prologue, &mut self.body, &mut self.epilogue]
+    }
+
     /// Every instruction: the phases, prologue, body, epilogue, then the guard blocks.
     pub fn instrs(&self) -> impl Iterator<Item = &Instr> {
         let phases = self.phases.iter().flat_map(|p| &p.body);
         let guards = self.guards.iter().flat_map(|g| &g.body);
         phases
-            .chain(&self.prologue)
-            .chain(&self.body)
-            .chain(&self.epilogue)
+            .chain(self.lists().into_iter().flatten())
             .chain(guards)
     }
 
@@ -363,11 +387,8 @@ impl KernelProgram {
     pub fn instrs_mut(&mut self) -> impl Iterator<Item = &mut Instr> {
         let phases = self.phases.iter_mut().flat_map(|p| p.body.iter_mut());
         let guards = self.guards.iter_mut().flat_map(|g| g.body.iter_mut());
-        phases
-            .chain(self.prologue.iter_mut())
-            .chain(self.body.iter_mut())
-            .chain(self.epilogue.iter_mut())
-            .chain(guards)
+        let lists = [&mut self.prologue, &mut self.body, &mut self.epilogue];
+        phases.chain(lists.into_iter().flatten()).chain(guards)
     }
 }
 
@@ -403,6 +424,24 @@ pub struct LaunchBindings {
     pub out_u: Vec<Slot>,
 }
 
+impl LaunchBindings {
+    /// The outputs (`output`) or inputs of the `f32` (`float`) or `u32` kind.
+    pub fn list(&self, output: bool, float: bool) -> &Vec<Slot> {
+        match (output, float) {
+            (false, true) => &self.in_f,
+            (false, false) => &self.in_u,
+            (true, true) => &self.out_f,
+            (true, false) => &self.out_u,
+        }
+    }
+
+    /// The slot a load or store of this launch addresses, and whether it is an output.
+    pub fn slot(&self, instr: &Instr) -> Option<(bool, Slot)> {
+        let (output, float, buffer) = instr.binding()?;
+        Some((output, self.list(output, float)[buffer as usize]))
+    }
+}
+
 /// A lowered launch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoweredLaunch {
@@ -425,15 +464,9 @@ impl KernelProgram {
     /// A one-step elementwise program of `body` alone (tests of the passes over it).
     pub(crate) fn of_body(body: Vec<Instr>) -> Self {
         Self {
-            rows_of: None,
-            phases: Vec::new(),
-            prologue: Vec::new(),
             body,
-            epilogue: Vec::new(),
-            guards: Vec::new(),
             steps: 1,
-            carries_f: Vec::new(),
-            carries_u: Vec::new(),
+            ..Self::default()
         }
     }
 }

@@ -34,23 +34,17 @@ pub const MAX_SLOTS: u32 = 2048;
 /// `program` with every dense layer of its prologue, body and epilogue as one loop.
 /// `first_free` is the first stash slot the program does not use.
 pub fn reroll(program: &KernelProgram, first_free: u32) -> KernelProgram {
-    let uses = use_counts(program);
-    let mut next_free = first_free;
-    let mut out = program.clone();
-    for list in [&mut out.prologue, &mut out.body, &mut out.epilogue] {
-        *list = reroll_list(list, &uses, &mut next_free);
-    }
-    out
-}
-
-/// How many times each register is read anywhere in `program` (instructions, guard
-/// blocks, carries, reduction phases, guard outputs).
-fn use_counts(program: &KernelProgram) -> HashMap<Reg, usize> {
+    // How many times each register is read anywhere in `program`.
     let mut uses: HashMap<Reg, usize> = HashMap::new();
     for reg in program.reads() {
         *uses.entry(reg).or_default() += 1;
     }
-    uses
+    let mut next_free = first_free;
+    let mut out = program.clone();
+    for list in out.lists_mut() {
+        *list = reroll_list(list, &uses, &mut next_free);
+    }
+    out
 }
 
 /// One row: `dst = dot + bias`.
@@ -65,32 +59,26 @@ struct Row {
 
 /// The row starting at `list[i]`, if one does and its dot and bias feed only its add.
 fn row_at(list: &[Instr], i: usize, uses: &HashMap<Reg, usize>) -> Option<Row> {
-    let [dot, bias, add] = list.get(i..i + 3)? else {
-        return None;
-    };
-    let Instr::DotParams {
-        dst: d,
-        acc: None,
-        first_param,
-        slot,
-        len,
-    } = *dot
+    let [
+        Instr::DotParams {
+            dst: d,
+            acc: None,
+            first_param,
+            slot,
+            len,
+        },
+        Instr::ParamF { dst: b, index },
+        Instr::BinaryF {
+            op: BinaryOp::Add,
+            dst,
+            a,
+            b: b2,
+        },
+    ] = *list.get(i..i + 3)?
     else {
         return None;
     };
-    let Instr::ParamF { dst: b, index } = *bias else {
-        return None;
-    };
-    let Instr::BinaryF {
-        op: BinaryOp::Add,
-        dst,
-        a,
-        b: b2,
-    } = *add
-    else {
-        return None;
-    };
-    let only_here = |r: Reg| uses.get(&r).copied().unwrap_or(0) == 1;
+    let only_here = |r: Reg| uses.get(&r) == Some(&1);
     (a == d && b2 == b && only_here(d) && only_here(b)).then_some(Row {
         first_param,
         bias_param: index,
@@ -155,31 +143,25 @@ fn overlaps(a: SlotRange, b: SlotRange) -> bool {
 
 /// One list, layers found at each row start.
 fn reroll_list(list: &[Instr], uses: &HashMap<Reg, usize>, next_free: &mut u32) -> Vec<Instr> {
+    // The activations and stashes layers absorbed (they follow their layer).
     let mut removed = vec![false; list.len()];
-    // Instructions to emit in place of the first row of each layer.
-    let mut layer_at_index: HashMap<usize, Vec<Instr>> = HashMap::new();
+    let mut out = Vec::with_capacity(list.len());
     let mut i = 0;
     while i < list.len() {
         let (rows, stride) = layer_at(list, i, uses);
         if rows.is_empty() {
+            if !removed[i] {
+                out.push(list[i]);
+            }
             i += 1;
             continue;
         }
-        if let Some(replacement) = layer(list, i, (&rows, stride), uses, &mut removed, next_free) {
-            layer_at_index.insert(i, replacement);
-            for flag in &mut removed[i..i + 3 * rows.len()] {
-                *flag = true;
-            }
+        let end = i + 3 * rows.len();
+        match layer(list, i, (&rows, stride), uses, &mut removed, next_free) {
+            Some(replacement) => out.extend(replacement),
+            None => out.extend_from_slice(&list[i..end]),
         }
-        i += 3 * rows.len();
-    }
-    let mut out = Vec::with_capacity(list.len());
-    for (i, instr) in list.iter().enumerate() {
-        if let Some(replacement) = layer_at_index.remove(&i) {
-            out.extend(replacement);
-        } else if !removed[i] {
-            out.push(*instr);
-        }
+        i = end;
     }
     out
 }
@@ -197,23 +179,17 @@ fn layer(
 ) -> Option<Vec<Instr>> {
     let first = rows[0];
     let end = start + 3 * rows.len();
-    let read_once = |r: Reg| uses.get(&r).copied().unwrap_or(0) == 1;
-    // The single reader of each row's value, searched after the layer.
+    // The first reader of a value after the layer, and its index, if nothing else reads it.
     let reader = |value: Reg| {
-        list[end..]
-            .iter()
-            .position(|instr| instr.operands().contains(&value))
-            .map(|k| end + k)
+        let at = (end..list.len()).find(|&k| list[k].operands().contains(&value))?;
+        (uses.get(&value) == Some(&1)).then_some((list[at], at))
     };
     // An activation every row's sum feeds, and nothing else.
     let activation = rows
         .iter()
-        .map(|row| {
-            let at = reader(row.dst).filter(|_| read_once(row.dst))?;
-            match list[at] {
-                Instr::UnaryF { op, dst, a } if a == row.dst => Some((op, dst, at)),
-                _ => None,
-            }
+        .map(|row| match reader(row.dst)? {
+            (Instr::UnaryF { op, dst, a }, at) if a == row.dst => Some((op, dst, at)),
+            _ => None,
         })
         .collect::<Option<Vec<(FloatUnary, Reg, usize)>>>()
         .filter(|found| found.iter().all(|f| f.0 == found[0].0));
@@ -224,12 +200,9 @@ fn layer(
     // Stashes into consecutive slots that are each value's only reader.
     let stashes = values
         .iter()
-        .map(|&value| {
-            let at = reader(value).filter(|_| read_once(value))?;
-            match list[at] {
-                Instr::Stash { slot, src } if src == value => Some((slot, at)),
-                _ => None,
-            }
+        .map(|&value| match reader(value)? {
+            (Instr::Stash { slot, src }, at) if src == value => Some((slot, at)),
+            _ => None,
         })
         .collect::<Option<Vec<(u32, usize)>>>()
         .filter(|found| {
@@ -259,10 +232,8 @@ fn layer(
             slot
         }
     };
-    if let Some(found) = &activation {
-        for f in found {
-            removed[f.2] = true;
-        }
+    for f in activation.iter().flatten() {
+        removed[f.2] = true;
     }
     let mut out = vec![Instr::DenseParams {
         out_slot,

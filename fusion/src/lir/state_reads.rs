@@ -12,8 +12,7 @@
 //! and writes the same elements as before.
 
 use crate::graph::NodeId;
-use crate::lir::program::LoweredLaunch;
-use crate::lir::program::{Instr, KernelProgram, LaunchProgram};
+use crate::lir::program::{Instr, KernelProgram, LaunchProgram, LoweredLaunch};
 use crate::plan::Slot;
 
 /// Where `launch` binds carried input `input` and its next value, and every instruction
@@ -21,15 +20,13 @@ use crate::plan::Slot;
 /// drops, as (whether it is `f32`, input index, output index).
 fn rebindable(launch: &LoweredLaunch, input: NodeId) -> Option<(bool, u32, u32)> {
     let b = &launch.bindings;
-    [(true, &b.in_f, &b.out_f), (false, &b.in_u, &b.out_u)]
-        .into_iter()
-        .find_map(|(float, ins, outs)| {
-            let from = ins.iter().position(|s| *s == Slot::Input(input))? as u32;
-            let to = outs.iter().position(|s| *s == Slot::Next(input))? as u32;
-            let plain = (launch.program.parts.iter())
-                .all(|part| part.instrs().all(|i| !reads_otherwise(i, float, from)));
-            plain.then_some((float, from, to))
-        })
+    [true, false].into_iter().find_map(|float| {
+        let from = (b.list(false, float).iter()).position(|s| *s == Slot::Input(input))? as u32;
+        let to = (b.list(true, float).iter()).position(|s| *s == Slot::Next(input))? as u32;
+        let plain = (launch.program.parts.iter())
+            .all(|part| part.instrs().all(|i| !reads_otherwise(i, float, from)));
+        plain.then_some((float, from, to))
+    })
 }
 
 /// Whether, once [`read_state_from_outputs`] has run, `launch` binds the buffer of carried
@@ -52,10 +49,8 @@ pub fn read_state_from_outputs(launch: &LoweredLaunch, in_place: &[NodeId]) -> L
             continue;
         };
         let mut parts: Vec<KernelProgram> = launch.program.parts.to_vec();
-        for part in &mut parts {
-            for instr in part.instrs_mut() {
-                *instr = rebind(*instr, float, from, to);
-            }
+        for instr in parts.iter_mut().flat_map(KernelProgram::instrs_mut) {
+            rebind(instr, float, from, to);
         }
         launch.program = LaunchProgram::new(parts);
         let b = &mut launch.bindings;
@@ -68,61 +63,30 @@ pub fn read_state_from_outputs(launch: &LoweredLaunch, in_place: &[NodeId]) -> L
 /// Whether `instr` reads input buffer `from` (of the `float` file) other than as a plain
 /// per-lane load.
 fn reads_otherwise(instr: &Instr, float: bool, from: u32) -> bool {
-    match *instr {
-        Instr::LoadF {
-            buffer, per_step, ..
-        } if float => buffer == from && per_step,
-        Instr::LoadPackedF { buffer, .. } if float => buffer == from,
-        Instr::LoadU {
-            buffer, per_step, ..
-        } if !float => buffer == from && per_step,
+    let plain = match *instr {
+        Instr::LoadF { per_step, .. } | Instr::LoadU { per_step, .. } => !per_step,
         _ => false,
-    }
+    };
+    instr.binding() == Some((false, float, from)) && !plain
 }
 
-/// `instr` with loads of input `from` turned into loads of output `to`, and later inputs
-/// of the same file renumbered.
-fn rebind(instr: Instr, float: bool, from: u32, to: u32) -> Instr {
-    let shifted = |buffer: u32| if buffer > from { buffer - 1 } else { buffer };
-    match instr {
+/// Turns a load of input `from` into a load of output `to`, and renumbers later inputs of
+/// the same file.
+fn rebind(instr: &mut Instr, float: bool, from: u32, to: u32) {
+    match *instr {
         Instr::LoadF { dst, buffer, .. } if float && buffer == from => {
-            Instr::LoadStateF { dst, buffer: to }
+            *instr = Instr::LoadStateF { dst, buffer: to };
         }
         Instr::LoadU { dst, buffer, .. } if !float && buffer == from => {
-            Instr::LoadStateU { dst, buffer: to }
+            *instr = Instr::LoadStateU { dst, buffer: to };
         }
-        Instr::LoadF {
-            dst,
-            buffer,
-            per_step,
-        } if float => Instr::LoadF {
-            dst,
-            buffer: shifted(buffer),
-            per_step,
-        },
-        Instr::LoadPackedF {
-            dst,
-            buffer,
-            k,
-            column,
-            per_step,
-        } if float => Instr::LoadPackedF {
-            dst,
-            buffer: shifted(buffer),
-            k,
-            column,
-            per_step,
-        },
-        Instr::LoadU {
-            dst,
-            buffer,
-            per_step,
-        } if !float => Instr::LoadU {
-            dst,
-            buffer: shifted(buffer),
-            per_step,
-        },
-        other => other,
+        Instr::LoadF { ref mut buffer, .. } | Instr::LoadPackedF { ref mut buffer, .. }
+            if float =>
+        {
+            *buffer -= u32::from(*buffer > from);
+        }
+        Instr::LoadU { ref mut buffer, .. } if !float => *buffer -= u32::from(*buffer > from),
+        _ => {}
     }
 }
 

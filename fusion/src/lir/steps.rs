@@ -1,8 +1,7 @@
 //! Multi-step (`fused-xK`) programs: loop-carried state is loaded once before the loop
 //! over the steps, carried in registers, and stored once after it.
 
-use super::program::Instr;
-use super::program::LaunchBindings;
+use super::program::{Instr, LaunchBindings};
 use crate::graph::{DType, Graph, NodeId};
 use crate::plan::Slot;
 
@@ -26,15 +25,10 @@ pub(super) fn split(
             .any(|i| i.def().map(|d| d.0) == Some(carry.input.0));
         if !loaded {
             // A carried input no step reads: its register still holds the state.
+            let dst = carry.input.0;
             prologue.push(match graph.node(carry.input).dtype {
-                DType::F32 => Instr::ConstF {
-                    dst: carry.input.0,
-                    bits: 0,
-                },
-                _ => Instr::ConstU {
-                    dst: carry.input.0,
-                    value: 0,
-                },
+                DType::F32 => Instr::ConstF { dst, bits: 0 },
+                _ => Instr::ConstU { dst, value: 0 },
             });
         }
     }
@@ -54,27 +48,13 @@ pub(super) fn split(
 
 /// Whether `instr` loads loop-carried state.
 fn loads_state(graph: &Graph, bindings: &LaunchBindings, instr: &Instr) -> bool {
-    let slot = match *instr {
-        Instr::LoadF { buffer, .. } | Instr::LoadPackedF { buffer, .. } => {
-            bindings.in_f[buffer as usize]
-        }
-        Instr::LoadU { buffer, .. } => bindings.in_u[buffer as usize],
-        _ => return false,
-    };
-    matches!(slot, Slot::Input(input) if graph.carry_of(input).is_some())
+    matches!(bindings.slot(instr), Some((false, Slot::Input(input))) if graph.carry_of(input).is_some())
 }
 
 /// The carried input `instr` stores the final value of, if any.
 fn stores_state(bindings: &LaunchBindings, instr: &Instr) -> Option<NodeId> {
-    let slot = match *instr {
-        Instr::StoreF { buffer, .. } | Instr::StorePackedF { buffer, .. } => {
-            bindings.out_f[buffer as usize]
-        }
-        Instr::StoreU { buffer, .. } => bindings.out_u[buffer as usize],
-        _ => return None,
-    };
-    match slot {
-        Slot::Next(input) => Some(input),
+    match bindings.slot(instr) {
+        Some((true, Slot::Next(input))) => Some(input),
         _ => None,
     }
 }

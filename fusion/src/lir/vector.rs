@@ -12,27 +12,22 @@ pub const VECTOR_WIDTH: usize = 4;
 /// whose instructions address single lanes).
 pub fn vectorizable(program: &KernelProgram) -> bool {
     program.rows_of.is_none()
-        && program
-            .prologue
-            .iter()
-            .chain(&program.body)
-            .chain(&program.epilogue)
-            .all(|instr| match instr {
-                Instr::LoadF { .. }
-                | Instr::ParamF { .. }
-                | Instr::ConstF { .. }
-                | Instr::StoreF { .. }
-                | Instr::UnaryF { .. }
-                | Instr::MulAdd { .. }
-                | Instr::Stash { .. }
-                | Instr::DotParams { .. }
-                | Instr::DenseParams { .. }
-                | Instr::Unstash { .. }
-                | Instr::FloatBinary { .. } => true,
-                Instr::BinaryF { op, .. } => matches!(
-                    op,
-                    BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
-                ),
-                _ => false,
-            })
+        && (program.lists().into_iter().flatten()).all(|instr| match instr {
+            Instr::LoadF { .. }
+            | Instr::ParamF { .. }
+            | Instr::ConstF { .. }
+            | Instr::StoreF { .. }
+            | Instr::UnaryF { .. }
+            | Instr::MulAdd { .. }
+            | Instr::Stash { .. }
+            | Instr::DotParams { .. }
+            | Instr::DenseParams { .. }
+            | Instr::Unstash { .. }
+            | Instr::FloatBinary { .. } => true,
+            Instr::BinaryF { op, .. } => matches!(
+                op,
+                BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
+            ),
+            _ => false,
+        })
 }

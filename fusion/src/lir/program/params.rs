@@ -14,27 +14,20 @@ pub struct ParamLayout {
 impl ParamLayout {
     /// The layout of `graph`'s params.
     pub fn of(graph: &Graph) -> Self {
-        let mut layout = Self::default();
-        for (id, _) in graph.params() {
-            match graph.node(id).dtype {
-                DType::F32 => layout.f32_params.push(id),
-                _ => layout.u32_params.push(id),
-            }
+        let (f32_params, u32_params) = (graph.params().into_iter().map(|(id, _)| id))
+            .partition(|id| graph.node(*id).dtype == DType::F32);
+        Self {
+            f32_params,
+            u32_params,
         }
-        layout
     }
 
     /// Whether `id` is an `f32` param, and its index in its buffer.
     pub(in crate::lir) fn index(&self, id: NodeId) -> (bool, u32) {
-        match self.f32_params.iter().position(|p| *p == id) {
+        let find = |params: &[NodeId]| params.iter().position(|p| *p == id);
+        match find(&self.f32_params) {
             Some(i) => (true, i as u32),
-            None => (
-                false,
-                self.u32_params
-                    .iter()
-                    .position(|p| *p == id)
-                    .expect("a param") as u32,
-            ),
+            None => (false, find(&self.u32_params).expect("a param") as u32),
         }
     }
 }
