@@ -90,12 +90,10 @@ pub(super) fn exec<N: Size>(
             regs.u.insert(dst, value);
         }
         Instr::LoadStateF { dst, buffer } => {
-            let value = bufs.out_f.index(buffer as usize)[lane];
-            regs.f.insert(dst, value);
+            regs.f.insert(dst, bufs.out_f.index(buffer as usize)[lane]);
         }
         Instr::LoadStateU { dst, buffer } => {
-            let value = bufs.out_u.index(buffer as usize)[lane];
-            regs.u.insert(dst, value);
+            regs.u.insert(dst, bufs.out_u.index(buffer as usize)[lane]);
         }
         Instr::LoadPackedF {
             dst,
@@ -105,8 +103,7 @@ pub(super) fn exec<N: Size>(
             per_step,
         } => {
             let index = (lane + step_offset(n, per_step, step)) * k as usize + column as usize;
-            let value = bufs.in_f.index(buffer as usize)[index];
-            regs.f.insert(dst, value);
+            regs.f.insert(dst, bufs.in_f.index(buffer as usize)[index]);
         }
         Instr::ParamF { dst, index } => {
             let at = index as usize + bank_of::<N>(bufs, lane) * bufs.bank_params_f;
@@ -131,22 +128,18 @@ pub(super) fn exec<N: Size>(
                 .insert(dst, Vector::new(u32::cast_from(lane - first)));
         }
         Instr::UnaryF { op, dst, a } => {
-            let x = regs.f.find(a);
-            regs.f.insert(dst, float_unary::<N>(x, op));
+            regs.f.insert(dst, float_unary::<N>(regs.f.find(a), op));
         }
         Instr::LogicUnary { op, dst, a } => {
-            let x = regs.u.find(a);
-            regs.u.insert(dst, logic_unary::<N>(x, op));
+            regs.u.insert(dst, logic_unary::<N>(regs.u.find(a), op));
         }
         Instr::LogicBinary { op, dst, a, b } => {
-            let x = regs.u.find(a);
-            let y = regs.u.find(b);
-            regs.u.insert(dst, logic_binary::<N>(x, y, op));
+            regs.u
+                .insert(dst, logic_binary::<N>(regs.u.find(a), regs.u.find(b), op));
         }
         Instr::BinaryF { op, dst, a, b } => {
-            let x = regs.f.find(a);
-            let y = regs.f.find(b);
-            regs.f.insert(dst, binary::<f32, N>(x, y, op));
+            regs.f
+                .insert(dst, binary::<f32, N>(regs.f.find(a), regs.f.find(b), op));
         }
         Instr::MulAdd { dst, acc, a, b } => {
             let product = regs.f.find(a) * regs.f.find(b);
@@ -218,44 +211,38 @@ pub(super) fn exec<N: Size>(
             regs.f.insert(dst, regs.stash[slot as usize]);
         }
         Instr::FloatBinary { op, dst, a, b } => {
-            let x = regs.f.find(a);
-            let y = regs.f.find(b);
-            regs.f.insert(dst, float_binary::<N>(x, y, op));
+            regs.f
+                .insert(dst, float_binary::<N>(regs.f.find(a), regs.f.find(b), op));
         }
         Instr::BinaryU { op, dst, a, b } => {
-            let x = regs.u.find(a);
-            let y = regs.u.find(b);
-            regs.u.insert(dst, binary::<u32, N>(x, y, op));
+            regs.u
+                .insert(dst, binary::<u32, N>(regs.u.find(a), regs.u.find(b), op));
         }
         Instr::CompareF { op, dst, a, b } => {
-            let x = regs.f.find(a);
-            let y = regs.f.find(b);
-            regs.u.insert(dst, compare::<f32, N>(x, y, op));
+            regs.u
+                .insert(dst, compare::<f32, N>(regs.f.find(a), regs.f.find(b), op));
         }
         Instr::CompareU { op, dst, a, b } => {
-            let x = regs.u.find(a);
-            let y = regs.u.find(b);
-            regs.u.insert(dst, compare::<u32, N>(x, y, op));
+            regs.u
+                .insert(dst, compare::<u32, N>(regs.u.find(a), regs.u.find(b), op));
         }
         Instr::SelectF { dst, cond, a, b } => {
             let c = to_bool::<N>(regs.u.find(cond));
-            let x = regs.f.find(a);
-            let y = regs.f.find(b);
-            regs.f.insert(dst, select_many(c, x, y));
+            regs.f
+                .insert(dst, select_many(c, regs.f.find(a), regs.f.find(b)));
         }
         Instr::SelectU { dst, cond, a, b } => {
             let c = to_bool::<N>(regs.u.find(cond));
-            let x = regs.u.find(a);
-            let y = regs.u.find(b);
-            regs.u.insert(dst, select_many(c, x, y));
+            regs.u
+                .insert(dst, select_many(c, regs.u.find(a), regs.u.find(b)));
         }
         Instr::U32ToF32 { dst, a } => {
-            let x = regs.u.find(a);
-            regs.f.insert(dst, Vector::<f32, N>::cast_from(x));
+            regs.f
+                .insert(dst, Vector::<f32, N>::cast_from(regs.u.find(a)));
         }
         Instr::F32ToU32 { dst, a } => {
-            let x = regs.f.find(a);
-            regs.u.insert(dst, Vector::<u32, N>::cast_from(x));
+            regs.u
+                .insert(dst, Vector::<u32, N>::cast_from(regs.f.find(a)));
         }
         Instr::F32ToBool { dst, a } => {
             let x = regs.f.find(a);
@@ -299,18 +286,16 @@ pub(super) fn exec<N: Size>(
             src,
             per_step,
         } => {
-            let value = regs.f.find(src);
-            let out = bufs.out_f.index_mut(buffer as usize);
-            out[lane + step_offset(n, per_step, step)] = value;
+            bufs.out_f.index_mut(buffer as usize)[lane + step_offset(n, per_step, step)] =
+                regs.f.find(src);
         }
         Instr::StoreU {
             buffer,
             src,
             per_step,
         } => {
-            let value = regs.u.find(src);
-            let out = bufs.out_u.index_mut(buffer as usize);
-            out[lane + step_offset(n, per_step, step)] = value;
+            bufs.out_u.index_mut(buffer as usize)[lane + step_offset(n, per_step, step)] =
+                regs.u.find(src);
         }
         Instr::StorePackedF {
             buffer,
@@ -319,9 +304,9 @@ pub(super) fn exec<N: Size>(
             column,
             per_step,
         } => {
-            let value = regs.f.find(src);
-            let out = bufs.out_f.index_mut(buffer as usize);
-            out[(lane + step_offset(n, per_step, step)) * k as usize + column as usize] = value;
+            bufs.out_f.index_mut(buffer as usize)
+                [(lane + step_offset(n, per_step, step)) * k as usize + column as usize] =
+                regs.f.find(src);
         }
     }
 }

@@ -216,8 +216,8 @@ pub enum Op {
 }
 
 impl Op {
-    /// The op with its operands renamed by `map`.
-    pub fn map_operands(&self, map: impl Fn(&NodeId) -> NodeId) -> Op {
+    /// The op with its operands renamed by `map`, called on each operand in order.
+    pub fn map_operands(&self, mut map: impl FnMut(&NodeId) -> NodeId) -> Op {
         match self {
             Op::Input { .. } | Op::Param { .. } | Op::Constant(_) | Op::LaneIndex => self.clone(),
             Op::Unary(u, a) => Op::Unary(*u, map(a)),
@@ -237,11 +237,11 @@ impl Op {
             },
             Op::Cast(a, to) => Op::Cast(map(a), *to),
             Op::RandomUniform { key, counter, word } => Op::RandomUniform {
-                key: key.each_ref().map(&map),
-                counter: counter.each_ref().map(&map),
+                key: key.each_ref().map(&mut map),
+                counter: counter.each_ref().map(&mut map),
                 word: *word,
             },
-            Op::Pack(items) => Op::Pack(items.iter().map(&map).collect()),
+            Op::Pack(items) => Op::Pack(items.iter().map(&mut map).collect()),
             Op::Unpack(a, index) => Op::Unpack(map(a), *index),
             Op::RowReduce(r, a, cols) => Op::RowReduce(*r, map(a), *cols),
             Op::Affine {
@@ -249,41 +249,23 @@ impl Op {
                 weights,
                 inputs,
             } => Op::Affine {
-                acc: acc.as_ref().map(&map),
-                weights: weights.iter().map(&map).collect(),
-                inputs: inputs.iter().map(&map).collect(),
+                acc: acc.as_ref().map(&mut map),
+                weights: weights.iter().map(&mut map).collect(),
+                inputs: inputs.iter().map(&mut map).collect(),
             },
         }
     }
 
     /// The nodes this op reads, in order.
     pub fn operands(&self) -> Vec<NodeId> {
-        match self {
-            Op::Input { .. } | Op::Param { .. } | Op::Constant(_) | Op::LaneIndex => vec![],
-            Op::Unary(_, a)
-            | Op::LogicUnary(_, a)
-            | Op::Cast(a, _)
-            | Op::Unpack(a, _)
-            | Op::RowReduce(_, a, _) => {
-                vec![*a]
-            }
-            Op::Binary(_, a, b)
-            | Op::FloatBinary(_, a, b)
-            | Op::LogicBinary(_, a, b)
-            | Op::Compare(_, a, b) => vec![*a, *b],
-            Op::Select {
-                cond,
-                on_true,
-                on_false,
-            } => vec![*cond, *on_true, *on_false],
-            Op::RandomUniform { key, counter, .. } => [*key, *counter].concat(),
-            Op::Pack(items) => items.clone(),
-            Op::Affine {
-                acc,
-                weights,
-                inputs,
-            } => acc.iter().chain(weights).chain(inputs).copied().collect(),
+        let mut operands = Vec::new();
+        if self.computes() {
+            self.map_operands(|&a| {
+                operands.push(a);
+                a
+            });
         }
+        operands
     }
 
     /// Whether the op computes something per element (and so needs a kernel of its own in

@@ -23,7 +23,6 @@ use super::ops::{ChunkProgram, L, Loc, Op};
 use crate::cpu::native::Binder;
 use crate::graph::NodeId;
 use crate::lir::program::{GuardBlock, Instr, KernelProgram, LoweredLaunch, affine_chain};
-use crate::plan::Slot;
 
 /// Translates `launch` into a [`ChunkProgram`], its buffers and pinned values found by
 /// `binder`.
@@ -82,8 +81,13 @@ impl Translator<'_> {
     }
 
     /// The executor buffer of binding `index` of `list`.
-    fn buffer(&self, list: &[Slot], index: u32) -> u32 {
-        (self.binder.buffer)(list[index as usize])
+    fn buffer(&self, load_or_store: &Instr) -> u32 {
+        let (_, slot) = self
+            .launch
+            .bindings
+            .slot(load_or_store)
+            .expect("a load or store");
+        (self.binder.buffer)(slot)
     }
 
     /// Emits the chain of [`Instr::MulAdd`]s `chain` as one [`Op::Affine`] with its terms.
@@ -174,38 +178,22 @@ impl Translator<'_> {
 
     fn instr(&mut self, instr: &Instr, step: u32) {
         let at_step = |per_step: bool| if per_step { step } else { 0 };
-        let b = &self.launch.bindings;
         match *instr {
-            Instr::LoadF {
-                dst,
-                buffer,
-                per_step,
-            }
-            | Instr::LoadU {
-                dst,
-                buffer,
-                per_step,
-            } => {
-                let list = if matches!(instr, Instr::LoadF { .. }) {
-                    &b.in_f
-                } else {
-                    &b.in_u
-                };
-                let buffer = self.buffer(list, buffer);
+            Instr::LoadF { dst, per_step, .. } | Instr::LoadU { dst, per_step, .. } => {
                 let l = self.val(Loc::Input {
-                    buffer,
+                    buffer: self.buffer(instr),
                     step: at_step(per_step),
                 });
                 self.def.insert(dst, l);
             }
             Instr::LoadPackedF {
                 dst,
-                buffer,
                 k,
                 column,
                 per_step,
+                ..
             } => {
-                let buffer = self.buffer(&b.in_f, buffer);
+                let buffer = self.buffer(instr);
                 let step = at_step(per_step);
                 self.emit(dst, |_, dst| Op::LoadPacked {
                     dst,
@@ -279,30 +267,16 @@ impl Translator<'_> {
             | Instr::Unstash { .. } => {
                 unreachable!("the CPU runs affine chains itself (`lir::compact` is for kernels)")
             }
-            Instr::StoreF {
-                buffer,
-                src,
-                per_step,
-            }
-            | Instr::StoreU {
-                buffer,
-                src,
-                per_step,
-            }
-            | Instr::StorePackedF {
-                buffer,
-                src,
-                per_step,
-                ..
-            } => {
-                let (list, k, column) = match *instr {
-                    Instr::StorePackedF { k, column, .. } => (&b.out_f, k, column),
-                    Instr::StoreF { .. } => (&b.out_f, 0, 0),
-                    _ => (&b.out_u, 0, 0),
+            Instr::StoreF { src, per_step, .. }
+            | Instr::StoreU { src, per_step, .. }
+            | Instr::StorePackedF { src, per_step, .. } => {
+                let (k, column) = match *instr {
+                    Instr::StorePackedF { k, column, .. } => (k, column),
+                    _ => (0, 0),
                 };
                 let op = Op::Store {
                     src: self.get(src),
-                    buffer: self.buffer(list, buffer),
+                    buffer: self.buffer(instr),
                     step: at_step(per_step),
                     k,
                     column,
