@@ -9,9 +9,11 @@ use super::interp::simd::{Simd, WithSimd};
 use super::native::KernelFn;
 use super::threads::{CpuOptions, split};
 
-/// Per-thread chunk memory: pinned slots, temp slots and the location table.
+/// Per-thread chunk memory: pinned slots, temp slots (`stride` words each) and the location
+/// table.
 pub(super) struct Scratch {
     pub words: Vec<u32>,
+    pub stride: usize,
     pub ptrs: Vec<*mut u32>,
     /// The bank whose values the broadcast pinned slots hold (`None`: stale).
     pub bank: Option<usize>,
@@ -137,12 +139,10 @@ impl WithSimd for Chunks<'_> {
 /// [`CpuOptions::parallel_min_lanes`] was measured on.
 const REFERENCE_OPS: usize = 77;
 
-/// What a launch runs: a compiled kernel, or a chunk program over scratch slots of `stride`
-/// words.
-#[derive(Clone, Copy)]
-pub(super) enum Body<'a> {
+/// What a launch runs: a compiled kernel, or a chunk program.
+pub(super) enum Body {
     Native(KernelFn),
-    Program(&'a ChunkProgram, usize),
+    Program(ChunkProgram),
 }
 
 /// Runs `body` over `n` lanes in `banks` banks. The lanes are cut into chunks; the chunks run
@@ -151,7 +151,7 @@ pub(super) enum Body<'a> {
 /// thousands of ops over a few hundred lanes). A compiled kernel is called once on each
 /// bank's part of a thread's contiguous range of chunks.
 pub(super) fn run(
-    body: Body<'_>,
+    body: &Body,
     options: &CpuOptions,
     threads: usize,
     scratch: &mut [Scratch],
@@ -161,7 +161,7 @@ pub(super) fn run(
 ) {
     let (rows_of, ops) = match body {
         Body::Native(_) => (None, REFERENCE_OPS),
-        Body::Program(program, _) => (program.rows_of, program.ops.len()),
+        Body::Program(program) => (program.rows_of, program.ops.len()),
     };
     let grid = Grid::new(options.chunk_lanes(rows_of), n, banks);
     let chunks = banks * grid.chunks_per_bank;
@@ -174,14 +174,14 @@ pub(super) fn run(
     let work = |t: usize, scratch: &mut Scratch| {
         let (first, last) = split(chunks, workers, t);
         match body {
-            Body::Program(program, stride) => {
+            Body::Program(program) => {
                 let chunks = Chunks {
                     program,
                     frame: Frame {
                         buffers: bases.get(),
                         n,
                         scratch: scratch.words.as_mut_ptr(),
-                        stride,
+                        stride: scratch.stride,
                         pinned: pins.count,
                         pin_values: pins.of(0).as_ptr(),
                         lane0: 0,
@@ -195,7 +195,7 @@ pub(super) fn run(
                 };
                 options.simd.dispatch(chunks).expect("level checked in new");
             }
-            Body::Native(kernel) => {
+            &Body::Native(kernel) => {
                 let mut c = first;
                 while c < last {
                     // The thread's chunks of this bank, as one range.

@@ -25,10 +25,11 @@ use crate::plan::{PlannedLaunch, Slot};
 
 /// One launch of a run, with its ledger record computed once (a run at n = 1 lasts tens of
 /// nanoseconds, as long as recomputing the bytes from the plan did).
-enum Launch {
-    /// Program `program`; the record's kernel name is the program's.
-    Program {
-        program: usize,
+pub(super) enum Launch {
+    /// A lowered launch, run by `body`; the record's kernel name is `name`.
+    Kernels {
+        name: String,
+        body: Body,
         record: KernelLaunch<'static>,
     },
     Copy {
@@ -42,21 +43,15 @@ enum Launch {
 pub struct CpuLaunches {
     options: CpuOptions,
     threads: usize,
-    /// One chunk program per launch the native engine does not run (`None` where it does).
-    pub(super) programs: Vec<Option<ChunkProgram>>,
-    /// Ledger names, one per lowered launch.
-    names: Vec<String>,
-    /// The compiled engine's functions (one per lowered launch, `None` where it runs
-    /// interpreted); `None` under the interpreter.
-    native: Option<NativeKernels>,
-    launches: Vec<Launch>,
+    /// Keeps the compiled engine's functions loaded; `None` under the interpreter.
+    _native: Option<NativeKernels>,
+    pub(super) launches: Vec<Launch>,
     /// Constant and param nodes, in node order, and their bits in each bank (bank-major).
     pins: Vec<NodeId>,
     pin_bits: Vec<u32>,
     /// Pins some op reads as a vector (the rest are only affine weights, read as scalars).
     broadcast_pins: Vec<bool>,
     scratch: Vec<Scratch>,
-    stride: usize,
     bases: Vec<*mut u32>,
 }
 
@@ -132,36 +127,26 @@ impl CpuLaunches {
             )?),
             CpuEngine::Interpreted => None,
         };
-        let compiled = |p: usize| native.as_ref().is_some_and(|k| k.kernels[p].is_some());
-        let programs: Vec<Option<ChunkProgram>> = (lowered.iter().enumerate())
-            .map(|(p, launch)| {
-                (!compiled(p)).then(|| compile(launch, steps, &binder, options.lazy_selects))
+        let kernel = |p: usize| native.as_ref().and_then(|k| k.kernels[p]);
+        let bodies: Vec<Body> = (lowered.iter().enumerate())
+            .map(|(p, launch)| match kernel(p) {
+                Some(kernel) => Body::Native(kernel),
+                None => Body::Program(compile(launch, steps, &binder, options.lazy_selects)),
             })
             .collect();
+        let compiled = |p: usize| kernel(p).is_some();
         let in_place = carries_in_place(graph, &lowered, steps, PartOrder::Sequential, compiled)
             .into_iter()
             .map(|(input, _)| input.node())
             .filter(|&input| bound.may_update_in_place(input))
             .collect();
-        let mut next_program = 0;
-        let launches = (plan.launches.iter())
-            .map(|launch| match launch {
-                PlannedLaunch::Kernels(kernels) => {
-                    next_program += 1;
-                    Launch::Program {
-                        program: next_program - 1,
-                        record: kernels_record(graph, plan, kernels, "", n),
-                    }
-                }
-                PlannedLaunch::CopyState { input } => Launch::Copy {
-                    from: bound.buffer(Slot::Next(*input)),
-                    to: bound.buffer(Slot::Input(*input)),
-                    record: copy_state_record(graph, *input, n),
-                },
-            })
-            .collect();
         let threads = options.resolved_threads();
-        let interpreted = || programs.iter().flatten();
+        let interpreted = || {
+            bodies.iter().filter_map(|body| match body {
+                Body::Program(program) => Some(program),
+                Body::Native(_) => None,
+            })
+        };
         // One vector past the chunk: slots a multiple of 4 KiB apart would share L1 sets, and
         // an op reading many slots at once (an affine) would evict its own inputs.
         let stride = (interpreted())
@@ -174,23 +159,40 @@ impl CpuLaunches {
         let scratch = (0..threads)
             .map(|_| Scratch {
                 words: vec![0; scratch_words],
+                stride,
                 ptrs: vec![std::ptr::null_mut(); locs],
                 bank: None,
             })
             .collect();
+        let broadcast_pins = broadcast_pins(interpreted(), pins.len());
+        let mut lowered = lowered.into_iter().zip(bodies);
+        let launches = (plan.launches.iter())
+            .map(|launch| match launch {
+                PlannedLaunch::Kernels(kernels) => {
+                    let (lowered, body) = lowered.next().expect("a lowered launch per launch");
+                    Launch::Kernels {
+                        name: lowered.name,
+                        body,
+                        record: kernels_record(graph, plan, kernels, "", n),
+                    }
+                }
+                PlannedLaunch::CopyState { input } => Launch::Copy {
+                    from: bound.buffer(Slot::Next(*input)),
+                    to: bound.buffer(Slot::Input(*input)),
+                    record: copy_state_record(graph, *input, n),
+                },
+            })
+            .collect();
         let launches = Self {
-            broadcast_pins: broadcast_pins(interpreted(), pins.len()),
+            broadcast_pins,
             pin_bits: pinned_bits(bound, &pins),
-            names: lowered.iter().map(|l| l.name.clone()).collect(),
             bases: vec![std::ptr::null_mut(); bound.slots().len()],
             options: options.clone(),
             threads,
-            programs,
-            native,
+            _native: native,
             launches,
             pins,
             scratch,
-            stride,
         };
         Ok((launches, in_place))
     }
@@ -224,16 +226,14 @@ impl CpuLaunches {
         };
         for launch in &self.launches {
             match *launch {
-                Launch::Program { program: p, record } => {
+                Launch::Kernels {
+                    ref name,
+                    ref body,
+                    record,
+                } => {
                     let record = KernelLaunch {
-                        kernel: &self.names[p],
+                        kernel: name,
                         ..record
-                    };
-                    let kernel = self.native.as_ref().and_then(|native| native.kernels[p]);
-                    let body = match (kernel, &self.programs[p]) {
-                        (Some(kernel), _) => Body::Native(kernel),
-                        (None, Some(program)) => Body::Program(program, self.stride),
-                        (None, None) => unreachable!("a launch is compiled or interpreted"),
                     };
                     args.ledger.launch(record, || {
                         run(

@@ -5,6 +5,8 @@ use super::cartpole::{self, Mode};
 use super::*;
 use crate::cpu::CpuEngine;
 use crate::cpu::interp::ops::Op as ChunkOp;
+use crate::cpu::launch::Body;
+use crate::cpu::launches::Launch;
 use crate::exec::LaunchLedger;
 use crate::graph::{DType, GraphBuilder, ReduceOp};
 use std::sync::Arc;
@@ -237,7 +239,14 @@ fn the_reset_branch_is_guarded_in_the_fused_step() {
         ..CpuOptions::default()
     };
     let exec = super::cpu_executor(graph, plan, 64, interpreted).unwrap();
-    let ops = &exec.launches.programs[0].as_ref().expect("interpreted").ops;
+    let Launch::Kernels {
+        body: Body::Program(program),
+        ..
+    } = &exec.launches.launches[0]
+    else {
+        panic!("interpreted")
+    };
+    let ops = &program.ops;
     // Every draw of the reset (the four components' Threefry words) runs behind the one
     // guard the lowering placed before the selects on `done`.
     let guarded: Vec<bool> = ops
