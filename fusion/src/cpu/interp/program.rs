@@ -122,6 +122,12 @@ impl Translator<'_> {
         self.def.insert(dst_reg, dst);
     }
 
+    /// Emits `make(op, dst, a, b)` for the values of registers `a` and `b`.
+    fn binary<O>(&mut self, make: fn(O, L, L, L) -> Op, op: O, dst: u32, a: u32, b: u32) {
+        let (a, b) = (self.get(a), self.get(b));
+        self.emit(dst, |_, d| make(op, d, a, b));
+    }
+
     fn part(&mut self, part: &KernelProgram, steps: u32) {
         self.def.clear();
         for phase in &part.phases {
@@ -218,24 +224,12 @@ impl Translator<'_> {
             Instr::LogicUnary { op, dst, a } => {
                 self.emit(dst, |t, d| Op::LogicUnary(op, d, t.get(a)))
             }
-            Instr::LogicBinary { op, dst, a, b } => {
-                self.emit(dst, |t, d| Op::LogicBinary(op, d, t.get(a), t.get(b)))
-            }
-            Instr::FloatBinary { op, dst, a, b } => {
-                self.emit(dst, |t, d| Op::FloatBinary(op, d, t.get(a), t.get(b)))
-            }
-            Instr::BinaryF { op, dst, a, b } => {
-                self.emit(dst, |t, d| Op::BinaryF(op, d, t.get(a), t.get(b)))
-            }
-            Instr::BinaryU { op, dst, a, b } => {
-                self.emit(dst, |t, d| Op::BinaryU(op, d, t.get(a), t.get(b)))
-            }
-            Instr::CompareF { op, dst, a, b } => {
-                self.emit(dst, |t, d| Op::CompareF(op, d, t.get(a), t.get(b)))
-            }
-            Instr::CompareU { op, dst, a, b } => {
-                self.emit(dst, |t, d| Op::CompareU(op, d, t.get(a), t.get(b)))
-            }
+            Instr::LogicBinary { op, dst, a, b } => self.binary(Op::LogicBinary, op, dst, a, b),
+            Instr::FloatBinary { op, dst, a, b } => self.binary(Op::FloatBinary, op, dst, a, b),
+            Instr::BinaryF { op, dst, a, b } => self.binary(Op::BinaryF, op, dst, a, b),
+            Instr::BinaryU { op, dst, a, b } => self.binary(Op::BinaryU, op, dst, a, b),
+            Instr::CompareF { op, dst, a, b } => self.binary(Op::CompareF, op, dst, a, b),
+            Instr::CompareU { op, dst, a, b } => self.binary(Op::CompareU, op, dst, a, b),
             Instr::SelectF { dst, cond, a, b } | Instr::SelectU { dst, cond, a, b } => {
                 self.emit(dst, |t, d| Op::Select(d, t.get(cond), t.get(a), t.get(b)))
             }
