@@ -143,7 +143,7 @@ impl Backend for Cpu {
         }
         ledger.launch(copy_range_record(len), || {
             let source = from.lock();
-            into.with_words(|words| words.copy_from_slice(&source[start..start + len]));
+            into.lock()[..len].copy_from_slice(&source[start..start + len]);
         });
         Ok(())
     }

@@ -77,9 +77,4 @@ impl CpuBuffer {
     pub fn to_f32(&self) -> Vec<f32> {
         bytemuck::cast_slice(&self.lock()[..self.len]).to_vec()
     }
-
-    /// Runs `body` on the words as `&mut [u32]` (padding excluded).
-    pub fn with_words<T>(&self, body: impl FnOnce(&mut [u32]) -> T) -> T {
-        body(&mut self.lock()[..self.len])
-    }
 }
