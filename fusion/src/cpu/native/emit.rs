@@ -299,25 +299,28 @@ impl Part<'_> {
         } else {
             String::new()
         };
-        let index = |per_step: bool| if per_step { "(s * n + i)" } else { "i" };
-        let value = match *instr {
-            Instr::LoadF {
-                buffer, per_step, ..
+        // A load's or store's element of its binding: row `k` wide, at `column`, if packed.
+        let element = |per_step: bool, packed: Option<(u32, u32)>| {
+            let (output, float, buffer) = instr.binding().expect("a load or store");
+            let index = if per_step { "(s * n + i)" } else { "i" };
+            let side = if output { "out" } else { "in" };
+            match packed {
+                Some((k, column)) => {
+                    format!("{side}_{}{buffer}[{index} * {k} + {column}]", file(float))
+                }
+                None => format!("{side}_{}{buffer}[{index}]", file(float)),
             }
-            | Instr::LoadU {
-                buffer, per_step, ..
-            } => {
-                format!("in_{}{buffer}[{}]", file(float), index(per_step))
+        };
+        let value = match *instr {
+            Instr::LoadF { per_step, .. } | Instr::LoadU { per_step, .. } => {
+                element(per_step, None)
             }
             Instr::LoadPackedF {
-                buffer,
                 k,
                 column,
                 per_step,
                 ..
-            } => {
-                format!("in_f{buffer}[{} * {k} + {column}]", index(per_step))
-            }
+            } => element(per_step, Some((k, column))),
             Instr::LoadStateF { buffer, .. } | Instr::LoadStateU { buffer, .. } => {
                 format!("out_{}{buffer}[i]", file(float))
             }
@@ -383,23 +386,15 @@ impl Part<'_> {
             | Instr::Unstash { .. } => return Err(Unsupported::Compacted),
         };
         let target = match *instr {
-            Instr::StoreF {
-                buffer, per_step, ..
-            }
-            | Instr::StoreU {
-                buffer, per_step, ..
-            } => {
-                format!("out_{}{buffer}[{}]", file(float), index(per_step))
+            Instr::StoreF { per_step, .. } | Instr::StoreU { per_step, .. } => {
+                element(per_step, None)
             }
             Instr::StorePackedF {
-                buffer,
                 k,
                 column,
                 per_step,
                 ..
-            } => {
-                format!("out_f{buffer}[{} * {k} + {column}]", index(per_step))
-            }
+            } => element(per_step, Some((k, column))),
             _ => {
                 let (dst, _) = instr
                     .def()
