@@ -9,15 +9,13 @@ use std::sync::OnceLock;
 /// executor asks).
 pub fn last_level_cache_bytes() -> Option<u64> {
     static BYTES: OnceLock<Option<u64>> = OnceLock::new();
-    *BYTES.get_or_init(read_last_level_cache_bytes)
-}
-
-fn read_last_level_cache_bytes() -> Option<u64> {
-    let dir = Path::new("/sys/devices/system/cpu/cpu0/cache");
-    (std::fs::read_dir(dir).ok()?)
-        .filter_map(|entry| std::fs::read_to_string(entry.ok()?.path().join("size")).ok())
-        .filter_map(|size| parse_size(size.trim()))
-        .max()
+    *BYTES.get_or_init(|| {
+        let dir = Path::new("/sys/devices/system/cpu/cpu0/cache");
+        (std::fs::read_dir(dir).ok()?)
+            .filter_map(|entry| std::fs::read_to_string(entry.ok()?.path().join("size")).ok())
+            .filter_map(|size| parse_size(size.trim()))
+            .max()
+    })
 }
 
 /// `"32768K"`, `"1M"` or `"512"` (bytes) as bytes.
