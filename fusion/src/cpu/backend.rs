@@ -95,17 +95,11 @@ impl Backend for Cpu {
         CpuBuffer::zeroed(words)
     }
 
-    fn upload_f32(&self, values: &[f32]) -> CpuBuffer {
-        CpuBuffer::from_f32(values)
-    }
 
     fn upload_u32(&self, values: &[u32]) -> CpuBuffer {
         CpuBuffer::from_u32(values)
     }
 
-    fn read_f32(&self, buffer: &CpuBuffer) -> Result<Vec<f32>, ReadError> {
-        Ok(buffer.to_f32())
-    }
 
     fn read_u32(&self, buffer: &CpuBuffer) -> Result<Vec<u32>, ReadError> {
         Ok(buffer.to_u32())

@@ -95,17 +95,11 @@ impl<R: Runtime> Backend for Cube<R> {
         self.client.empty(words * 4)
     }
 
-    fn upload_f32(&self, values: &[f32]) -> Handle {
-        upload(&self.client, values)
-    }
 
     fn upload_u32(&self, values: &[u32]) -> Handle {
         upload(&self.client, values)
     }
 
-    fn read_f32(&self, buffer: &Handle) -> Result<Vec<f32>, ReadError> {
-        download::<R, f32>(&self.client, buffer)
-    }
 
     fn read_u32(&self, buffer: &Handle) -> Result<Vec<u32>, ReadError> {
         download::<R, u32>(&self.client, buffer)

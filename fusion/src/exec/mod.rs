@@ -52,11 +52,15 @@ pub trait Backend: Clone + Send + 'static {
     /// A new buffer of `words` elements whose contents a run will write.
     fn alloc(&self, words: usize) -> Self::Buffer;
     /// A new buffer holding `values`.
-    fn upload_f32(&self, values: &[f32]) -> Self::Buffer;
+    fn upload_f32(&self, values: &[f32]) -> Self::Buffer {
+        self.upload_u32(bytemuck::cast_slice(values))
+    }
     /// A new buffer holding `values`.
     fn upload_u32(&self, values: &[u32]) -> Self::Buffer;
     /// Copies a whole buffer of `f32` to the host (waits for pending work).
-    fn read_f32(&self, buffer: &Self::Buffer) -> Result<Vec<f32>, ReadError>;
+    fn read_f32(&self, buffer: &Self::Buffer) -> Result<Vec<f32>, ReadError> {
+        Ok(self.read_u32(buffer)?.into_iter().map(f32::from_bits).collect())
+    }
     /// Copies a whole buffer of `u32` to the host (waits for pending work).
     fn read_u32(&self, buffer: &Self::Buffer) -> Result<Vec<u32>, ReadError>;
     /// A whole buffer of `u32` flags as `bool`s (non-zero is `true`), copied to the host.
