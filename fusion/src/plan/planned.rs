@@ -3,8 +3,7 @@
 use std::collections::BTreeSet;
 
 use super::error::PlanError;
-use super::kernels::PlannedLaunch;
-use super::kernels::{self, PlannedKernel};
+use super::kernels::{self, PlannedKernel, PlannedLaunch};
 use super::launches;
 use super::partition::Group;
 use super::strategy::Strategy;
