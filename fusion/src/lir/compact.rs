@@ -123,12 +123,11 @@ fn place(stash: &mut Vec<Reg>, inputs: &[Reg], out: &mut Vec<Instr>) -> u32 {
         stash.clear();
     }
     let slot = stash.len() as u32;
-    for (k, &src) in inputs.iter().enumerate() {
-        out.push(Instr::Stash {
-            slot: slot + k as u32,
-            src,
-        });
-    }
+    out.extend(
+        (slot..)
+            .zip(inputs)
+            .map(|(slot, &src)| Instr::Stash { slot, src }),
+    );
     stash.extend_from_slice(inputs);
     slot
 }

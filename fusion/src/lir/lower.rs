@@ -229,24 +229,15 @@ impl Lowerer<'_> {
     ) -> Vec<Instr> {
         let mut sum = acc.map(|a| a.0);
         let last = inputs.len() - 1;
-        weights
-            .iter()
-            .zip(inputs)
-            .enumerate()
+        (weights.iter().zip(inputs).enumerate())
             .map(|(k, (w, x))| {
                 let dst = if k == last {
                     node.0
                 } else {
                     self.fresh.replace(self.fresh.get() + 1)
                 };
-                let instr = Instr::MulAdd {
-                    dst,
-                    acc: sum,
-                    a: w.0,
-                    b: x.0,
-                };
-                sum = Some(dst);
-                instr
+                let (acc, a, b) = (sum.replace(dst), w.0, x.0);
+                Instr::MulAdd { dst, acc, a, b }
             })
             .collect()
     }

@@ -210,10 +210,7 @@ fn layer(
             let outputs = (base, rows.len() as u32);
             let last = found.iter().map(|f| f.1).max().unwrap_or(end);
             let ours: Vec<usize> = found.iter().map(|f| f.1).collect();
-            found
-                .iter()
-                .enumerate()
-                .all(|(j, f)| f.0 == base + j as u32)
+            (base..).zip(found).all(|(slot, f)| f.0 == slot)
                 && !overlaps(outputs, (first.slot, first.len))
                 && (end..=last).filter(|k| !ours.contains(k)).all(|k| {
                     let (read, write) = stash_slots(&list[k]);

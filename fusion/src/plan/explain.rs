@@ -1,7 +1,6 @@
 //! A plan explaining itself: kernels, ops, buffers, bytes and the reason for each boundary.
 
-use super::kernels::PlannedLaunch;
-use super::kernels::{Slot, slot_width_bytes};
+use super::kernels::{PlannedLaunch, Slot, slot_width_bytes};
 use super::planned::Plan;
 use crate::graph::{Graph, Op};
 

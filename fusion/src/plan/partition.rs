@@ -158,8 +158,7 @@ impl<'a> Partitioner<'a> {
         let expensive = is_expensive(self.graph, node);
         match count {
             0 => unreachable!("validated graph: every computing node reaches a root"),
-            1 => self.join(node, *consumers.first().expect("one consumer")),
-            _ if !expensive && count - 1 <= self.budget => {
+            _ if count == 1 || (!expensive && count - 1 <= self.budget) => {
                 self.budget -= count - 1;
                 for group in consumers {
                     self.join(node, group);

@@ -3,8 +3,7 @@
 use std::collections::BTreeSet;
 
 use super::error::PlanError;
-use super::kernels::PlannedLaunch;
-use super::kernels::{self, PlannedKernel};
+use super::kernels::{self, PlannedKernel, PlannedLaunch};
 use super::launches;
 use super::partition::Group;
 use super::strategy::Strategy;
@@ -93,13 +92,9 @@ impl Plan {
             .launches
             .iter()
             .map(|launch| match launch {
-                PlannedLaunch::Kernels(parts) => parts
-                    .iter()
-                    .map(|k| {
-                        let (read, written) =
-                            self.kernels[*k].bytes_per_lane(graph, self.steps_per_launch);
-                        read + written
-                    })
+                PlannedLaunch::Kernels(parts) => (parts.iter())
+                    .map(|k| self.kernels[*k].bytes_per_lane(graph, self.steps_per_launch))
+                    .map(|(read, written)| read + written)
                     .sum::<u64>(),
                 PlannedLaunch::CopyState { input } => 2 * kernels::slot_width_bytes(graph, *input),
             })

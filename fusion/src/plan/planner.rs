@@ -1,8 +1,7 @@
 //! [`Plan::build`]: a graph planned by following its strategy's [`StrategySpec`].
 
 use super::error::PlanError;
-use super::kernels::PlannedLaunch;
-use super::kernels::{PlannedKernel, build_kernels};
+use super::kernels::{PlannedKernel, PlannedLaunch, build_kernels};
 use super::launches;
 use super::options::PlanOptions;
 use super::partition::Partitioner;
@@ -59,18 +58,14 @@ impl Plan {
             let copied = xla::copies::copied_carries(graph, &kernels, &launches);
             launches.extend((copied.into_iter()).map(|input| PlannedLaunch::CopyState { input }));
         }
-        let steps_per_launch = match strategy.param() {
-            None => 1,
-            Some(k) => {
-                single_lanes_kernel(strategy, &kernels)?;
-                k
-            }
-        };
+        if strategy.param().is_some() {
+            single_lanes_kernel(strategy, &kernels)?;
+        }
         Ok(Plan {
             strategy,
             kernels,
             launches,
-            steps_per_launch,
+            steps_per_launch: strategy.param().unwrap_or(1),
         })
     }
 }

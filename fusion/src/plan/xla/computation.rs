@@ -167,6 +167,13 @@ impl<'g> Computation<'g> {
             .collect()
     }
 
+    /// The nodes of fusions `a` and `b` together.
+    pub fn merged(&self, a: usize, b: usize) -> BTreeSet<NodeId> {
+        (self.fusions[a].nodes.union(&self.fusions[b].nodes))
+            .copied()
+            .collect()
+    }
+
     /// Operands plus outputs of a fusion computing `nodes` whose home is in `homes`
     /// (constants and the lane index are fused in, as XLA fuses constants and iotas).
     pub fn operands_and_outputs(&self, nodes: &BTreeSet<NodeId>, homes: &[usize]) -> usize {

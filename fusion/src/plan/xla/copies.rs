@@ -27,8 +27,7 @@
 //! [`Op::Pack`]: crate::graph::Op::Pack
 
 use crate::graph::{Carry, Graph, NodeId, Op, Shape};
-use crate::plan::PlannedLaunch;
-use crate::plan::{PlannedKernel, Slot};
+use crate::plan::{PlannedKernel, PlannedLaunch, Slot};
 
 /// The carried inputs whose next value XLA copies into the loop buffer (the others are
 /// written there by the fusion that computes them), in the graph's carry order.

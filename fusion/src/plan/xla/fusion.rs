@@ -152,11 +152,7 @@ pub(super) fn fits(c: &Computation, producer: usize, consumer: usize) -> Result<
     if c.is_call(consumer) {
         return Err("feeds a custom call, which fuses nothing".into());
     }
-    let merged: BTreeSet<NodeId> = c.fusions[producer]
-        .nodes
-        .union(&c.fusions[consumer].nodes)
-        .copied()
-        .collect();
+    let merged = c.merged(producer, consumer);
     let bound = c.operands_and_outputs(&merged, &[producer, consumer]);
     if bound > MAX_OPERANDS_AND_OUTPUTS {
         return Err(format!(

@@ -21,12 +21,10 @@ pub const MAX_BATCH: usize = 32;
 pub fn launches(graph: &Graph, kernels: &[PlannedKernel]) -> Vec<PlannedLaunch> {
     // ancestors[k]: every kernel k depends on, directly or not.
     let mut ancestors: Vec<BTreeSet<usize>> = Vec::with_capacity(kernels.len());
-    for k in 0..kernels.len() {
-        let mut all = BTreeSet::new();
-        for d in writers(kernels, &kernels[k].reads) {
-            all.insert(d);
-            all.extend(ancestors[d].iter().copied());
-        }
+    for kernel in kernels {
+        let all = writers(kernels, &kernel.reads)
+            .flat_map(|d| std::iter::once(d).chain(ancestors[d].iter().copied()))
+            .collect();
         ancestors.push(all);
     }
     let candidate = |k: usize| {

@@ -3,7 +3,6 @@
 //! its other users. Neither duplicates work; both save a read or a launch.
 
 use std::cmp::Reverse;
-use std::collections::BTreeSet;
 
 use super::MAX_OPERANDS_AND_OUTPUTS;
 use super::computation::Computation;
@@ -112,11 +111,7 @@ fn compatible(c: &Computation, a: usize, b: usize) -> bool {
 }
 
 fn within_limit(c: &Computation, a: usize, b: usize) -> bool {
-    let merged: BTreeSet<NodeId> = c.fusions[a]
-        .nodes
-        .union(&c.fusions[b].nodes)
-        .copied()
-        .collect();
+    let merged = c.merged(a, b);
     c.operands_and_outputs(&merged, &[a, b]) <= MAX_OPERANDS_AND_OUTPUTS
         && c.concat_read_by_several(&merged).is_none()
 }
