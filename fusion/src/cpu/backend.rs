@@ -95,11 +95,9 @@ impl Backend for Cpu {
         CpuBuffer::zeroed(words)
     }
 
-
     fn upload_u32(&self, values: &[u32]) -> CpuBuffer {
         CpuBuffer::from_u32(values)
     }
-
 
     fn read_u32(&self, buffer: &CpuBuffer) -> Result<Vec<u32>, ReadError> {
         Ok(buffer.to_u32())

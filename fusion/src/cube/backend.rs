@@ -95,11 +95,9 @@ impl<R: Runtime> Backend for Cube<R> {
         self.client.empty(words * 4)
     }
 
-
     fn upload_u32(&self, values: &[u32]) -> Handle {
         upload(&self.client, values)
     }
-
 
     fn read_u32(&self, buffer: &Handle) -> Result<Vec<u32>, ReadError> {
         download::<R, u32>(&self.client, buffer)

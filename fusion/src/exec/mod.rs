@@ -59,7 +59,11 @@ pub trait Backend: Clone + Send + 'static {
     fn upload_u32(&self, values: &[u32]) -> Self::Buffer;
     /// Copies a whole buffer of `f32` to the host (waits for pending work).
     fn read_f32(&self, buffer: &Self::Buffer) -> Result<Vec<f32>, ReadError> {
-        Ok(self.read_u32(buffer)?.into_iter().map(f32::from_bits).collect())
+        Ok(self
+            .read_u32(buffer)?
+            .into_iter()
+            .map(f32::from_bits)
+            .collect())
     }
     /// Copies a whole buffer of `u32` to the host (waits for pending work).
     fn read_u32(&self, buffer: &Self::Buffer) -> Result<Vec<u32>, ReadError>;

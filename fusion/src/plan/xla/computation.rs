@@ -36,8 +36,8 @@ pub(super) struct Computation<'g> {
 }
 
 impl<'g> Computation<'g> {
-    /// One unfused instruction per placed node; opaque random ops sharing a key become one
-    /// custom call (JAX draws a whole random array in one threefry call).
+    /// One unfused instruction per placed node; opaque random ops sharing a key, none
+    /// depending on another, become one custom call (JAX draws a whole array in one call).
     pub fn new(graph: &'g Graph, options: &'g PlanOptions) -> Self {
         let mut computation = Self {
             graph,
@@ -51,7 +51,7 @@ impl<'g> Computation<'g> {
             let call = computation.is_custom_call(id);
             let joined = call.then(|| {
                 (computation.fusions.iter())
-                    .position(|f| f.nodes.iter().any(|n| computation.same_call(*n, id)))
+                    .position(|f| f.nodes.iter().all(|n| computation.same_call(*n, id)))
             });
             let fusion = joined.flatten().unwrap_or_else(|| {
                 let why =

@@ -167,3 +167,25 @@ fn independent_root_fusions_run_as_one_horizontal_launch() {
     assert_eq!(plan.kernels.len(), 2, "{}", plan.explain(&graph));
     assert_eq!(plan.launches, vec![PlannedLaunch::Kernels(vec![0, 1])]);
 }
+
+#[test]
+fn a_draw_that_depends_on_another_of_its_key_is_a_call_of_its_own() {
+    // `c` and `a` are independent draws of one key: one call. `b`'s counter is computed
+    // from `a` outside the call, so `b` cannot join it (the call would read its own
+    // output through another fusion).
+    let g = GraphBuilder::new();
+    let key = [g.param("k0", DType::U32), g.param("k1", DType::U32)];
+    let lane = g.lane_index();
+    let c = g.random_uniform(key, [lane, g.u32(0)], 0);
+    let a = g.random_uniform(key, [lane, g.u32(1)], 0);
+    let counter = (a * 100.0).cast(DType::U32);
+    let b = g.random_uniform(key, [counter, g.u32(2)], 0);
+    g.output("y", c + b);
+    let (a, b, c) = (a.id(), b.id(), c.id());
+    let graph = g.build().unwrap();
+    let plan = Plan::build(&graph, Strategy::XlaDefault, &PlanOptions::default())
+        .expect("a plan, not a cycle of fusions");
+    let call_of = |draw| (plan.kernels.iter()).position(|k| k.computes.contains(&draw));
+    assert_eq!(call_of(c), call_of(a), "{}", plan.explain(&graph));
+    assert_ne!(call_of(a), call_of(b), "{}", plan.explain(&graph));
+}
