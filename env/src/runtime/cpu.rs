@@ -45,7 +45,7 @@ impl EnvBackend for Cpu {
         };
         let record = check_actions_record(self.buffer_len(actions));
         Ok(ledger.launch(record, || {
-            actions.with_words(|words| words.iter().all(|a| *a < space.n))
+            actions.lock()[..actions.len()].iter().all(|a| *a < space.n)
         }))
     }
 
