@@ -128,9 +128,9 @@ impl FromStr for StepPlan {
         match name {
             "hand-written" => Ok(StepPlan::HandWritten),
             other => other.parse().map(StepPlan::Graph).map_err(|e| match e {
-                PlanError::UnknownStrategy(name) => PlanError::UnknownPlan {
+                PlanError::UnknownStrategy { name, expected } => PlanError::UnknownStrategy {
                     name,
-                    also: "`hand-written`".into(),
+                    expected: format!("`hand-written` or {expected}"),
                 },
                 e => e,
             }),

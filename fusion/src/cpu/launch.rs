@@ -3,7 +3,8 @@
 //! runs with its bank's pinned values and lane indices counted from the bank's first lane.
 
 use super::buffer::PAD;
-use super::interp::kernel::{Frame, run_chunk};
+use super::interp::frame::Frame;
+use super::interp::kernel::run_chunk;
 use super::interp::ops::ChunkProgram;
 use super::interp::simd::{Simd, WithSimd};
 use super::native::KernelFn;

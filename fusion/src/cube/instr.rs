@@ -1,15 +1,47 @@
 //! One instruction of a [`KernelProgram`](crate::lir::program::KernelProgram) in CubeCL: the
-//! body of the interpreter [`super::kernel`] unrolls at JIT time. Loads and stores address
-//! lane `lane` (plus `step * n` for per-step buffers); the math lives in [`super::ops`].
+//! body of the interpreter [`super::kernel`] unrolls at JIT time, over a thread's
+//! [`Buffers`] and [`Regs`]. Loads and stores address lane `lane` (plus `step * n` for
+//! per-step buffers); the math lives in [`super::ops`].
 #![allow(missing_docs)] // `#[cube]` expands into undocumented items.
 
 use cubecl::prelude::*;
 
-use super::kernel::{Buffers, Regs};
 use super::ops::{binary, compare, float_binary, float_unary, logic_binary, logic_unary, to_bool};
 use crate::cube::rng::{symmetric_uniform_cube, threefry2x32_cube};
 use crate::lir::loop_budget::{DOT_CHUNK, dot_iterations};
-use crate::lir::program::Instr;
+use crate::lir::program::{Instr, Reg};
+
+/// The buffers every instruction reads and writes, one kernel argument.
+#[derive(CubeLaunch, CubeType)]
+pub struct Buffers<N: Size> {
+    /// Input buffers (`f32`, and `u32` for integers and booleans).
+    pub(super) in_f: Sequence<Array<Vector<f32, N>>>,
+    pub(super) in_u: Sequence<Array<Vector<u32, N>>>,
+    /// Output buffers.
+    pub(super) out_f: Sequence<Array<Vector<f32, N>>>,
+    pub(super) out_u: Sequence<Array<Vector<u32, N>>>,
+    /// Runtime scalars, one set per bank (bank-major).
+    pub(super) params_f: Array<f32>,
+    pub(super) params_u: Array<u32>,
+    /// Whether the lanes are cut into banks ([`crate::exec::BoundPlan`]); off, the three
+    /// fields below are never read, and the kernel is the one it always was.
+    #[cube(comptime)]
+    pub(super) banked: bool,
+    /// Threads per bank (lanes / `N`).
+    pub(super) bank_threads: usize,
+    /// Params per bank in each params buffer.
+    pub(super) bank_params_f: usize,
+    pub(super) bank_params_u: usize,
+}
+
+/// A thread's registers: the `f32` and `u32` files, and the stash of dense-layer inputs
+/// (see [`crate::lir::compact`]).
+#[derive(CubeType)]
+pub struct Regs<N: Size> {
+    pub(super) f: Registry<Reg, Vector<f32, N>>,
+    pub(super) u: Registry<Reg, Vector<u32, N>>,
+    pub(super) stash: Array<Vector<f32, N>>,
+}
 
 /// Element offset of a per-step buffer at `step`.
 #[cube]

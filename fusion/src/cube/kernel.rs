@@ -11,42 +11,10 @@
 
 use cubecl::prelude::*;
 
-use super::instr::exec;
+use super::instr::{Buffers, Regs, exec};
 use crate::graph::ReduceOp;
 use crate::lir::compact::stash_len;
 use crate::lir::program::{GuardBlock, Instr, KernelProgram, LaunchProgram, Reg};
-
-/// The buffers every instruction reads and writes, one kernel argument.
-#[derive(CubeLaunch, CubeType)]
-pub struct Buffers<N: Size> {
-    /// Input buffers (`f32`, and `u32` for integers and booleans).
-    pub(super) in_f: Sequence<Array<Vector<f32, N>>>,
-    pub(super) in_u: Sequence<Array<Vector<u32, N>>>,
-    /// Output buffers.
-    pub(super) out_f: Sequence<Array<Vector<f32, N>>>,
-    pub(super) out_u: Sequence<Array<Vector<u32, N>>>,
-    /// Runtime scalars, one set per bank (bank-major).
-    pub(super) params_f: Array<f32>,
-    pub(super) params_u: Array<u32>,
-    /// Whether the lanes are cut into banks ([`crate::exec::BoundPlan`]); off, the three
-    /// fields below are never read, and the kernel is the one it always was.
-    #[cube(comptime)]
-    pub(super) banked: bool,
-    /// Threads per bank (lanes / `N`).
-    pub(super) bank_threads: usize,
-    /// Params per bank in each params buffer.
-    pub(super) bank_params_f: usize,
-    pub(super) bank_params_u: usize,
-}
-
-/// A thread's registers: the `f32` and `u32` files, and the stash of dense-layer inputs
-/// (see [`crate::lir::compact`]).
-#[derive(CubeType)]
-pub struct Regs<N: Size> {
-    pub(super) f: Registry<Reg, Vector<f32, N>>,
-    pub(super) u: Registry<Reg, Vector<u32, N>>,
-    pub(super) stash: Array<Vector<f32, N>>,
-}
 
 /// Entry kernel of every plan.
 ///

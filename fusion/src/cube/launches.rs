@@ -17,9 +17,8 @@ use cubecl::prelude::*;
 use cubecl::server::Handle;
 
 use super::buffers::upload;
-use super::kernel::{
-    BuffersLaunch, ELEMENTWISE_CUBE_DIM, copy_range, elementwise_launch_shape, fused_array,
-};
+use super::instr::BuffersLaunch;
+use super::kernel::{ELEMENTWISE_CUBE_DIM, copy_range, elementwise_launch_shape, fused_array};
 use crate::exec::{BoundPlan, ExecError, RunArgs, copy_state_record, kernels_record};
 use crate::graph::{DType, NodeId};
 use crate::lir::compact::compact;

@@ -195,7 +195,6 @@ impl Graph {
 
     /// The input node called `name`.
     pub fn input_id(&self, name: &str) -> Option<NodeId> {
-        // Called at every bind of a step's actions: no list is collected.
         self.ids()
             .find(|&id| matches!(&self.node(id).op, Op::Input { name: n } if n == name))
     }

@@ -1,21 +1,18 @@
 //! Why a plan could not be built.
 
-use super::strategy::Strategy;
 use crate::graph::NodeId;
 
 /// Why a plan could not be built.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum PlanError {
     /// An unknown strategy name.
-    #[error("unknown plan `{0}`: expected {expected}", expected = Strategy::expected())]
-    UnknownStrategy(String),
-    /// An unknown plan name where a runtime offers plans of its own beside the strategies.
-    #[error("unknown plan `{name}`: expected {also} or {expected}", expected = Strategy::expected())]
-    UnknownPlan {
+    #[error("unknown plan `{name}`: expected {expected}")]
+    UnknownStrategy {
         /// The name given.
         name: String,
-        /// The runtime's own plans, as the message lists them.
-        also: String,
+        /// The plans accepted, as the message lists them ([`super::Strategy::expected`], and
+        /// a runtime's own plans where it offers some).
+        expected: String,
     },
     /// A stepped strategy needs a graph the whole of which fits in one kernel.
     #[error("{strategy} needs the whole graph in one kernel, but it needs {kernels} ({reason})")]

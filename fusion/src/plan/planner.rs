@@ -23,10 +23,10 @@ impl Plan {
         let spec = strategy.spec();
         let name = strategy.to_string();
         if spec.parse(&name).is_none() {
-            return Err(PlanError::UnknownStrategy(name)); // a parameter out of bounds
+            return Err(Strategy::unknown(name)); // a parameter out of bounds
         }
         let Some(rules) = spec.rules else {
-            return Err(PlanError::UnknownStrategy(format!(
+            return Err(Strategy::unknown(format!(
                 "{}` needs explicit kernels: use `Plan::from_partition",
                 spec.name
             )));

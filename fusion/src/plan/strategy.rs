@@ -67,6 +67,14 @@ impl Strategy {
         Self::ALL.iter().map(|s| s.spec().pattern()).collect()
     }
 
+    /// The error for `name`, which names no strategy.
+    pub fn unknown(name: impl Into<String>) -> PlanError {
+        PlanError::UnknownStrategy {
+            name: name.into(),
+            expected: Self::expected(),
+        }
+    }
+
     /// The names as one phrase: `a, b or c`, parameter bounds included.
     pub fn expected() -> String {
         let names: Vec<String> = (Self::ALL.iter().map(|s| s.spec()))
@@ -117,6 +125,6 @@ impl FromStr for Strategy {
                 // `fused-x<K>` is the one parametrised strategy.
                 Some(s.spec().parse(name)?.map_or(*s, Strategy::FusedSteps))
             })
-            .ok_or_else(|| PlanError::UnknownStrategy(name.into()))
+            .ok_or_else(|| Self::unknown(name))
     }
 }

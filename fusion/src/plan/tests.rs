@@ -137,7 +137,7 @@ fn names_help_and_errors_come_from_the_specs() {
     );
     assert!(matches!(
         Plan::build(&graph, Strategy::Partition, &PlanOptions::default()),
-        Err(PlanError::UnknownStrategy(_))
+        Err(PlanError::UnknownStrategy { .. })
     ));
 }
 

@@ -7,7 +7,7 @@
 //! and the generated kernels' chain of [`Instr::MulAdd`](crate::lir::program::Instr)
 //! compute them, so every runtime agrees bit for bit.
 
-use super::kernel::Ctx;
+use super::frame::Ctx;
 use super::ops::{L, Loc, Op};
 use super::simd::Simd;
 

@@ -9,6 +9,7 @@
 //! calls to `_mm512_mul_ps`).
 
 use super::affine;
+use super::frame::{Ctx, Frame};
 use super::math;
 use super::ops::{ChunkProgram, L, Loc, Op};
 use super::simd::Simd;
@@ -19,24 +20,6 @@ use crate::graph::{
 
 /// Lane offsets `0..16` for building lane indices.
 static IOTA: [u32; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
-
-/// Pointers a chunk runs against.
-pub(crate) struct Frame<'a> {
-    /// Base pointer of every executor buffer (read and written at disjoint lanes).
-    pub buffers: &'a [*mut u32],
-    /// Lanes of the launch.
-    pub n: usize,
-    /// This thread's scratch: pinned slots, then temps, `stride` words each.
-    pub scratch: *mut u32,
-    /// Words per slot.
-    pub stride: usize,
-    /// Pinned slots before the temps.
-    pub pinned: usize,
-    /// Each pinned value once, the chunk's bank's (affine weights read them as scalars).
-    pub pin_values: *const u32,
-    /// The first lane of the chunk's bank: lane indices count from it.
-    pub lane0: usize,
-}
 
 /// Runs `program` over lanes `start..start + len` (one chunk), using `ptrs` as the
 /// location table.
@@ -128,22 +111,6 @@ unsafe fn exec_at<V: Simd>(
             unsafe { exec(s, ctx, &op, lo, hi) };
             i + 1
         }
-    }
-}
-
-/// Where a chunk's values are: the pointer and kind of every location, and the frame.
-pub(super) struct Ctx<'a> {
-    pub ptrs: &'a [*mut u32],
-    pub locs: &'a [Loc],
-    pub frame: &'a Frame<'a>,
-    start: usize,
-    len: usize,
-}
-
-impl Ctx<'_> {
-    #[inline(always)]
-    fn p(&self, l: L) -> *mut u32 {
-        self.ptrs[l as usize]
     }
 }
 

@@ -4,6 +4,7 @@
 //! - [`ops`]: the chunk program's ops over value locations, [`ops::ChunkProgram`].
 //! - [`program`]: a lowered launch translated into a chunk program.
 //! - `alloc`: scratch slots by liveness.
+//! - `frame`: the pointers a chunk runs against.
 //! - `kernel`: running a chunk program over one chunk at one SIMD level, an op per loop.
 //! - `affine`: one output of a dense layer over a chunk, the running sum in registers.
 //! - [`simd`]: the vector trait, its levels (scalar, AVX2, AVX-512) and run-time dispatch.
@@ -12,6 +13,7 @@
 
 mod affine;
 mod alloc;
+pub(super) mod frame;
 pub(super) mod kernel;
 pub mod math;
 pub mod ops;
