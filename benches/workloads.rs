@@ -36,7 +36,7 @@ fn bench_executor<B: Backend>(
 /// The wgpu device as a backend.
 fn wgpu() -> Cube<cartfuse::fusion::cubecl::wgpu::WgpuRuntime> {
     let opened = wgpu_client().expect("a compute device");
-    Cube::new(opened.client, opened.description)
+    Cube::new(&opened)
 }
 
 fn workloads(c: &mut Criterion) {

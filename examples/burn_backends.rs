@@ -7,6 +7,7 @@
 //! cargo run --release --features cuda --example burn_backends -- --cuda 65536  # adds burn's CUDA backend
 //! ```
 
+use cartfuse::fusion::cube::Cube;
 use cartfuse::fusion::cube::device::wgpu_client;
 use cartfuse::fusion::plan::Strategy;
 use cartfuse::harness::burn_bench::{BurnBackend, bench_backend};
@@ -61,7 +62,7 @@ fn main() -> anyhow::Result<()> {
         }
         for plan in [StepPlan::Graph(Strategy::Fused), StepPlan::HandWritten] {
             let config = CartPoleConfig::default();
-            let p = profile_cartpole(opened.client.clone(), config, plan, n, &settings, |_, _| {})?;
+            let p = profile_cartpole(Cube::new(&opened), config, plan, n, &settings, |_, _| {})?;
             println!(
                 "{:<22} {:>9} {:>14.4e} {:>10.1}us {:>18} {:>15}",
                 format!("cartfuse {}", p.plan),

@@ -13,7 +13,7 @@ fn main() -> anyhow::Result<()> {
     println!("device: {}", opened.description);
 
     let num_envs = 1024;
-    let mut env = CartPoleVecEnv::with_client(opened.client, num_envs, CartPoleConfig::default())?;
+    let mut env = CartPoleVecEnv::on_device(&opened, num_envs, CartPoleConfig::default())?;
     println!(
         "observation space {:?}, action space {:?}",
         env.observation_space().shape,

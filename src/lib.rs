@@ -15,7 +15,7 @@
 //! use cartfuse::fusion::cube::device::wgpu_client;
 //!
 //! let opened = wgpu_client()?;
-//! let mut env = CartPoleVecEnv::with_client(opened.client, 1024, CartPoleConfig::default())?;
+//! let mut env = CartPoleVecEnv::on_device(&opened, 1024, CartPoleConfig::default())?;
 //! let obs = env.reset(Some(42))?;
 //! let out = env.step(&vec![1; 1024])?;
 //! assert_eq!(out.obs.len(), obs.len());

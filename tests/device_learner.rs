@@ -24,7 +24,7 @@ fn env(n: usize) -> VecEnv<CartPole, Cube<WgpuRuntime>> {
         autoreset: AutoresetMode::SameStep,
         max_episode_steps: 10,
     };
-    let backend = Cube::new(opened.client, opened.description);
+    let backend = Cube::new(&opened);
     VecEnv::build(
         backend,
         CartPole::default(),

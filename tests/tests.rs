@@ -70,6 +70,9 @@ macro_rules! runtime_suites {
         /// `fused-xK` against single fused steps.
         #[path = "../steps.rs"]
         mod steps;
+        /// A host step is one round trip, counted.
+        #[path = "../transfers.rs"]
+        mod transfers;
     };
 }
 

@@ -13,7 +13,7 @@ use cartfuse::{CartPoleConfig, DeviceActions, StepPlan};
 #[allow(dead_code)] // each bench binary uses the helpers it needs
 pub fn wgpu() -> Cube<WgpuRuntime> {
     let opened = wgpu_client().expect("a compute device (install mesa-vulkan-drivers)");
-    Cube::new(opened.client, opened.description)
+    Cube::new(&opened)
 }
 
 /// A reset env of `n` envs under `config` running `plan` on `backend`, with alternating

@@ -251,13 +251,13 @@ where
         #[cfg(feature = "wgpu")]
         Device::Cube(RuntimeKind::Wgpu) => {
             let opened = devices::wgpu_client().map_err(|error| unavailable(device, error))?;
-            let backend = Cube::new(opened.client, opened.description);
+            let backend = Cube::new(&opened);
             build(backend, env, options)
         }
         #[cfg(feature = "cuda")]
         Device::Cube(RuntimeKind::Cuda) => {
             let opened = devices::cuda_client().map_err(|error| unavailable(device, error))?;
-            let backend = Cube::new(opened.client, opened.description);
+            let backend = Cube::new(&opened);
             build(backend, env, options)
         }
         #[allow(unreachable_patterns)]

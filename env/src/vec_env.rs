@@ -35,7 +35,10 @@ pub struct VecEnv<E: GraphEnv, B: EnvBackend> {
     num_envs: usize,
     seed: Option<u64>,
     engine: Box<dyn StepEngine<B>>,
+    /// The device actions stepped since their last check, if any.
     last_actions: Option<B::Buffer>,
+    /// The buffer host actions are written into, step after step (allocated at the first).
+    host_actions: Option<B::Buffer>,
 }
 
 impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
@@ -90,6 +93,7 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
             seed: None,
             engine,
             last_actions: None,
+            host_actions: None,
         })
     }
 
@@ -245,7 +249,9 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
     /// (`steps_per_call * num_envs` entries each; final observations exactly in `SameStep`).
     ///
     /// Engines that can (the native CPU step) write `out` from every worker thread while
-    /// they step; the others step into their own buffers, which are then copied in
+    /// they step. On a device a step is one round trip: the actions are written into a
+    /// buffer allocated at the first step, the step is launched, and the outputs come back
+    /// in one transfer where the engine keeps them in one arena
     /// ([`EnvBackend::copy_outputs`]).
     pub fn step_into(
         &mut self,
@@ -257,13 +263,23 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
         let same_step = self.episode.autoreset == AutoresetMode::SameStep;
         out.check(calls * self.num_envs, E::OBS_DIM, same_step)?;
         let seed = self.seed.ok_or(EnvError::NotReset)?;
-        // Validated on the host: nothing is left for `check_device_actions` to find.
+        // Validated on the host: nothing is left for the device action check to find.
         self.last_actions = None;
-        if let Some(stepped) = self.engine.step_host(seed, E::Action::words(actions), out) {
+        let words = E::Action::words(actions);
+        if let Some(stepped) = self.engine.step_host(seed, words, out) {
             return stepped;
         }
-        let uploaded = B::upload_actions(&self.backend, actions);
-        self.engine.step(seed, &uploaded)?;
+        let backend = &self.backend;
+        let buffer = (self.host_actions).get_or_insert_with(|| backend.alloc(words.len()));
+        backend.write_u32(buffer, words)?;
+        self.engine.step(seed, buffer)?;
+        self.copy_outputs(out).map(drop)
+    }
+
+    /// Copies the last call's outputs into `out` in one round trip where the engine allows,
+    /// returning the invalid-action flag when it came with them.
+    pub(super) fn copy_outputs(&self, out: &mut HostOutputs<'_>) -> Result<Option<u32>, EnvError> {
+        let same_step = self.episode.autoreset == AutoresetMode::SameStep;
         let engine = &self.engine;
         let pages = OutputPages {
             obs: engine.pages(StepBuffer::Obs),
@@ -271,6 +287,7 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
             terminated: engine.pages(StepBuffer::Terminated),
             truncated: engine.pages(StepBuffer::Truncated),
             final_obs: same_step.then(|| engine.pages(StepBuffer::FinalObs)),
+            arena: engine.output_arena(),
         };
         self.backend.copy_outputs(&pages, out)
     }
@@ -291,27 +308,41 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
     /// Reads and clears the invalid-action flag: an error if any device-resident action
     /// outside the action space was stepped since the last check.
     ///
-    /// The hand-written kernel raises a flag while stepping; other engines check the last
-    /// actions here (a small check kernel on devices), so their steps carry no extra traffic.
+    /// The hand-written kernels raise a flag while stepping; for other engines the last
+    /// actions are checked here (a small check kernel on devices), so their steps carry no
+    /// extra traffic. [`DeviceStep::to_host`] does the same within its one read.
     pub fn check_device_actions(&mut self) -> Result<(), EnvError> {
-        let backend = self.backend.clone();
-        let raised = match self.engine.invalid_action_flag() {
-            Some(flag) => {
-                let raised = backend.read_u32(flag)?[0] != 0;
-                if raised {
-                    *flag = backend.upload_u32(&[0]);
-                }
-                raised
-            }
-            None => match &self.last_actions {
-                Some(actions) => !B::actions_valid(&backend, &self.env, actions, &self.ledger)?,
-                None => false,
-            },
+        let Some(flag) = self.enqueue_action_check()? else {
+            return Ok(());
         };
-        if raised {
-            return Err(EnvError::InvalidDeviceAction);
+        let raised = self.backend.read_u32(&flag)?[0];
+        self.clear_action_flag(raised)
+    }
+
+    /// Enqueues what makes the engine's invalid-action flag current (a check of the last
+    /// device actions, unless the step raises it itself) and returns the flag, if the
+    /// engine keeps one. Without one, the last actions are checked into a word of their own.
+    pub(super) fn enqueue_action_check(&mut self) -> Result<Option<B::Buffer>, EnvError> {
+        let (flag, actions) = match (self.engine.action_flag(), self.last_actions.take()) {
+            (Some(flag), _) if flag.raised_by_step => return Ok(Some(flag.buffer.clone())),
+            (_, None) => return Ok(None),
+            (Some(flag), Some(actions)) => (flag.buffer.clone(), actions),
+            (None, Some(actions)) => (self.backend.alloc(1), actions),
+        };
+        B::flag_invalid_actions(&self.backend, &self.env, &actions, &flag, &self.ledger)?;
+        Ok(Some(flag))
+    }
+
+    /// The flag read back as `raised`: cleared (where the step raises it) and turned into
+    /// [`EnvError::InvalidDeviceAction`] when non-zero.
+    pub(super) fn clear_action_flag(&mut self, raised: u32) -> Result<(), EnvError> {
+        if raised == 0 {
+            return Ok(());
         }
-        Ok(())
+        if let Some(flag) = self.engine.action_flag().filter(|f| f.raised_by_step) {
+            self.backend.write_u32(flag.buffer, &[0])?;
+        }
+        Err(EnvError::InvalidDeviceAction)
     }
 
     /// Overwrites every env's physical state (`num_envs` rows of [`GraphEnv::STATE`],

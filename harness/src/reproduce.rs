@@ -2,7 +2,7 @@
 
 use cartfuse_fusion::cpu::Cpu;
 use cartfuse_fusion::cube::Cube;
-use cartfuse_fusion::exec::LaunchLedger;
+use cartfuse_fusion::exec::{Backend, LaunchLedger};
 use cartfuse_fusion::plan::{Plan, Strategy};
 use cubecl::prelude::*;
 
@@ -166,14 +166,14 @@ impl Report {
 
 /// Runs every measurement of the report. `progress(message)` is called before each one.
 pub fn reproduce<R: Runtime>(
-    client: ComputeClient<R>,
-    device: String,
+    backend: Cube<R>,
     settings: &ReproduceSettings,
     mut progress: impl FnMut(&str),
 ) -> Result<Report, ReproduceError> {
     let started = std::time::Instant::now();
     let ledger = LaunchLedger::new();
-    let backend = Cube::new(client.clone(), device.clone());
+    let client = backend.client().clone();
+    let device = backend.description();
     progress("device roofline");
     let roofline = measure_roofline(
         &client,
@@ -238,7 +238,7 @@ pub fn reproduce<R: Runtime>(
                     &cartfuse_fusion::cube::backend::plan_options(&client),
                 )?;
                 let profile = profile_plan(
-                    client.clone(),
+                    &backend,
                     &graph,
                     plan,
                     lanes,
@@ -256,7 +256,7 @@ pub fn reproduce<R: Runtime>(
     }
 
     let tail = measure_tail(
-        &client,
+        &backend,
         settings.tail_shape,
         &settings.profile,
         &mut progress,

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use cartfuse_fusion::cube::Cube;
 use cartfuse_fusion::cubecl;
 use cartfuse_fusion::graph::{Graph, NodeId, Shape};
 use cartfuse_fusion::plan::{Plan, Slot};
@@ -31,10 +32,10 @@ pub struct TailRow {
     pub analytic_saving_bytes: f64,
 }
 
-/// Profiles every partition of a `(rows, cols)` tail on `client`; `progress(message)` before
-/// each.
+/// Profiles every partition of a `(rows, cols)` tail on `backend`; `progress(message)`
+/// before each.
 pub fn measure_tail<R: Runtime>(
-    client: &ComputeClient<R>,
+    backend: &Cube<R>,
     shape: (usize, u32),
     settings: &ProfileSettings,
     progress: &mut impl FnMut(&str),
@@ -64,7 +65,7 @@ pub fn measure_tail<R: Runtime>(
             })
             .sum::<u64>() as f64;
         let profile = profile_plan(
-            client.clone(),
+            backend,
             &tail_graph.graph,
             plan,
             lanes,

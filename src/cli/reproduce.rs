@@ -66,7 +66,9 @@ pub fn run(device: Device, args: ReproduceArgs) -> anyhow::Result<()> {
         eprintln!("device: {description} ({kind})");
         settings.device_cache_bytes = device_cache_bytes(kind, &description);
         let progress = progress::Progress::new(settings.tasks() as u64, "reproduce");
-        let report = reproduce::<R>(opened.client, description, &settings, |message| {
+        let backend =
+            cartfuse::fusion::cube::Cube::with_client(opened.client, &opened.device, description);
+        let report = reproduce::<R>(backend, &settings, |message| {
             tracing::info!("measuring {message}");
             progress.start(message);
         })?;

@@ -7,7 +7,7 @@ pub type TestBackend = cartfuse::fusion::cube::Cube<cartfuse::fusion::cubecl::cu
 /// Opens CUDA device 0.
 pub fn backend() -> TestBackend {
     match cartfuse::fusion::cube::device::cuda_client() {
-        Ok(opened) => cartfuse::fusion::cube::Cube::new(opened.client, opened.description),
+        Ok(opened) => cartfuse::fusion::cube::Cube::new(&opened),
         Err(error) => panic!("this test needs a CUDA device and found none: {error}"),
     }
 }

@@ -6,7 +6,7 @@ pub type TestBackend = cartfuse::fusion::cube::Cube<cartfuse::fusion::cubecl::wg
 /// Opens the default adapter; fails the test with install instructions when there is none.
 pub fn backend() -> TestBackend {
     match cartfuse::fusion::cube::device::wgpu_client() {
-        Ok(opened) => cartfuse::fusion::cube::Cube::new(opened.client, opened.description),
+        Ok(opened) => cartfuse::fusion::cube::Cube::new(&opened),
         Err(error) => panic!("this test needs a compute device and found none: {error}"),
     }
 }

@@ -1,7 +1,7 @@
 //! CartPole's vector env on CubeCL runtimes, as the first example of `docs/rust-api.md` builds it.
 
 use cartfuse_fusion::cube::Cube;
-use cartfuse_fusion::cube::device::open_client;
+use cartfuse_fusion::cube::device::{OpenedDevice, open_client};
 use cubecl::prelude::*;
 
 use super::{CartPoleConfig, CartPoleParams};
@@ -13,30 +13,23 @@ use crate::vec_env::VecEnv;
 pub type CartPoleVecEnv<R> = VecEnv<CartPoleParams, Cube<R>>;
 
 impl<R: Runtime> VecEnv<CartPoleParams, Cube<R>> {
-    /// Builds `num_envs` envs of `config` on an open client, running the default plan.
-    pub fn with_client(
-        client: ComputeClient<R>,
+    /// Builds `num_envs` envs of `config` on an opened device, running the default plan.
+    pub fn on_device(
+        opened: &OpenedDevice<R>,
         num_envs: usize,
         config: CartPoleConfig,
     ) -> Result<Self, EnvError> {
-        Self::with_plan(client, num_envs, config, StepPlan::default())
+        Self::with_plan(Cube::new(opened), num_envs, config, StepPlan::default())
     }
 
-    /// Builds `num_envs` envs of `config` on an open client, running `plan`.
+    /// Builds `num_envs` envs of `config` on `backend`, running `plan`.
     pub fn with_plan(
-        client: ComputeClient<R>,
+        backend: Cube<R>,
         num_envs: usize,
         config: CartPoleConfig,
         plan: StepPlan,
     ) -> Result<Self, EnvError> {
-        let description = R::name(&client);
-        VecEnv::build(
-            Cube::new(client, description),
-            config.params,
-            num_envs,
-            config.episode(),
-            plan,
-        )
+        VecEnv::build(backend, config.params, num_envs, config.episode(), plan)
     }
 
     /// Opens `device` and builds `num_envs` envs on it.
@@ -45,7 +38,10 @@ impl<R: Runtime> VecEnv<CartPoleParams, Cube<R>> {
         num_envs: usize,
         config: CartPoleConfig,
     ) -> Result<Self, EnvError> {
-        Self::with_client(open_client::<R>(device)?, num_envs, config)
+        let client = open_client::<R>(device)?;
+        let description = R::name(&client);
+        let backend = Cube::with_client(client, device, description);
+        Self::with_plan(backend, num_envs, config, StepPlan::default())
     }
 
     /// The compute client every launch goes to.

@@ -8,8 +8,8 @@ mod step_plan;
 
 use std::sync::Arc;
 
-use cartfuse_fusion::exec::Backend;
 use cartfuse_fusion::exec::LaunchLedger;
+use cartfuse_fusion::exec::{Arena, Backend};
 
 use crate::error::EnvError;
 use crate::host_outputs::HostOutputs;
@@ -31,6 +31,55 @@ pub enum StepBuffer {
     Truncated,
     /// `SameStep` only: `[n, obs_dim]` observations the episodes ended on.
     FinalObs,
+}
+
+impl StepBuffer {
+    /// The name of the step graph's output holding it.
+    pub fn name(self) -> &'static str {
+        match self {
+            StepBuffer::Obs => "obs",
+            StepBuffer::Reward => "reward",
+            StepBuffer::Terminated => "terminated",
+            StepBuffer::Truncated => "truncated",
+            StepBuffer::FinalObs => "final_obs",
+        }
+    }
+}
+
+/// The outputs a host step reads, allocated as one [`Arena`] so that one transfer brings
+/// them back, and which part holds which.
+#[derive(Debug, Clone)]
+pub struct OutputArena<Buf> {
+    /// The parts.
+    pub arena: Arena<Buf>,
+    /// The output each of the first parts holds, in part order.
+    pub outputs: Vec<StepBuffer>,
+    /// The part holding the invalid-action flag ([`ActionFlag`]), if the arena has one.
+    pub flag: Option<usize>,
+}
+
+impl<Buf> OutputArena<Buf> {
+    /// The part holding `which`, if the arena holds it.
+    pub fn part(&self, which: StepBuffer) -> Option<&Buf> {
+        let index = self.outputs.iter().position(|o| *o == which)?;
+        Some(&self.arena.parts[index])
+    }
+
+    /// The invalid-action flag's part, if the arena has one.
+    pub fn flag(&self) -> Option<&Buf> {
+        self.flag.map(|i| &self.arena.parts[i])
+    }
+}
+
+/// Where invalid device-resident actions are flagged: one word, non-zero once an action
+/// outside the action space was stepped.
+#[derive(Debug)]
+pub struct ActionFlag<'a, Buf> {
+    /// The word.
+    pub buffer: &'a Buf,
+    /// The step raises it itself (the hand-written kernels); otherwise the vector env runs a
+    /// check of the last actions into it before reading it.
+    pub raised_by_step: bool,
 }
 
 /// The running step of one vector env: its buffers and its launches.
@@ -69,8 +118,13 @@ pub trait StepEngine<B: Backend>: Send {
     fn pages(&self, which: StepBuffer) -> Vec<&B::Buffer> {
         self.buffer(which).into_iter().collect()
     }
-    /// A flag the step raises on an invalid device action, if the engine has one.
-    fn invalid_action_flag(&mut self) -> Option<&mut B::Buffer> {
+    /// The outputs of the last call as one arena, when the engine allocated them so and
+    /// they hold what the vector env reads now (not a reset's observations, not pages).
+    fn output_arena(&self) -> Option<&OutputArena<B::Buffer>> {
+        None
+    }
+    /// Where invalid device actions are flagged, if the engine keeps a flag.
+    fn action_flag(&self) -> Option<ActionFlag<'_, B::Buffer>> {
         None
     }
     /// Overwrites the physical state, one column per component; counters restart at 0.

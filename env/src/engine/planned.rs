@@ -20,7 +20,7 @@ use cartfuse_fusion::plan::{Plan, PlanOptions, Strategy};
 
 use super::draw_ahead::{DrawAhead, step_reading_draws};
 use super::pages::{StepPages, steps_per_launch};
-use super::{StepBuffer, StepEngine};
+use super::{ActionFlag, OutputArena, StepBuffer, StepEngine};
 use crate::environment::{EpisodeOptions, GraphEnv};
 use crate::error::EnvError;
 use crate::graph::{PACKED_STATE, RESET_MASK, StateLayout, graph_params, reset_graph, step_graph};
@@ -47,6 +47,9 @@ pub struct PlannedEngine<B: Backend> {
     /// A `fused-xK` call's steps over several launches, when K steps of outputs exceed
     /// the device's largest buffer.
     pages: Option<StepPages<B>>,
+    /// The step's outputs and an invalid-action flag in one allocation (not when paged, or
+    /// when the graph lacks an env's outputs).
+    arena: Option<OutputArena<B::Buffer>>,
     ledger: Arc<LaunchLedger>,
 }
 
@@ -134,11 +137,11 @@ impl<B: Backend> PlannedEngine<B> {
             )));
         }
         let plan = Plan::build(&graph, strategy, options)?;
-        let step =
+        let mut step =
             Executor::banked(backend.clone(), graph, plan, n, banks)?.with_ledger(ledger.clone());
-        let pages = match pages {
-            1 => None,
-            pages => Some(StepPages::new(backend, &step, pages)?),
+        let (pages, arena) = match pages {
+            1 => (None, gather_outputs(&mut step)?),
+            pages => (Some(StepPages::new(backend, &step, pages)?), None),
         };
         let reset_graph = reset_graph(env, layout);
         let mut reset_plan = Plan::build(&reset_graph, Strategy::Fused, options)?;
@@ -160,6 +163,7 @@ impl<B: Backend> PlannedEngine<B> {
             showing_reset: true,
             draw_ahead,
             pages,
+            arena,
             ledger,
         };
         engine.set_params(0)?;
@@ -312,6 +316,37 @@ impl<B: Backend> PlannedEngine<B> {
     }
 }
 
+/// The step outputs a host step reads (obs, reward, flags and, in `SameStep`, final
+/// observations) and a flag word gathered into one arena; `None` for a graph without them.
+fn gather_outputs<B: Backend>(
+    step: &mut Executor<B>,
+) -> Result<Option<OutputArena<B::Buffer>>, EnvError> {
+    let mut outputs = vec![
+        StepBuffer::Obs,
+        StepBuffer::Reward,
+        StepBuffer::Terminated,
+        StepBuffer::Truncated,
+    ];
+    if !outputs
+        .iter()
+        .all(|o| step.bound().output(o.name()).is_ok())
+    {
+        return Ok(None);
+    }
+    if step.bound().output(StepBuffer::FinalObs.name()).is_ok() {
+        outputs.push(StepBuffer::FinalObs);
+    }
+    let names: Vec<&str> = outputs.iter().map(|o| o.name()).collect();
+    let arena = step.gather_outputs(&names, &[1])?;
+    step.backend()
+        .write_u32(&arena.parts[outputs.len()], &[0])?;
+    Ok(Some(OutputArena {
+        arena,
+        flag: Some(outputs.len()),
+        outputs,
+    }))
+}
+
 impl<B: Backend> StepEngine<B> for PlannedEngine<B> {
     fn steps_per_call(&self) -> u32 {
         let pages = self.pages.as_ref().map_or(1, StepPages::count);
@@ -347,14 +382,18 @@ impl<B: Backend> StepEngine<B> for PlannedEngine<B> {
         if which == StepBuffer::Obs && self.showing_reset {
             return self.reset.output("obs").ok().into_iter().collect();
         }
-        let name = match which {
-            StepBuffer::Obs => "obs",
-            StepBuffer::Reward => "reward",
-            StepBuffer::Terminated => "terminated",
-            StepBuffer::Truncated => "truncated",
-            StepBuffer::FinalObs => "final_obs",
-        };
-        self.output_pages(name)
+        self.output_pages(which.name())
+    }
+
+    fn output_arena(&self) -> Option<&OutputArena<B::Buffer>> {
+        self.arena.as_ref().filter(|_| !self.showing_reset)
+    }
+
+    fn action_flag(&self) -> Option<ActionFlag<'_, B::Buffer>> {
+        Some(ActionFlag {
+            buffer: self.arena.as_ref()?.flag()?,
+            raised_by_step: false,
+        })
     }
 
     fn set_state(&mut self, columns: &[Vec<f32>]) -> Result<(), EnvError> {

@@ -33,20 +33,26 @@ impl EnvBackend for Cpu {
         Some((crate::memory::host_available(), "host memory".into()))
     }
 
-    fn actions_valid<E: GraphEnv>(
+    fn flag_invalid_actions<E: GraphEnv>(
         &self,
         env: &E,
         actions: &CpuBuffer,
+        flag: &CpuBuffer,
         ledger: &LaunchLedger,
-    ) -> Result<bool, EnvError> {
-        let ActionSpace::Discrete(space) = env.action_space() else {
+    ) -> Result<(), EnvError> {
+        let invalid = match env.action_space() {
+            ActionSpace::Discrete(space) => {
+                let record = check_actions_record(self.buffer_len(actions));
+                ledger.launch(record, || {
+                    actions.lock()[..actions.len()]
+                        .iter()
+                        .any(|a| *a >= space.n)
+                })
+            }
             // Continuous actions are clipped to the box, as gymnasium does: any value is valid.
-            return Ok(true);
+            ActionSpace::Box(_) => false,
         };
-        let record = check_actions_record(self.buffer_len(actions));
-        Ok(ledger.launch(record, || {
-            actions.lock()[..actions.len()].iter().all(|a| *a < space.n)
-        }))
+        Ok(self.write_u32(flag, &[u32::from(invalid)])?)
     }
 
     /// One pass split over the runtime's threads (as its launches are): the words of each
@@ -55,7 +61,7 @@ impl EnvBackend for Cpu {
         &self,
         from: &OutputPages<'_, CpuBuffer>,
         out: &mut HostOutputs<'_>,
-    ) -> Result<(), EnvError> {
+    ) -> Result<Option<u32>, EnvError> {
         fn one<'b>(pages: &[&'b CpuBuffer]) -> Option<&'b CpuBuffer> {
             match pages {
                 [page] => Some(*page),
@@ -109,7 +115,7 @@ impl EnvBackend for Cpu {
             })
             .collect();
         on_threads(&mut parts, |_, part| part.copy());
-        Ok(())
+        Ok(None)
     }
 }
 

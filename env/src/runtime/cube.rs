@@ -19,7 +19,7 @@ use crate::error::EnvError;
 use crate::spaces::ActionSpace;
 
 /// Sets `flag[0]` when any action is `>= choices` (device-resident discrete actions of
-/// planned engines, checked when their outputs are copied to the host).
+/// planned engines, checked when their outputs are read, in the same transfer).
 #[cube(launch_unchecked)]
 pub fn check_actions_array(actions: &Array<u32>, flag: &mut Array<u32>, choices: u32) {
     if ABSOLUTE_POS < actions.len() && actions[ABSOLUTE_POS] >= choices {
@@ -47,19 +47,20 @@ impl<R: Runtime> EnvBackend for Cube<R> {
         })
     }
 
-    fn actions_valid<E: GraphEnv>(
+    fn flag_invalid_actions<E: GraphEnv>(
         &self,
         env: &E,
         actions: &Handle,
+        flag: &Handle,
         ledger: &LaunchLedger,
-    ) -> Result<bool, EnvError> {
+    ) -> Result<(), EnvError> {
+        self.write_u32(flag, &[0])?;
         let ActionSpace::Discrete(space) = env.action_space() else {
             // Continuous actions are clipped to the box, as gymnasium does: any value is valid.
-            return Ok(true);
+            return Ok(());
         };
         let client = self.client();
         let len = self.buffer_len(actions);
-        let flag = self.upload_u32(&[0]);
         let (cube_count, cube_dim) = elementwise_launch_shape(client, len);
         let record = check_actions_record(len);
         ledger.launch(record, || unsafe {
@@ -73,6 +74,6 @@ impl<R: Runtime> EnvBackend for Cube<R> {
                 space.n,
             )
         });
-        Ok(self.read_u32(&flag)?[0] == 0)
+        Ok(())
     }
 }

@@ -10,11 +10,13 @@ pub mod cube;
 
 use std::sync::Arc;
 
-use cartfuse_fusion::exec::Backend;
+use cartfuse_fusion::exec::{Arena, Backend};
 use cartfuse_fusion::exec::{KernelLaunch, LaunchLedger};
 
 use crate::cartpole::{CartPoleConfig, CartPoleParams};
-use crate::engine::{PlannedEngine, RandomSource, StepEngine, StepPlan, layout_for};
+use crate::engine::{
+    OutputArena, PlannedEngine, RandomSource, StepBuffer, StepEngine, StepPlan, layout_for,
+};
 use crate::environment::{EpisodeOptions, GraphEnv};
 use crate::error::EnvError;
 use crate::host_outputs::HostOutputs;
@@ -85,42 +87,116 @@ pub trait EnvBackend: Backend + Sized {
     /// when known (checked before a batch is allocated, [`crate::memory`]).
     fn memory_available(&self) -> Option<(u64, String)>;
 
-    /// Whether every action in `actions` lies in `env`'s action space.
-    fn actions_valid<E: GraphEnv>(
+    /// Enqueues a check of `actions` against `env`'s action space that leaves `flag` (one
+    /// word) non-zero when any lies outside it, zero otherwise; nothing is read back.
+    fn flag_invalid_actions<E: GraphEnv>(
         &self,
         env: &E,
         actions: &Self::Buffer,
+        flag: &Self::Buffer,
         ledger: &LaunchLedger,
-    ) -> Result<bool, EnvError>;
+    ) -> Result<(), EnvError>;
 
     /// Copies a step's outputs from the engine's buffers into `out`, whose lengths match
-    /// them (by default: [`read_outputs`]).
+    /// them, and returns the invalid-action flag when it came with them (by default:
+    /// [`read_outputs`]).
     fn copy_outputs(
         &self,
         from: &OutputPages<'_, Self::Buffer>,
         out: &mut HostOutputs<'_>,
-    ) -> Result<(), EnvError> {
+    ) -> Result<Option<u32>, EnvError> {
         read_outputs(self, from, out)
     }
 }
 
-/// Reads every output page to the host, then copies it into `out`.
+/// Reads the outputs to the host into `out` in one round trip: the engine's arena in one
+/// transfer where it keeps one (with the invalid-action flag, returned), else every page.
 pub fn read_outputs<B: Backend>(
     backend: &B,
     from: &OutputPages<'_, B::Buffer>,
     out: &mut HostOutputs<'_>,
-) -> Result<(), EnvError> {
-    let f32s = |pages: &[&B::Buffer], out: &mut [f32]| {
-        copy_pages(pages, out, |page| backend.read_f32(page))
-    };
-    f32s(&from.obs, out.obs)?;
-    f32s(&from.reward, out.reward)?;
-    copy_pages(&from.terminated, out.terminated, |p| backend.read_flags(p))?;
-    copy_pages(&from.truncated, out.truncated, |p| backend.read_flags(p))?;
-    if let (Some(pages), Some(out)) = (&from.final_obs, out.final_obs.as_deref_mut()) {
-        f32s(pages, out)?;
+) -> Result<Option<u32>, EnvError> {
+    let same_step = out.final_obs.is_some().then_some(StepBuffer::FinalObs);
+    let wanted = [
+        StepBuffer::Obs,
+        StepBuffer::Reward,
+        StepBuffer::Terminated,
+        StepBuffer::Truncated,
+    ];
+    let mut wanted = wanted.into_iter().chain(same_step);
+    if let Some(arena) = from.arena {
+        if let Some(missing) = wanted.find(|o| arena.part(*o).is_none()) {
+            return Err(EnvError::Unsupported(format!(
+                "the engine's output arena lacks {}",
+                missing.name()
+            )));
+        }
+        let mut flag = None;
+        let mut sink = OutputSink::new(out);
+        backend.read_arena(
+            &arena.arena,
+            &mut |part, words| match arena.outputs.get(part) {
+                Some(which) => sink.write(*which, words),
+                None if arena.flag == Some(part) => flag = Some(words[0]),
+                None => {}
+            },
+        )?;
+        return Ok(flag);
     }
-    Ok(())
+    let mut parts = Vec::new();
+    let mut routes = Vec::new();
+    for which in wanted {
+        for page in from.pages(which) {
+            parts.push((*page).clone());
+            routes.push(which);
+        }
+    }
+    let pages = Arena { parts, whole: None };
+    let mut sink = OutputSink::new(out);
+    backend.read_arena(&pages, &mut |part, words| sink.write(routes[part], words))?;
+    Ok(None)
+}
+
+/// Writes outputs read from the device into host outputs, each output's pages one after
+/// another.
+struct OutputSink<'o, 'a> {
+    out: &'o mut HostOutputs<'a>,
+    /// Values of each output written so far, by [`StepBuffer`] order.
+    written: [usize; 5],
+}
+
+impl<'o, 'a> OutputSink<'o, 'a> {
+    fn new(out: &'o mut HostOutputs<'a>) -> Self {
+        Self {
+            out,
+            written: [0; 5],
+        }
+    }
+
+    /// The next `words.len()` values of output `which`.
+    fn write(&mut self, which: StepBuffer, words: &[u32]) {
+        let at = &mut self.written[which as usize];
+        let range = *at..*at + words.len();
+        *at = range.end;
+        let floats =
+            |to: &mut [f32]| to[range.clone()].copy_from_slice(bytemuck::cast_slice(words));
+        let flags = |to: &mut [bool]| {
+            for (flag, word) in to[range.clone()].iter_mut().zip(words) {
+                *flag = *word != 0;
+            }
+        };
+        match which {
+            StepBuffer::Obs => floats(self.out.obs),
+            StepBuffer::Reward => floats(self.out.reward),
+            StepBuffer::Terminated => flags(self.out.terminated),
+            StepBuffer::Truncated => flags(self.out.truncated),
+            StepBuffer::FinalObs => {
+                if let Some(rows) = self.out.final_obs.as_deref_mut() {
+                    floats(rows);
+                }
+            }
+        }
+    }
 }
 
 /// The engine buffers holding one call's outputs, each as its pages in step order (one
@@ -136,21 +212,21 @@ pub struct OutputPages<'b, Buf> {
     pub truncated: Vec<&'b Buf>,
     /// `SameStep` only: final observations.
     pub final_obs: Option<Vec<&'b Buf>>,
+    /// The same outputs as one arena, when the engine keeps them so.
+    pub arena: Option<&'b OutputArena<Buf>>,
 }
 
-/// Reads `pages` in order into consecutive parts of `out`.
-fn copy_pages<Buf, T: Copy>(
-    pages: &[&Buf],
-    out: &mut [T],
-    read: impl Fn(&Buf) -> Result<Vec<T>, cartfuse_fusion::exec::ReadError>,
-) -> Result<(), EnvError> {
-    let mut at = 0;
-    for page in pages {
-        let values = read(page)?;
-        out[at..at + values.len()].copy_from_slice(&values);
-        at += values.len();
+impl<Buf> OutputPages<'_, Buf> {
+    /// The pages of output `which` (none for final observations outside `SameStep`).
+    pub fn pages(&self, which: StepBuffer) -> &[&Buf] {
+        match which {
+            StepBuffer::Obs => &self.obs,
+            StepBuffer::Reward => &self.reward,
+            StepBuffer::Terminated => &self.terminated,
+            StepBuffer::Truncated => &self.truncated,
+            StepBuffer::FinalObs => self.final_obs.as_deref().unwrap_or(&[]),
+        }
     }
-    Ok(())
 }
 
 /// The planned engine `plan` names (every plan but the hand-written one).

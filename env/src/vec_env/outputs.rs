@@ -7,6 +7,7 @@ use super::VecEnv;
 use crate::engine::StepBuffer;
 use crate::environment::GraphEnv;
 use crate::error::EnvError;
+use crate::host_outputs::OwnedOutputs;
 use crate::params::AutoresetMode;
 use crate::runtime::EnvBackend;
 
@@ -113,20 +114,16 @@ impl<E: GraphEnv, B: EnvBackend> DeviceStep<'_, E, B> {
             .then(|| self.get(StepBuffer::FinalObs, "final_obs"))
     }
 
-    /// Copies the outputs to the host, first checking for invalid device actions.
+    /// Copies the outputs to the host, checking for invalid device actions in the same
+    /// round trip where the engine keeps its outputs and flag in one arena.
     pub fn to_host(&mut self) -> Result<StepOutput, EnvError> {
-        self.env.check_device_actions()?;
-        self.env.outputs_to_host()
+        self.env.device_outputs_to_host()
     }
 }
 
 impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
     pub(super) fn read_f32(&self, which: StepBuffer) -> Result<Vec<f32>, EnvError> {
         self.read_pages(which, |buffer| self.backend.read_f32(buffer))
-    }
-
-    fn read_flags(&self, which: StepBuffer) -> Result<Vec<bool>, EnvError> {
-        self.read_pages(which, |buffer| self.backend.read_flags(buffer))
     }
 
     /// Output `which` on the host, its pages (if a call ran over several launches) joined.
@@ -145,20 +142,27 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
         }
     }
 
-    /// Every output, read to the host.
-    pub(super) fn outputs_to_host(&self) -> Result<StepOutput, EnvError> {
+    /// Every output of a device step, read to the host, and the device actions' check.
+    fn device_outputs_to_host(&mut self) -> Result<StepOutput, EnvError> {
+        let flag = self.enqueue_action_check()?;
         let same_step = self.episode.autoreset == AutoresetMode::SameStep;
+        let lanes = self.steps_per_call() * self.num_envs;
+        let mut out = OwnedOutputs::zeroed(lanes, E::OBS_DIM, same_step);
+        let read_with_outputs = self.copy_outputs(&mut out.as_host())?;
+        let raised = match (flag, read_with_outputs) {
+            (None, _) => 0,
+            // The engine's flag is the arena's: it came back with the outputs.
+            (Some(_), Some(word)) => word,
+            (Some(flag), None) => self.backend.read_u32(&flag)?[0],
+        };
+        self.clear_action_flag(raised)?;
         Ok(StepOutput {
-            obs: self.read_f32(StepBuffer::Obs)?,
+            obs: out.obs,
             obs_dim: E::OBS_DIM,
-            reward: self.read_f32(StepBuffer::Reward)?,
-            terminated: self.read_flags(StepBuffer::Terminated)?,
-            truncated: self.read_flags(StepBuffer::Truncated)?,
-            final_obs: if same_step {
-                Some(self.read_f32(StepBuffer::FinalObs)?)
-            } else {
-                None
-            },
+            reward: out.reward,
+            terminated: out.terminated,
+            truncated: out.truncated,
+            final_obs: out.final_obs,
         })
     }
 }

@@ -8,7 +8,7 @@ use super::launches::CpuLaunches;
 use super::{CpuBuffer, CpuOptions};
 use crate::exec::{
     Backend, BoundPlan, ExecError, LaunchLedger, Prepared, ReadError, RunArgs, check_range,
-    copy_range_record,
+    check_write, copy_range_record,
 };
 use crate::plan::PlanOptions;
 
@@ -117,6 +117,12 @@ impl Backend for Cpu {
 
     fn same_buffer(&self, a: &CpuBuffer, b: &CpuBuffer) -> bool {
         a.same(b)
+    }
+
+    fn write_u32(&self, buffer: &CpuBuffer, values: &[u32]) -> Result<(), ExecError> {
+        check_write(buffer.len(), values.len())?;
+        buffer.lock()[..values.len()].copy_from_slice(values);
+        Ok(())
     }
 
     fn copy_range(

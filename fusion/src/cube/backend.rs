@@ -6,12 +6,16 @@ use std::sync::Arc;
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 
-use super::buffers::{download, upload};
+use cubecl::device::{Device, DeviceId};
+
+use super::buffers::{alloc_arena, download, read_arena, upload, write_into};
+use super::device::OpenedDevice;
 use super::kernel::{copy_range, elementwise_launch_shape};
 use super::launches::CubeLaunches;
+use crate::exec::transfers::{Transfer, TransferCounter};
 use crate::exec::{
-    Backend, BoundPlan, ExecError, Executor, LaunchLedger, Prepared, ReadError, RunArgs,
-    check_range, copy_range_record,
+    Arena, Backend, BoundPlan, ExecError, Executor, LaunchLedger, Prepared, ReadError, RunArgs,
+    TransferCounts, check_range, check_write, copy_range_record,
 };
 use crate::lir::loop_budget::LAVAPIPE_LOOP_ITERATIONS;
 use crate::plan::PlanOptions;
@@ -20,7 +24,11 @@ use crate::plan::PlanOptions;
 #[derive(Clone)]
 pub struct Cube<R: Runtime> {
     client: ComputeClient<R>,
+    /// The device the client runs on (writes into existing buffers go through its server).
+    device: DeviceId,
     description: Arc<str>,
+    /// What crosses between host and device, shared by every clone.
+    transfers: TransferCounter,
     /// A lower largest buffer than the device's ([`Backend::with_max_buffer_bytes`]).
     max_buffer_bytes: Option<u64>,
     /// The most loop iterations a thread may run (lavapipe's; see
@@ -29,9 +37,22 @@ pub struct Cube<R: Runtime> {
 }
 
 impl<R: Runtime> Cube<R> {
-    /// Wraps an open client; `description` names the adapter in reports. An llvmpipe
-    /// adapter (lavapipe) gets its loop limit checked before any plan runs.
-    pub fn new(client: ComputeClient<R>, description: impl Into<Arc<str>>) -> Self {
+    /// The backend of an opened device, named by its description in reports.
+    pub fn new(opened: &OpenedDevice<R>) -> Self {
+        Self::with_client(
+            opened.client.clone(),
+            &opened.device,
+            opened.description.as_str(),
+        )
+    }
+
+    /// Wraps `client`, open on `device`; `description` names the adapter in reports. An
+    /// llvmpipe adapter (lavapipe) gets its loop limit checked before any plan runs.
+    pub fn with_client(
+        client: ComputeClient<R>,
+        device: &R::Device,
+        description: impl Into<Arc<str>>,
+    ) -> Self {
         let description: Arc<str> = description.into();
         let loop_limit = description
             .to_lowercase()
@@ -39,7 +60,9 @@ impl<R: Runtime> Cube<R> {
             .then_some(LAVAPIPE_LOOP_ITERATIONS);
         Self {
             client,
+            device: device.to_id(),
             description,
+            transfers: TransferCounter::default(),
             max_buffer_bytes: None,
             loop_limit,
         }
@@ -92,15 +115,57 @@ impl<R: Runtime> Backend for Cube<R> {
     }
 
     fn alloc(&self, words: usize) -> Handle {
+        self.transfers.count(Transfer::Created);
         self.client.empty(words * 4)
     }
 
     fn upload_u32(&self, values: &[u32]) -> Handle {
+        self.transfers.count(Transfer::Created);
         upload(&self.client, values)
     }
 
     fn read_u32(&self, buffer: &Handle) -> Result<Vec<u32>, ReadError> {
+        self.transfers.count(Transfer::Read { copies: 1 });
         download::<R, u32>(&self.client, buffer)
+    }
+
+    fn write_u32(&self, buffer: &Handle, values: &[u32]) -> Result<(), ExecError> {
+        check_write(self.buffer_len(buffer), values.len())?;
+        self.transfers.count(Transfer::Write);
+        write_into::<R, u32>(self.device, buffer, values);
+        Ok(())
+    }
+
+    /// One allocation whose parts start on the device's storage offset alignment (at
+    /// least 256 bytes, what every wgpu device accepts), unless it would exceed the largest
+    /// buffer: then the parts are apart, and still read in one round trip.
+    fn alloc_arena(&self, words: &[usize]) -> Arena<Handle> {
+        let align = (self.client.properties().memory.alignment as usize).max(256);
+        let bytes: u64 = (words.iter())
+            .map(|w| (4 * w.max(&1)).next_multiple_of(align) as u64)
+            .sum();
+        if bytes > self.max_buffer_bytes() {
+            return Arena {
+                parts: words.iter().map(|&w| self.alloc(w)).collect(),
+                whole: None,
+            };
+        }
+        self.transfers.count(Transfer::Created);
+        alloc_arena(&self.client, words, align)
+    }
+
+    fn read_arena(
+        &self,
+        arena: &Arena<Handle>,
+        sink: &mut dyn FnMut(usize, &[u32]),
+    ) -> Result<(), ReadError> {
+        let copies = read_arena(&self.client, arena, sink)?;
+        self.transfers.count(Transfer::Read { copies });
+        Ok(())
+    }
+
+    fn transfers(&self) -> TransferCounts {
+        self.transfers.totals()
     }
 
     fn buffer_len(&self, buffer: &Handle) -> usize {
@@ -135,6 +200,7 @@ impl<R: Runtime> Backend for Cube<R> {
     }
 
     fn sync(&self) -> Result<(), ReadError> {
+        self.transfers.count(Transfer::Sync);
         cubecl::future::block_on(self.client.sync())
             .map_err(|error| ReadError(format!("{error:?}")))
     }

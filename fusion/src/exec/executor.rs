@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use super::bound::BoundPlan;
 use super::holders::Holders;
-use super::{Backend, ExecError, LaunchLedger, RunArgs};
+use super::{Arena, Backend, ExecError, LaunchLedger, RunArgs};
 use crate::graph::{DType, Graph, HostArray, Scalar};
 use crate::plan::Plan;
 
@@ -247,6 +247,33 @@ impl<B: Backend> Executor<B> {
         std::mem::swap(&mut self.buffers[b], buffer);
         self.rebound(b);
         Ok(())
+    }
+
+    /// Allocates outputs `names` (in that order), then `extra` buffers of the given word
+    /// counts, as one [`Arena`], so that the host reads them back in one transfer: the next
+    /// run writes the outputs into the arena's parts.
+    pub fn gather_outputs(
+        &mut self,
+        names: &[&str],
+        extra: &[usize],
+    ) -> Result<Arena<B::Buffer>, ExecError> {
+        let outputs = (names.iter())
+            .map(|name| self.bound.output(name))
+            .collect::<Result<Vec<_>, _>>()?;
+        if (1..outputs.len()).any(|i| outputs[..i].contains(&outputs[i])) {
+            return Err(ExecError::Unsupported(format!(
+                "gathering outputs {names:?}: two of them are one value"
+            )));
+        }
+        let words: Vec<usize> = (outputs.iter().map(|&b| self.bound.len(b)))
+            .chain(extra.iter().copied())
+            .collect();
+        let arena = self.backend.alloc_arena(&words);
+        for (&b, part) in outputs.iter().zip(&arena.parts) {
+            self.buffers[b] = part.clone();
+        }
+        self.holders.invalidate();
+        Ok(arena)
     }
 
     /// Sets runtime param `name` (no recompilation: params are read at run time).

@@ -8,6 +8,8 @@
 //! - [`executor`]: [`Executor`], a bound plan with its buffers on one backend.
 //! - [`holders`]: which buffers share memory, kept across runs.
 //! - [`ledger`]: [`LaunchLedger`], which counts launches, elements and bytes moved.
+//! - [`transfers`]: [`Arena`]s of buffers read back in one transfer, and
+//!   [`TransferCounts`], what crosses between host and device.
 //! - `error`: [`ExecError`], [`ReadError`] and [`DeviceError`].
 
 pub mod bound;
@@ -15,6 +17,7 @@ mod error;
 pub mod executor;
 pub mod holders;
 pub mod ledger;
+pub mod transfers;
 
 pub use bound::BoundPlan;
 pub use error::{DeviceError, ExecError, ReadError};
@@ -24,6 +27,7 @@ pub use ledger::{
     COPY_RANGE_KERNEL, KernelLaunch, LaunchLedger, LaunchTotals, copy_range_record,
     copy_state_record, kernels_record,
 };
+pub use transfers::{Arena, TransferCounts};
 
 use crate::graph::NodeId;
 use crate::plan::PlanOptions;
@@ -88,6 +92,34 @@ pub trait Backend: Clone + Send + 'static {
     ) -> Result<(), ExecError>;
     /// Waits until every enqueued launch has finished.
     fn sync(&self) -> Result<(), ReadError>;
+    /// Copies `values` into `buffer`, which holds exactly as many words, without allocating:
+    /// after every launch enqueued before, before every launch enqueued after.
+    fn write_u32(&self, buffer: &Self::Buffer, values: &[u32]) -> Result<(), ExecError>;
+    /// Buffers of `words[i]` words laid out so that [`Self::read_arena`] brings them all
+    /// back in one transfer (apart, by default).
+    fn alloc_arena(&self, words: &[usize]) -> Arena<Self::Buffer> {
+        Arena {
+            parts: words.iter().map(|&w| self.alloc(w)).collect(),
+            whole: None,
+        }
+    }
+    /// Reads every part of `arena` to the host in one round trip, handing part `i`'s words
+    /// to `sink(i, words)` (by default one read a part).
+    fn read_arena(
+        &self,
+        arena: &Arena<Self::Buffer>,
+        sink: &mut dyn FnMut(usize, &[u32]),
+    ) -> Result<(), ReadError> {
+        for (i, part) in arena.parts.iter().enumerate() {
+            sink(i, &self.read_u32(part)?);
+        }
+        Ok(())
+    }
+    /// What has crossed between host and device since the backend was opened (all zero on a
+    /// backend whose buffers are host memory).
+    fn transfers(&self) -> TransferCounts {
+        TransferCounts::default()
+    }
 
     /// Prepares the launches of `bound`, and says which carries they update in place (of
     /// those [`BoundPlan::may_update_in_place`] allows).
@@ -118,6 +150,19 @@ pub struct RunArgs<'a, B: Backend> {
     pub ledger: &'a LaunchLedger,
     /// Whether params were set since the last run.
     pub params_changed: bool,
+}
+
+/// Checks that a [`Backend::write_u32`] of `values` words fills its buffer of `len` exactly.
+pub(crate) fn check_write(len: usize, values: usize) -> Result<(), ExecError> {
+    if len != values {
+        return Err(crate::graph::BindError::BadInput {
+            name: "written values".into(),
+            expected: format!("{len} values (the buffer's length)"),
+            found: format!("{values} values"),
+        }
+        .into());
+    }
+    Ok(())
 }
 
 /// Checks that `from[start..start + len]` exists before a [`Backend::copy_range`].

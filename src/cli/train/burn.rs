@@ -114,7 +114,7 @@ fn run_on_device<R: CubeRuntime>(
         opened.description
     );
     let model = model_for::<Autodiff<DeviceLearner<R>>>(&config, args, &opened.device)?;
-    let backend = Cube::new(opened.client, opened.description.clone());
+    let backend = Cube::new(&opened);
     let mut env = VecEnv::build(
         backend,
         CartPole::default(),

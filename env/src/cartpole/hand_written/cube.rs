@@ -7,18 +7,18 @@ use std::sync::Arc;
 use cartfuse_fusion::cube::Cube;
 use cartfuse_fusion::cube::buffers::{download, download_many, upload};
 use cartfuse_fusion::cube::kernel::elementwise_launch_shape;
-use cartfuse_fusion::exec::{KernelLaunch, LaunchLedger};
+use cartfuse_fusion::exec::{Backend, KernelLaunch, LaunchLedger};
 use cartfuse_fusion::rng;
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 
 use super::kernel::{PhysicsScalarsLaunch, cartpole_reset_array, cartpole_step_array};
 use super::{
-    F32, Physics, RESET_KERNEL, STEP_KERNEL, U32, masked_reset_unsupported, reset_bytes_per_env,
+    Physics, RESET_KERNEL, STEP_KERNEL, masked_reset_unsupported, reset_bytes_per_env,
     step_bytes_per_env,
 };
 use crate::cartpole::params::CartPoleConfig;
-use crate::engine::{StepBuffer, StepEngine};
+use crate::engine::{ActionFlag, OutputArena, StepBuffer, StepEngine};
 use crate::error::EnvError;
 use crate::params::AutoresetMode;
 
@@ -33,7 +33,8 @@ pub(crate) struct StateBuffers {
     pub needs_reset: Handle,
 }
 
-/// Buffers the step writes its results to, reused every step.
+/// Buffers the step writes its results to, reused every step: the parts of one arena, so
+/// a host step reads them (the invalid-action flag included) in one transfer.
 pub(crate) struct OutputBuffers {
     pub obs: Handle,
     pub reward: Handle,
@@ -41,6 +42,7 @@ pub(crate) struct OutputBuffers {
     pub truncated: Handle,
     pub final_obs: Handle,
     pub invalid_action: Handle,
+    pub arena: OutputArena<Handle>,
 }
 
 impl StateBuffers {
@@ -60,19 +62,43 @@ impl StateBuffers {
 }
 
 impl OutputBuffers {
-    pub fn new<R: Runtime>(client: &ComputeClient<R>, n: usize, autoreset: AutoresetMode) -> Self {
-        let final_obs_len = if autoreset == AutoresetMode::SameStep {
-            4 * n
-        } else {
-            4
-        };
+    pub fn new<R: Runtime>(backend: &Cube<R>, n: usize, autoreset: AutoresetMode) -> Self {
+        let same_step = autoreset == AutoresetMode::SameStep;
+        // Outside SameStep the final observations are a placeholder nothing reads.
+        let final_obs_len = if same_step { 4 * n } else { 4 };
+        let arena = backend.alloc_arena(&[4 * n, n, n, n, final_obs_len, 1]);
+        let [
+            obs,
+            reward,
+            terminated,
+            truncated,
+            final_obs,
+            invalid_action,
+        ] = <[Handle; 6]>::try_from(arena.parts.clone()).expect("six parts");
+        backend
+            .write_u32(&invalid_action, &[0])
+            .expect("the flag holds one word");
+        let mut outputs = vec![
+            StepBuffer::Obs,
+            StepBuffer::Reward,
+            StepBuffer::Terminated,
+            StepBuffer::Truncated,
+        ];
+        if same_step {
+            outputs.push(StepBuffer::FinalObs);
+        }
         Self {
-            obs: client.empty(4 * n * F32 as usize),
-            reward: client.empty(n * F32 as usize),
-            terminated: client.empty(n * U32 as usize),
-            truncated: client.empty(n * U32 as usize),
-            final_obs: client.empty(final_obs_len * F32 as usize),
-            invalid_action: client.create_from_slice(u32::as_bytes(&[0u32])),
+            obs,
+            reward,
+            terminated,
+            truncated,
+            final_obs,
+            invalid_action,
+            arena: OutputArena {
+                arena,
+                outputs,
+                flag: Some(5),
+            },
         }
     }
 }
@@ -229,7 +255,7 @@ impl<R: Runtime> HandWrittenEngine<R> {
         let client = backend.client().clone();
         Self {
             state: StateBuffers::zeroed(&client, n),
-            outputs: OutputBuffers::new(&client, n, config.autoreset),
+            outputs: OutputBuffers::new(backend, n, config.autoreset),
             client,
             ledger,
             config: *config,
@@ -290,8 +316,16 @@ impl<R: Runtime> StepEngine<Cube<R>> for HandWrittenEngine<R> {
         })
     }
 
-    fn invalid_action_flag(&mut self) -> Option<&mut Handle> {
-        Some(&mut self.outputs.invalid_action)
+    fn output_arena(&self) -> Option<&OutputArena<Handle>> {
+        // After a reset the observations are the reset's, in the same part.
+        Some(&self.outputs.arena)
+    }
+
+    fn action_flag(&self) -> Option<ActionFlag<'_, Handle>> {
+        Some(ActionFlag {
+            buffer: &self.outputs.invalid_action,
+            raised_by_step: true,
+        })
     }
 
     fn set_state(&mut self, columns: &[Vec<f32>]) -> Result<(), EnvError> {

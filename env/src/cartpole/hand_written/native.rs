@@ -39,7 +39,7 @@ use super::{
     step_bytes_per_env,
 };
 use crate::cartpole::params::CartPoleConfig;
-use crate::engine::{StepBuffer, StepEngine};
+use crate::engine::{ActionFlag, StepBuffer, StepEngine};
 use crate::error::EnvError;
 use crate::host_outputs::HostOutputs;
 use crate::params::AutoresetMode;
@@ -270,7 +270,7 @@ impl StepEngine<Cpu> for NativeEngine {
         let invalid = self.runner.step(actions.as_ptr(), sink, seed);
         drop((actions, obs, reward, terminated, truncated, final_obs));
         if invalid {
-            self.invalid_action = CpuBuffer::from_u32(&[1]);
+            self.invalid_action.lock()[0] = 1;
         }
         Ok(())
     }
@@ -304,8 +304,11 @@ impl StepEngine<Cpu> for NativeEngine {
         })
     }
 
-    fn invalid_action_flag(&mut self) -> Option<&mut CpuBuffer> {
-        Some(&mut self.invalid_action)
+    fn action_flag(&self) -> Option<ActionFlag<'_, CpuBuffer>> {
+        Some(ActionFlag {
+            buffer: &self.invalid_action,
+            raised_by_step: true,
+        })
     }
 
     fn set_state(&mut self, columns: &[Vec<f32>]) -> Result<(), EnvError> {
