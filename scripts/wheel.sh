@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Builds cartfuse's wheel (abi3: one wheel for CPython 3.10 and newer) with maturin into
-# target/wheels/. The native CPU runtime is always in it; wgpu (Vulkan, Metal) too unless
-# --cpu-only is given (then no cubecl, wgpu or burn crate is compiled).
+# target/wheels/. The native CPU runtime is always in it; wgpu (Vulkan, Metal) and CUDA too
+# unless --cpu-only is given (then no cubecl, wgpu or burn crate is compiled).
+#
+# CUDA's driver is loaded when a CUDA env is opened, not when the module is imported, so
+# one wheel serves machines with and without NVIDIA. Its bindings are CUDA 12.8's
+# (CUDARC_CUDA_VERSION, overridable), which drivers of CUDA 12.8 and 13 both provide.
 #
 #   bash scripts/wheel.sh [--cpu-only]
 #
@@ -10,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-features=()
+features=(--features cuda)
 case "${1:-}" in
   "") ;;
   --cpu-only) features=(--no-default-features) ;;
@@ -30,5 +34,6 @@ fi
 rm -f target/wheels/cartfuse-*.whl
 # The release profile and the workspace's target dir: what `cargo build --release` and
 # `cargo test --release` compiled is reused.
-(cd python && "$maturin" build --release --out ../target/wheels "${features[@]}")
+(cd python && CUDARC_CUDA_VERSION="${CUDARC_CUDA_VERSION:-12080}" \
+  "$maturin" build --release --out ../target/wheels "${features[@]}")
 ls target/wheels/cartfuse-*.whl

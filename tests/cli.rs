@@ -7,8 +7,14 @@ use cartfuse::replay::ReplayOutput;
 use cartfuse::{CartPoleParams, CartPoleState};
 
 pub(crate) fn cartfuse(args: &[&str]) -> Output {
+    cartfuse_with_env(args, &[])
+}
+
+/// [`cartfuse`] with environment variables `vars` set.
+pub(crate) fn cartfuse_with_env(args: &[&str], vars: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cartfuse"))
         .args(args)
+        .envs(vars.iter().copied())
         .output()
         .expect("the cartfuse binary runs")
 }
@@ -720,22 +726,29 @@ fn compare_reports_and_crossover_refuse_bad_input() {
 #[test]
 fn crossover_times_the_cpu_against_the_device_in_turns() {
     let dir = std::env::temp_dir().join(format!("cartfuse-crossover-{}", std::process::id()));
-    let run = cartfuse(&[
-        "--device",
-        "wgpu",
-        "crossover",
-        "--plans",
-        "fused",
-        "--to",
-        "16",
-        "--budget",
-        "0.05",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let run = cartfuse_with_env(
+        &[
+            "--device",
+            "wgpu",
+            "crossover",
+            "--plans",
+            "fused",
+            "--to",
+            "16",
+            "--budget",
+            "0.05",
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+        &[("XDG_CACHE_HOME", dir.to_str().unwrap())],
+    );
     assert!(run.status.success(), "{}", stderr(&run));
     let text = stdout(&run);
-    assert!(text.contains("fused: the device"), "{text}");
+    assert!(
+        text.contains("fused: device-resident, the device"),
+        "{text}"
+    );
+    assert!(text.contains("host steps, the device"), "{text}");
     let result: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("crossover.json")).unwrap())
             .unwrap();
@@ -745,8 +758,16 @@ fn crossover_times_the_cpu_against_the_device_in_turns() {
         let rounds = point["cpu_step_s"].as_array().unwrap().len();
         // A loaded machine may stop a size at the floor of three rounds (turns::FLOOR_ROUNDS).
         assert!(rounds >= 3, "{point}");
-        assert_eq!(point["device_step_s"].as_array().unwrap().len(), rounds);
+        for side in ["device_step_s", "cpu_host_step_s", "device_host_step_s"] {
+            assert_eq!(point[side].as_array().unwrap().len(), rounds, "{side}");
+        }
     }
+    // The host crossover is kept for the automatic device choice, under the cache.
+    let kept = std::fs::read_to_string(dir.join("cartfuse").join("crossovers.json")).unwrap();
+    let kept: serde_json::Value = serde_json::from_str(&kept).unwrap();
+    let entry = kept.as_object().unwrap().values().next().unwrap();
+    assert_eq!(entry["plan"], "fused");
+    assert_eq!(entry["largest_measured"], 16);
     assert_eq!(
         std::fs::read_to_string(dir.join("crossover.csv"))
             .unwrap()

@@ -124,8 +124,9 @@ impl Backend {
                 _ => max_episode_steps,
             },
         };
-        let device = options.device.unwrap_or_else(crate::device::automatic);
         let n = options.num_envs;
+        let device =
+            (options.device).unwrap_or_else(|| crate::device::automatic().for_envs(Some(n)).0);
         let build = Build {
             num_envs: n,
             episode,

@@ -4,18 +4,28 @@
 
 use std::fmt;
 
-use cartfuse_fusion::device::{Device, auto_device};
+use cartfuse_fusion::device::{Device, FoundDevice, find_device};
 
 use crate::error::BackendError;
 
-/// The device `name` picks (`None` or `"auto"`: [`automatic`]).
-pub fn parse(name: Option<&str>) -> Result<Device, BackendError> {
-    let Some(name) = name else {
-        return Ok(automatic());
+/// The device `name` picks for `num_envs` envs (`None` or `"auto"`: [`automatic`]), and
+/// why when it was chosen automatically.
+pub fn parse(
+    name: Option<&str>,
+    num_envs: usize,
+) -> Result<(Device, Option<String>), BackendError> {
+    let automatic = || {
+        let (device, why) = automatic().for_envs(Some(num_envs));
+        Ok((device, Some(why)))
     };
-    match Device::choose(name) {
-        Ok((_, Some(_))) => Ok(automatic()),
-        Ok((device, None)) => Ok(device),
+    let Some(name) = name else {
+        return automatic();
+    };
+    if name.trim().eq_ignore_ascii_case("auto") {
+        return automatic();
+    }
+    match Device::choose(name, Some(num_envs)) {
+        Ok((device, _)) => Ok((device, None)),
         Err(_) => {
             let names: Vec<String> = Device::CHOICES
                 .iter()
@@ -32,12 +42,13 @@ pub fn parse(name: Option<&str>) -> Result<Device, BackendError> {
     }
 }
 
-/// The device `None` picks: a real GPU when CUDA or wgpu finds one, the native CPU
-/// otherwise (a CPU-emulated Vulkan device such as lavapipe is not picked). Probed once per
-/// process (a probe opens every adapter: 15-55 ms).
-pub fn automatic() -> Device {
-    static CHOICE: std::sync::OnceLock<Device> = std::sync::OnceLock::new();
-    *CHOICE.get_or_init(|| auto_device().0)
+/// What `None` finds: a real GPU when CUDA or wgpu finds one, the native CPU otherwise (a
+/// CPU-emulated Vulkan device such as lavapipe is not picked); each env then takes the GPU
+/// only from its crossover on ([`FoundDevice::for_envs`]). Probed once per process (a
+/// probe opens every adapter: 15-55 ms).
+pub fn automatic() -> &'static FoundDevice {
+    static FOUND: std::sync::OnceLock<FoundDevice> = std::sync::OnceLock::new();
+    FOUND.get_or_init(find_device)
 }
 
 /// The error of a device that cannot be opened.

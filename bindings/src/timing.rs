@@ -28,7 +28,7 @@ impl RustStepTimer {
         device: Option<&str>,
         plan: Option<String>,
     ) -> PyResult<Self> {
-        let device = Some(crate::device::parse(device).map_err(to_py)?);
+        let device = Some(crate::device::parse(device, num_envs).map_err(to_py)?.0);
         let options = Options {
             env_id: env_id.to_string(),
             num_envs,

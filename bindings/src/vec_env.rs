@@ -60,6 +60,8 @@ pub struct NativeVecEnv {
     outputs: Outputs,
     in_flight: Mutex<Option<InFlight>>,
     stepper: Mutex<Stepper>,
+    /// Why the device was chosen, when it was chosen automatically.
+    device_reason: Option<String>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> Result<MutexGuard<'_, T>, BackendError> {
@@ -130,7 +132,8 @@ impl NativeVecEnv {
     ) -> PyResult<Self> {
         cartfuse_fusion::switches::check_environment()
             .map_err(|error| PyValueError::new_err(error.to_string()))?;
-        let device = Some(crate::device::parse(device).map_err(to_py)?);
+        let (device, device_reason) = crate::device::parse(device, num_envs).map_err(to_py)?;
+        let device = Some(device);
         let autoreset: AutoresetMode = (autoreset.parse())
             .map_err(|why: String| to_py(BackendError::invalid("autoreset", why)))?;
         let options = Options {
@@ -160,6 +163,7 @@ impl NativeVecEnv {
             same_step,
             in_flight: Mutex::new(None),
             stepper: Mutex::new(Stepper::default()),
+            device_reason,
         })
     }
 
@@ -185,6 +189,12 @@ impl NativeVecEnv {
     #[getter]
     fn device(&self, py: Python<'_>) -> PyResult<&'static str> {
         self.run(py, "device", |b| Ok(b.device().name()))
+    }
+
+    /// Why `device=None` (or `"auto"`) chose the device; `None` when it was named.
+    #[getter]
+    fn device_reason(&self) -> Option<String> {
+        self.device_reason.clone()
     }
 
     /// The step plan's name.

@@ -64,12 +64,13 @@ pub struct EnvironmentError {
 }
 
 /// Checks every `CARTFUSE_*` variable the runtime reads whose values are a fixed set
-/// (`CARTFUSE_CPU_SIMD`, `CARTFUSE_CPU_ENGINE` and the switches): the first one set to
+/// (`CARTFUSE_CPU_SIMD`, `CARTFUSE_CPU_ENGINE`, the switches and
+/// `CARTFUSE_AUTO_MIN_ENVS`, a number): the first one set to
 /// anything else is an error naming the values it accepts. `CARTFUSE_CC` (a command) and
 /// `CARTFUSE_KERNEL_CACHE` (a directory) take any value.
 pub fn check_environment() -> Result<(), EnvironmentError> {
     type Accepts = fn(&str) -> bool;
-    let variables: [(&'static str, &'static str, Accepts); 5] = [
+    let variables: [(&'static str, &'static str, Accepts); 6] = [
         ("CARTFUSE_CPU_SIMD", "scalar, avx2 or avx512", |v| {
             v.parse::<crate::cpu::SimdLevel>().is_ok()
         }),
@@ -79,6 +80,9 @@ pub fn check_environment() -> Result<(), EnvironmentError> {
         (CPU_LAZY_SELECTS, SWITCH_VALUES, |v| parse(v).is_some()),
         (IN_PLACE, SWITCH_VALUES, |v| parse(v).is_some()),
         (VECTORIZE, SWITCH_VALUES, |v| parse(v).is_some()),
+        (crate::device::AUTO_MIN_ENVS, "a number of envs", |v| {
+            v.trim().parse::<usize>().is_ok()
+        }),
     ];
     for (name, accepted, accepts) in variables {
         if let Ok(value) = std::env::var(name)

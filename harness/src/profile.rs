@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use cartfuse_env::{
     CartPoleConfig, CartPoleParams, DeviceActions, EnvBackend, EnvError, EpisodeOptions, GraphEnv,
-    StepPlan, VecEnv,
+    HostOutputs, StepPlan, VecEnv,
 };
 use cartfuse_fusion::cube::Cube;
 use cartfuse_fusion::cubecl;
@@ -94,18 +94,16 @@ fn sync<E: GraphEnv, B: EnvBackend>(env: &VecEnv<E, B>) -> Result<(), EnvError> 
     env.sync()
 }
 
-/// Profiles the CartPole step of `plan` over `num_envs` envs on `client`, calling
+/// Profiles the CartPole step of `plan` over `num_envs` envs on `backend`, calling
 /// `progress(done, total)` after each repeat.
 pub fn profile_cartpole<R: Runtime>(
-    client: ComputeClient<R>,
+    backend: Cube<R>,
     config: CartPoleConfig,
     plan: StepPlan,
     num_envs: usize,
     settings: &ProfileSettings,
     progress: impl FnMut(usize, usize),
 ) -> Result<StepProfile, EnvError> {
-    let description = R::name(&client);
-    let backend = Cube::new(client, description);
     profile_env(
         backend,
         config.params,
@@ -124,10 +122,40 @@ pub struct TimedEnv<E: GraphEnv, B: EnvBackend> {
     env: VecEnv<E, B>,
     plan: StepPlan,
     actions: DeviceActions<B::Buffer>,
+    /// Set: each call is a host step (host actions in, every output copied out), as a
+    /// user's loop steps; unset: device-resident calls.
+    host: Option<HostStep<E>>,
     /// Seconds of the first call beyond a steady call, plus the CPU's kernels built ahead.
     compile_s: f64,
     /// The fastest of three steady calls.
     warm_call_s: f64,
+}
+
+/// A host step's actions and the host memory its outputs are copied into.
+struct HostStep<E: GraphEnv> {
+    actions: Vec<E::Action>,
+    out: HostMemory,
+}
+
+/// Host memory a step's outputs are copied into, allocated once.
+struct HostMemory {
+    obs: Vec<f32>,
+    reward: Vec<f32>,
+    terminated: Vec<bool>,
+    truncated: Vec<bool>,
+    final_obs: Option<Vec<f32>>,
+}
+
+impl HostMemory {
+    fn outputs(&mut self) -> HostOutputs<'_> {
+        HostOutputs {
+            obs: &mut self.obs,
+            reward: &mut self.reward,
+            terminated: &mut self.terminated,
+            truncated: &mut self.truncated,
+            final_obs: self.final_obs.as_deref_mut(),
+        }
+    }
 }
 
 impl<E: GraphEnv, B: EnvBackend> TimedEnv<E, B> {
@@ -156,6 +184,7 @@ impl<E: GraphEnv, B: EnvBackend> TimedEnv<E, B> {
             env,
             plan,
             actions,
+            host: None,
             compile_s: 0.0,
             warm_call_s: f64::MAX,
         };
@@ -166,6 +195,32 @@ impl<E: GraphEnv, B: EnvBackend> TimedEnv<E, B> {
         }
         timed.compile_s = ahead + (first - timed.warm_call_s).max(0.0);
         Ok(timed)
+    }
+
+    /// This env timed as a user's loop steps it: host actions in, every output copied into
+    /// host memory allocated once, one call after the other (the steady call re-timed).
+    pub fn host_steps(mut self) -> Result<Self, EnvError> {
+        let k = self.env.steps_per_call();
+        let lanes = k * self.env.num_envs();
+        let actions = (0..lanes)
+            .map(|i| self.env.env().pattern_action(i))
+            .collect();
+        let same_step = self.env.episode().autoreset == cartfuse_env::AutoresetMode::SameStep;
+        self.host = Some(HostStep {
+            actions,
+            out: HostMemory {
+                obs: vec![0.0; lanes * E::OBS_DIM],
+                reward: vec![0.0; lanes],
+                terminated: vec![false; lanes],
+                truncated: vec![false; lanes],
+                final_obs: same_step.then(|| vec![0.0; lanes * E::OBS_DIM]),
+            },
+        });
+        self.warm_call_s = f64::MAX;
+        for _ in 0..3 {
+            self.warm_call_s = self.warm_call_s.min(self.time_calls(1)?);
+        }
+        Ok(self)
     }
 
     /// Seconds of `calls` back-to-back calls, synchronised before and after.
@@ -183,7 +238,12 @@ impl<E: GraphEnv, B: EnvBackend> TimedEnv<E, B> {
         let start = Instant::now();
         let mut made = 0;
         while made < calls {
-            self.env.step_device(&self.actions)?;
+            match &mut self.host {
+                Some(host) => self.env.step_into(&host.actions, &mut host.out.outputs())?,
+                None => {
+                    self.env.step_device(&self.actions)?;
+                }
+            }
             made += 1;
             if made % 16 == 0 && start.elapsed().as_secs_f64() > limit_s {
                 break;
@@ -325,7 +385,7 @@ pub struct PlanProfile {
 
 /// Profiles one plan of `graph` over `lanes` lanes with the given inputs and params.
 pub fn profile_plan<R: Runtime>(
-    client: ComputeClient<R>,
+    backend: &Cube<R>,
     graph: &Graph,
     plan: Plan,
     lanes: usize,
@@ -335,8 +395,8 @@ pub fn profile_plan<R: Runtime>(
 ) -> Result<PlanProfile, ExecError> {
     let name = plan.strategy.to_string();
     let (inputs, params) = bindings;
-    let backend = Cube::new(client.clone(), R::name(&client));
-    let mut exec = Executor::new(backend, graph.clone(), plan, lanes)?;
+    let client = backend.client().clone();
+    let mut exec = Executor::new(backend.clone(), graph.clone(), plan, lanes)?;
     exec.set_vectorize(vectorize);
     for (name, values) in inputs {
         exec.set_input(name, values)?;

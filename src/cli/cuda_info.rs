@@ -38,6 +38,10 @@ fn module_version(text: &str) -> Option<&str> {
 /// CUDA device 0's L2 cache in bytes, from the driver (`None` without one).
 pub fn l2_cache_bytes() -> Option<u64> {
     use cudarc::driver::{result, sys::CUdevice_attribute};
+    // SAFETY: only tries to load the driver library; `init` panics without it.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return None;
+    }
     result::init().ok()?;
     let device = result::device::get(0).ok()?;
     // SAFETY: `device` came from `result::device::get`.

@@ -18,8 +18,10 @@ use args::{Cli, Command};
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
-    let device = || -> anyhow::Result<_> {
-        let (device, why) = cartfuse::fusion::device::Device::choose(&cli.device.0)?;
+    // `auto` weighs the batch a command steps against the device's crossover.
+    let device = |num_envs: Option<u64>| -> anyhow::Result<_> {
+        let num_envs = num_envs.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+        let (device, why) = cartfuse::fusion::device::Device::choose(&cli.device.0, num_envs)?;
         if let Some(why) = why {
             eprintln!("device: {device} ({why})");
         }
@@ -27,13 +29,20 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     };
     match cli.command {
         Command::BurnProbe(args) => burn_probe::run(args),
-        Command::Reproduce(args) => reproduce::run(device()?, args),
+        Command::Reproduce(args) => reproduce::run(device(None)?, args),
         Command::CompareReports(args) => compare::run(args),
-        Command::Crossover(args) => crossover::run(device()?, args),
+        Command::Crossover(args) => crossover::run(device(None)?, args),
         Command::Plan(args) => plan::run(args),
-        Command::Bench(args) => bench::run(device()?, args),
-        Command::Rollout(args) => rollout::run(device()?, args),
-        Command::Replay(args) => replay::run(device()?, args),
-        Command::Train(args) => train::run(device()?, args),
+        Command::Bench(args) => bench::run(device(Some(args.envs))?, args),
+        Command::Rollout(args) => rollout::run(device(Some(args.envs))?, args),
+        Command::Replay(args) => replay::run(device(None)?, args),
+        Command::Train(args) => {
+            let agents = args
+                .agents
+                .or(args.seeds.as_ref().map(Vec::len))
+                .unwrap_or(1);
+            let envs = (args.envs * agents) as u64;
+            train::run(device(Some(envs))?, args)
+        }
     }
 }

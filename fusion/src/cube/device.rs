@@ -38,6 +38,16 @@ pub struct OpenedDevice<R: Runtime> {
     pub description: String,
 }
 
+impl<R: Runtime> Clone for OpenedDevice<R> {
+    fn clone(&self) -> Self {
+        Self {
+            client: self.client.clone(),
+            device: self.device.clone(),
+            description: self.description.clone(),
+        }
+    }
+}
+
 /// Opens the default wgpu device, failing cleanly when the machine has no adapter.
 #[cfg(feature = "wgpu")]
 pub fn wgpu_client() -> Result<OpenedDevice<cubecl::wgpu::WgpuRuntime>, DeviceError> {
@@ -78,8 +88,14 @@ fn native_adapters() -> (Vec<wgpu::Adapter>, &'static str) {
 }
 
 /// Opens CUDA device 0, failing cleanly when there is no driver or GPU.
+///
+/// The driver is loaded at run time (one build serves machines with and without NVIDIA, and
+/// CUDA 12 drivers as well as 13), so what CUDA needs is checked first, without touching
+/// anything that panics when it is missing: the driver library, a device, NVRTC (cubecl
+/// compiles its kernels with it) and the CUDA headers NVRTC includes.
 #[cfg(feature = "cuda")]
 pub fn cuda_client() -> Result<OpenedDevice<cubecl::cuda::CudaRuntime>, DeviceError> {
+    cuda_available()?;
     let device = cubecl::cuda::CudaDevice::new(0);
     let client = open_catching_panics("cuda", || {
         <cubecl::cuda::CudaRuntime as Runtime>::client(&device)
@@ -89,6 +105,45 @@ pub fn cuda_client() -> Result<OpenedDevice<cubecl::cuda::CudaRuntime>, DeviceEr
         description: format!("CUDA device {}", device.index),
         device,
     })
+}
+
+/// Whether CUDA can run here, or what is missing ([`DeviceError::NoCuda`]).
+#[cfg(feature = "cuda")]
+pub fn cuda_available() -> Result<(), DeviceError> {
+    let missing = |reason: &str| DeviceError::NoCuda {
+        reason: reason.into(),
+    };
+    // SAFETY: only tries to load the library (dlopen of each candidate name).
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return Err(missing(
+            "no NVIDIA driver (libcuda.so could not be loaded); install NVIDIA's driver, or \
+             choose device=\"cpu\" or \"wgpu\"",
+        ));
+    }
+    cudarc::driver::result::init().map_err(|error| DeviceError::NoCuda {
+        reason: format!("the NVIDIA driver did not initialise ({error}): is a GPU present?"),
+    })?;
+    let count =
+        cudarc::driver::result::device::get_count().map_err(|error| DeviceError::NoCuda {
+            reason: format!("the driver could not count devices ({error})"),
+        })?;
+    if count < 1 {
+        return Err(missing("the NVIDIA driver sees no CUDA device"));
+    }
+    // SAFETY: as above, for NVRTC.
+    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+        return Err(missing(
+            "NVRTC (libnvrtc.so), CUDA's runtime compiler, could not be loaded; install the \
+             CUDA toolkit (12 or 13)",
+        ));
+    }
+    if cubecl::cuda::install::cuda_path().is_none() {
+        return Err(missing(
+            "the CUDA headers were not found (looked in $CUDA_PATH, /usr/local/cuda, /opt/cuda); \
+             install the CUDA toolkit or set CUDA_PATH",
+        ));
+    }
+    Ok(())
 }
 
 /// Runs a runtime's client constructor, turning its panics (cubecl's way of failing there)

@@ -102,6 +102,12 @@ pub enum DeviceError {
         /// The cargo feature that enables the runtime.
         feature: &'static str,
     },
+    /// CUDA cannot run here: no NVIDIA driver, no device, or no runtime compiler.
+    #[error("CUDA is not available on this machine: {reason}")]
+    NoCuda {
+        /// What is missing, and what to install.
+        reason: String,
+    },
     /// The runtime failed while opening its device.
     #[error("could not open a {runtime} device: {reason}")]
     OpenFailed {
