@@ -25,14 +25,15 @@ PATH="$tools/bin:$PATH" bash scripts/wheel.sh
 
 # A fresh environment with the wheel and the test dependencies. ray: python/tests/test_ray.py
 # runs the Ray recipe (examples/ray_rollout.py) on a local cluster. pygame: gymnasium's own
-# renderer, which python/tests/test_render.py compares cartfuse's numpy frames with.
+# renderer, which python/tests/test_render.py compares cartfuse's numpy frames with. mypy:
+# python/tests/test_stub.py runs its stubtest on the native module against _native.pyi.
 venv="${CARTFUSE_TEST_VENV:-target/test-venv}"
 rm -rf "$venv"
 python3 -m venv "$venv"
 venv="$(cd "$venv" && pwd)"
 "$venv/bin/pip" install -q --upgrade pip
 "$venv/bin/pip" install -q target/wheels/cartfuse-*.whl "gymnasium==1.4.0" "numpy>=1.26" \
-  "pytest>=8" "ray==2.60.0" "pygame==2.6.1"
+  "pytest>=8" "ray==2.60.0" "pygame==2.6.1" "mypy==1.19.1"
 
 # PATH without the Rust toolchain: the installed package must not need it.
 no_rust_path="$venv/bin"

@@ -69,19 +69,21 @@ fn launch_and_byte_counts_are_exact_for_every_plan() {
     let launches_of =
         |graph: &Graph, s| Plan::build(graph, s, &options).unwrap().launches.len() as u64;
 
-    // Hand-written and fused move the same compulsory bytes: 32 read + 56 written per env.
+    // Hand-written and fused move the same compulsory bytes: 40 read (the action, the state,
+    // the counters and the env's two key words) + 56 written per env.
     let (read, written) = step_bytes_per_env(AutoresetMode::NextStep);
-    assert_eq!((read, written), (32, 56));
+    assert_eq!((read, written), (40, 56));
     if util::plans().contains(&StepPlan::HandWritten) {
-        assert_eq!(measure(StepPlan::HandWritten, n as usize), (1, 88 * n));
+        assert_eq!(measure(StepPlan::HandWritten, n as usize), (1, 96 * n));
     }
     assert_eq!(
         measure(StepPlan::Graph(Strategy::Fused), n as usize),
-        (1, 88 * n)
+        (1, 96 * n)
     );
     // fused-x10: actions and per-step outputs 10 times, state once: one launch.
     let per_step_bytes = 4 + 16 + 4 + 4 + 4; // action, obs, reward, terminated, truncated
-    let state_bytes = 2 * (16 + 4 + 4 + 4); // state, elapsed, resets, needs_reset in and out
+    // State, elapsed, resets, needs_reset in and out; the key words read once.
+    let state_bytes = 2 * (16 + 4 + 4 + 4) + 8;
     assert_eq!(
         measure(StepPlan::Graph(Strategy::FusedSteps(10)), n as usize),
         (1, (10 * per_step_bytes + state_bytes) * n)
@@ -99,7 +101,7 @@ fn launch_and_byte_counts_are_exact_for_every_plan() {
     assert_eq!(horizontal.0, launches_of(&graph, Strategy::Horizontal));
     assert!(horizontal.0 < vertical.0, "{horizontal:?} vs {vertical:?}");
     assert_eq!(horizontal.1, vertical.1);
-    assert!(vertical.1 > 88 * n && vertical.1 < eager.1);
+    assert!(vertical.1 > 96 * n && vertical.1 < eager.1);
 
     // xla-default: XLA's four fusions and the one loop copy XLA keeps (`needs_reset`, read
     // by the reset fusion after the termination fusion writes its next value).
@@ -158,10 +160,12 @@ fn counts_are_exact<E: GraphEnv + Default>() {
     let options = util::plan_options();
     let state = 4 * E::STATE.len() as u64 + 12; // physical state, elapsed, resets, needs_reset
     let per_step = 4 + 4 * E::OBS_DIM as u64 + 12; // action; obs, reward, terminated, truncated
+    let keys = 8; // the env's two key words, read once a launch
     let fused = measure_env::<E>(StepPlan::Graph(Strategy::Fused), n);
-    assert_eq!(fused, (1, (2 * state + per_step) * n as u64), "{}", E::ID);
+    assert_eq!(fused, (1, (2 * state + per_step + keys) * n as u64), "{}", E::ID);
     let x10 = measure_env::<E>(StepPlan::Graph(Strategy::FusedSteps(10)), n);
-    assert_eq!(x10, (1, (2 * state + 10 * per_step) * n as u64), "{}", E::ID);
+    let x10_bytes = 2 * state + 10 * per_step + keys;
+    assert_eq!(x10, (1, x10_bytes * n as u64), "{}", E::ID);
     let eager = measure_env::<E>(StepPlan::Graph(Strategy::Eager), n);
     assert_eq!(eager.0, graph.computing_ops() as u64, "{}", E::ID);
     assert_eq!(eager.1, eager_bytes_per_lane(&graph) * n as u64, "{}", E::ID);

@@ -201,7 +201,7 @@ fn bench_on_the_cpu_counts_one_pass_per_fused_step() {
             assert!(launches > 20.0, "{launches}");
         } else {
             assert_eq!(launches, 1.0, "{plan}");
-            assert_eq!(report["bytes_per_env_step"], 88.0, "{plan}");
+            assert_eq!(report["bytes_per_env_step"], 96.0, "{plan}");
         }
     }
     let run = cartfuse(&[

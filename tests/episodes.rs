@@ -196,3 +196,28 @@ fn disabled_mode_keeps_integrating_after_termination() {
     assert_eq!(out.reward[0], 1.0);
     assert!(out.obs[0] > 2.42);
 }
+
+/// gymnasium's `sutton_barto_reward`: 0 a step, -1 on the terminating step, 0 on a
+/// `NextStep` reset step, under every plan.
+#[test]
+fn sutton_barto_rewards_under_every_plan() {
+    let params = cartfuse::CartPoleParams {
+        sutton_barto_reward: true,
+        ..Default::default()
+    };
+    let config = CartPoleConfig {
+        params,
+        ..CartPoleConfig::default()
+    };
+    for plan in util::single_step_plans() {
+        let mut env = util::env_with(2, config, plan, 1);
+        // Env 0 upright; env 1 past the angle limit after one step (0.2 + 0.02 * 2.0 rad).
+        env.set_state(&[vec![0.0; 4], vec![0.0, 0.0, 0.2, 2.0]])
+            .unwrap();
+        let out = env.step(&[0, 1]).unwrap();
+        assert_eq!(out.reward, [0.0, -1.0], "{plan}");
+        assert_eq!(out.terminated, [false, true], "{plan}");
+        let out = env.step(&[0, 1]).unwrap();
+        assert_eq!(out.reward, [0.0, 0.0], "{plan}: env 1 resets");
+    }
+}

@@ -1,7 +1,7 @@
 //! Resets: bounds, seeding, and the device generator equal to the host one bit for bit.
 
 use cartfuse::env::reference::reset_state;
-use cartfuse::{CartPoleConfig, StepPlan};
+use cartfuse::{AutoresetMode, CartPoleConfig, StepPlan};
 
 use super::util;
 
@@ -88,11 +88,8 @@ fn reset_without_any_seed_draws_a_fresh_one() {
 }
 
 #[test]
-fn masked_reset_redraws_only_masked_envs_under_every_graph_plan() {
+fn masked_reset_redraws_only_masked_envs_under_every_plan() {
     for plan in util::single_step_plans() {
-        if plan == StepPlan::HandWritten {
-            continue;
-        }
         let config = CartPoleConfig::default();
         let mut env = util::env_with(6, config, plan, 7);
         let moved: Vec<Vec<f64>> = (0..6)
@@ -118,18 +115,162 @@ fn masked_reset_redraws_only_masked_envs_under_every_graph_plan() {
     }
 }
 
+/// Env `i`'s reset number `r` under its own seed: Threefry keyed by that seed alone.
+fn own_reset(seed: u64, r: u32) -> [f32; 4] {
+    reset_state(seed, 0, r, &cartfuse::CartPoleParams::default()).observation()
+}
+
 #[test]
-fn hand_written_engine_refuses_a_masked_reset() {
-    let mut env = match util::build(2, CartPoleConfig::default(), StepPlan::HandWritten) {
-        Ok(env) => env,
-        // This runtime has no hand-written kernel, and says so.
-        Err(cartfuse::EnvError::PlanUnavailable { .. }) => return,
-        Err(other) => panic!("{other}"),
-    };
-    env.reset(Some(1)).unwrap();
-    let error = env
-        .reset_masked(None, &[true, false])
-        .unwrap_err()
-        .to_string();
-    assert!(error.contains("graph plan"), "{error}");
+fn per_env_seeds_key_each_env_by_its_own_seed_under_every_plan() {
+    for plan in util::single_step_plans() {
+        let mut env = util::build(3, CartPoleConfig::default(), plan).unwrap();
+        let seeds = [Some(5), Some(1 << 40), Some(5)];
+        let obs = env.reset_seeded(&seeds, None, None).unwrap();
+        assert_eq!(util::obs_row(&obs, 0), own_reset(5, 0), "{plan}");
+        assert_eq!(util::obs_row(&obs, 1), own_reset(1 << 40, 0), "{plan}");
+        // The same seed at another index draws the same state: no index in the key.
+        assert_eq!(util::obs_row(&obs, 2), own_reset(5, 0), "{plan}");
+        assert_eq!(env.seed(), None);
+        // Continuing: each env's next reset of its own stream; a masked reseed restarts one.
+        let obs = env.reset_seeded(&[None; 3], None, None).unwrap();
+        assert_eq!(util::obs_row(&obs, 1), own_reset(1 << 40, 1), "{plan}");
+        let obs = env.reset(None).unwrap();
+        assert_eq!(util::obs_row(&obs, 0), own_reset(5, 2), "{plan}");
+        let reseed = [None, Some(9), Some(9)];
+        let obs = env.reset_seeded(&reseed, Some(&[true, true, false]), None);
+        let obs = obs.unwrap();
+        assert_eq!(util::obs_row(&obs, 0), own_reset(5, 3), "{plan}");
+        assert_eq!(util::obs_row(&obs, 1), own_reset(9, 0), "{plan}");
+        assert_eq!(util::obs_row(&obs, 2), own_reset(5, 2), "{plan}: kept");
+    }
+}
+
+#[test]
+fn an_envs_episodes_depend_on_its_seed_and_actions_only_whatever_the_batch() {
+    for plan in util::single_step_plans() {
+        for autoreset in [AutoresetMode::NextStep, AutoresetMode::SameStep] {
+            let config = CartPoleConfig {
+                autoreset,
+                max_episode_steps: 9,
+                ..CartPoleConfig::default()
+            };
+            // Seed 42 at index 1 of four envs and at index 6 of eight.
+            let mut small = util::build(4, config, plan).unwrap();
+            let mut large = util::build(8, config, plan).unwrap();
+            let seeds = |n: u64, at: u64| -> Vec<Option<u64>> {
+                (0..n).map(|i| Some(if i == at { 42 } else { 1000 + n * 10 + i })).collect()
+            };
+            small.reset_seeded(&seeds(4, 1), None, None).unwrap();
+            large.reset_seeded(&seeds(8, 6), None, None).unwrap();
+            for step in 0..40usize {
+                // The tracked env acts alike in both batches; the others as they please.
+                let tracked = ((step * 7 + step / 3) % 2) as u32;
+                let mut a: Vec<u32> = (0..4).map(|i| ((step + i) % 2) as u32).collect();
+                let mut b: Vec<u32> = (0..8).map(|i| ((step + 3 * i) % 2) as u32).collect();
+                (a[1], b[6]) = (tracked, tracked);
+                let x = small.step(&a).unwrap();
+                let y = large.step(&b).unwrap();
+                assert_eq!(x.obs_row(1), y.obs_row(6), "{plan} {autoreset:?} step {step}");
+                assert_eq!(
+                    (x.reward[1], x.terminated[1], x.truncated[1]),
+                    (y.reward[6], y.terminated[6], y.truncated[6]),
+                    "{plan} {autoreset:?} step {step}"
+                );
+            }
+            // Several autoresets happened in the window (9-step episodes at most).
+            assert!(large.elapsed_steps().unwrap()[6] < 9);
+        }
+    }
+}
+
+#[test]
+fn a_masked_reset_keeps_the_other_envs_counters_in_every_mode() {
+    for plan in util::single_step_plans() {
+        for autoreset in [
+            AutoresetMode::NextStep,
+            AutoresetMode::SameStep,
+            AutoresetMode::Disabled,
+        ] {
+            let config = CartPoleConfig {
+                autoreset,
+                ..CartPoleConfig::default()
+            };
+            let Ok(mut env) = util::build(3, config, plan) else {
+                continue;
+            };
+            env.reset_seeded(&[Some(1), Some(2), Some(3)], None, None)
+                .unwrap();
+            let upright = vec![vec![0.0, 0.0, 0.0, 0.0]; 3];
+            env.set_state(&upright).unwrap();
+            for _ in 0..3 {
+                env.step(&[0, 1, 0]).unwrap();
+            }
+            let obs = env
+                .reset_seeded(&[None, Some(7), None], Some(&[false, true, false]), None)
+                .unwrap();
+            assert_eq!(env.elapsed_steps().unwrap(), [3, 0, 3], "{plan} {autoreset:?}");
+            assert_eq!(util::obs_row(&obs, 1), own_reset(7, 0), "{plan} {autoreset:?}");
+            let kept = env.state().unwrap();
+            let row: [f32; 4] = std::array::from_fn(|c| kept[0][c] as f32);
+            assert_eq!(util::obs_row(&obs, 0), row, "{plan} {autoreset:?}: kept");
+        }
+    }
+}
+
+#[test]
+fn reset_bounds_place_every_drawn_component() {
+    for plan in util::single_step_plans() {
+        let mut env = util::build(5, CartPoleConfig::default(), plan).unwrap();
+        let seeds = [Some(3); 5];
+        // A point: every component exactly there.
+        let point = [(0.25, 0.25); 4];
+        let obs = env.reset_seeded(&seeds, None, Some(&point)).unwrap();
+        assert!(obs.iter().all(|v| *v == 0.25), "{plan}: {obs:?}");
+        // An interval: inside it, and the draws are the default reset's, placed there.
+        let wide = [(-1.0, 3.0); 4];
+        let obs = env.reset_seeded(&seeds, None, Some(&wide)).unwrap();
+        let unit = own_reset(3, 0).map(|v| v / 0.05);
+        for (k, v) in util::obs_row(&obs, 0).iter().enumerate() {
+            assert!((-1.0..3.0).contains(v), "{plan}: {v}");
+            assert!((v - (1.0 + 2.0 * unit[k])).abs() < 1e-5, "{plan}: {v}");
+        }
+        let bad = env.reset_seeded(&seeds, None, Some(&[(1.0, 0.0); 4])).unwrap_err();
+        assert!(bad.to_string().contains("must not exceed"), "{bad}");
+        let short = env.reset_seeded(&seeds, None, Some(&[(0.0, 1.0)])).unwrap_err();
+        assert!(short.to_string().contains("expected 4 (low, high) pairs"), "{short}");
+    }
+}
+
+#[test]
+fn reset_bounds_of_the_mountain_car_and_pendulum() {
+    use cartfuse::env::mountain_car::MountainCar;
+    use cartfuse::env::pendulum::Pendulum;
+    use cartfuse::env::{EpisodeOptions, VecEnv};
+    let mut car = VecEnv::build(
+        util::backend(),
+        MountainCar::default(),
+        4,
+        EpisodeOptions::default_for::<MountainCar>(),
+        StepPlan::default(),
+    )
+    .unwrap();
+    let obs = car.reset_seeded(&[Some(1); 4], None, Some(&[(-0.3, -0.3)])).unwrap();
+    // Position at the point, velocity 0, as gymnasium's low/high set the position only.
+    assert!(obs.chunks(2).all(|row| row == [-0.3f32, 0.0]), "{obs:?}");
+    let mut pendulum = VecEnv::build(
+        util::backend(),
+        Pendulum::default(),
+        64,
+        EpisodeOptions::default_for::<Pendulum>(),
+        StepPlan::default(),
+    )
+    .unwrap();
+    // x_init = 0.5, y_init = 0: the angle within [-0.5, 0.5), the speed exactly 0.
+    pendulum
+        .reset_seeded(&[Some(2); 64], None, Some(&[(-0.5, 0.5), (0.0, 0.0)]))
+        .unwrap();
+    for state in pendulum.state().unwrap() {
+        assert!((-0.5..0.5).contains(&state[0]), "{state:?}");
+        assert_eq!(state[1], 0.0);
+    }
 }

@@ -1,23 +1,15 @@
-//! The gymnasium-shaped vector env over cartfuse's Rust API: seeds, masked resets and
-//! truncation as gymnasium defines them, for any registered environment. Everything else in
-//! this crate speaks [`Backend`]; the environment and runtime sit behind
-//! [`DynVecEnv`](crate::envs::DynVecEnv).
+//! The gymnasium-shaped vector env over cartfuse's Rust API: seeds, masked resets, reset
+//! bounds and constructor arguments as gymnasium defines them, for any registered
+//! environment. Everything else in this crate speaks [`Backend`]; the environment and
+//! runtime sit behind [`DynVecEnv`](crate::envs::DynVecEnv).
 //!
-//! What the Rust API (`cartfuse_env::VecEnv`) does differently, and how it is bridged here:
-//!
-//! - **Per-env seeds.** The device keys every env's reset draws with one batch seed and the
-//!   env index: reset `r` of env `i` is Threefry `(seed, i, r)`. gymnasium gives env `i` its
-//!   own seed (`seed + i` for an int). Here a seeded reset draws env `i`'s first state on the
-//!   host from Threefry `(seeds[i], 0, 0)` (`cartfuse_env::graph::reference_reset`,
-//!   bit-identical to the device's draw of env 0 under that seed) and installs it with
-//!   `set_state`; the device's own autoresets draw from a batch seed mixed from all seeds.
-//! - **Masked resets.** `VecEnv::reset_masked` continues one batch stream, and `set_state`
-//!   restarts every env's step counter. So masked resets are taken under `Disabled`
-//!   autoreset only: every reset is drawn on the host from per-env streams and installed
-//!   with `set_state`, and episode lengths and truncation are counted here.
-//! - **Truncation under `Disabled`** follows from the previous point: the device runs with
-//!   an unreachable episode limit and this module flags `elapsed >= max_episode_steps`.
+//! Seeds are gymnasium's: env `i` is keyed by its own seed (`seed + i` for an int), and its
+//! episodes, autoresets included, depend on that seed and its actions only
+//! ([`VecEnv::reset_seeded`](cartfuse_env::VecEnv::reset_seeded), on the device). Masked
+//! resets work in every autoreset mode: the other envs keep their state, step counters and
+//! pending autoresets.
 
+use cartfuse_env::gym_args::check_bounds;
 use cartfuse_env::spaces::{ActionSpace, first_invalid};
 use cartfuse_env::{AutoresetMode, EpisodeOptions, HostOutputs, StepPlan};
 
@@ -52,6 +44,10 @@ pub struct Options {
     pub max_episode_steps: Option<u32>,
     /// The CPU runtime steps on one thread below this many envs ([`PARALLEL_MIN_LANES`]).
     pub parallel_min_lanes: usize,
+    /// At most this many CPU threads a step (0: every thread of the process's pool).
+    pub threads: usize,
+    /// The environment's constructor arguments, by Python name.
+    pub kwargs: Vec<(String, f64)>,
 }
 
 /// Below this many envs a step from Python runs on one thread: the Rust runtime's own
@@ -65,25 +61,12 @@ pub struct Options {
 /// awaits a quiet-machine sweep.
 pub const PARALLEL_MIN_LANES: usize = cartfuse_fusion::cpu::DEFAULT_PARALLEL_MIN_LANES;
 
-/// One reset stream per env, drawn on the host (`Disabled` autoreset).
-#[derive(Debug, Clone, Copy, Default)]
-struct Stream {
-    seed: u64,
-    lane: u32,
-    next: u32,
-}
-
 /// A gymnasium-shaped vector env of any registered environment.
 pub struct Backend {
     env: Box<dyn DynVecEnv>,
     info: EnvInfo,
     device: Device,
     num_envs: usize,
-    autoreset: AutoresetMode,
-    max_episode_steps: u32,
-    /// `Disabled` only: every env's reset stream and episode length.
-    streams: Vec<Stream>,
-    elapsed: Vec<u32>,
     seeded: bool,
 }
 
@@ -118,11 +101,7 @@ impl Backend {
         let plan = options.plan.as_deref().map(parse_plan).transpose()?;
         let episode = EpisodeOptions {
             autoreset: options.autoreset,
-            // Disabled: truncation is counted here (masked resets restart every device counter).
-            max_episode_steps: match options.autoreset {
-                AutoresetMode::Disabled => u32::MAX,
-                _ => max_episode_steps,
-            },
+            max_episode_steps,
         };
         let n = options.num_envs;
         let device =
@@ -132,18 +111,15 @@ impl Backend {
             episode,
             plan,
             parallel_min_lanes: options.parallel_min_lanes,
+            threads: options.threads,
             python_bytes_per_env: python_bytes_per_env(&info),
         };
-        let env = envs::open(info.id, device, build)?;
+        let env = envs::open(info.id, device, build, &options.kwargs)?;
         Ok(Self {
             env,
             info,
             device,
             num_envs: n,
-            autoreset: options.autoreset,
-            max_episode_steps,
-            streams: Vec::new(),
-            elapsed: vec![0; n],
             seeded: false,
         })
     }
@@ -168,21 +144,29 @@ impl Backend {
         self.env.plan().to_string()
     }
 
-    /// Resets the envs selected by `mask` (all when `None`) and returns every env's
-    /// `[n * obs_dim]` observation. Masks need `Disabled` autoreset.
-    pub fn reset(&mut self, seeds: Seeds, mask: Option<&[bool]>) -> Result<Vec<f32>, BackendError> {
+    /// Resets the envs selected by `mask` (all when `None`), each from its own seed, its
+    /// draws in `bounds` (the environment's defaults where `None`), and returns every env's
+    /// `[n * obs_dim]` observation.
+    pub fn reset(
+        &mut self,
+        seeds: Seeds,
+        mask: Option<&[bool]>,
+        bounds: Option<&[(f64, f64)]>,
+    ) -> Result<Vec<f32>, BackendError> {
         let n = self.num_envs;
-        if let Seeds::PerEnv(list) = &seeds
-            && list.len() != n
-        {
-            return Err(BackendError::invalid(
-                "seed",
-                format!(
-                    "expected an int, None or a list of {n} seeds, got a list of {}",
-                    list.len()
-                ),
-            ));
-        }
+        let seeds = match seeds {
+            Seeds::Continue => vec![None; n],
+            Seeds::PerEnv(list) if list.len() != n => {
+                return Err(BackendError::invalid(
+                    "seed",
+                    format!(
+                        "expected an int, None or a list of {n} seeds, got a list of {}",
+                        list.len()
+                    ),
+                ));
+            }
+            Seeds::PerEnv(list) => list,
+        };
         if let Some(mask) = mask {
             if mask.len() != n {
                 return Err(BackendError::invalid(
@@ -196,96 +180,14 @@ impl Backend {
                     "expected at least one True value",
                 ));
             }
-            if self.autoreset != AutoresetMode::Disabled {
-                return Err(BackendError::invalid(
-                    "options[\"reset_mask\"]",
-                    "masked resets need autoreset_mode=AutoresetMode.DISABLED (cartfuse's \
-                     device autoreset cannot be cleared per env yet)",
-                ));
-            }
         }
-        match self.autoreset {
-            AutoresetMode::Disabled => self.reset_on_host(seeds, mask),
-            _ => self.reset_all(seeds),
+        if let Some(bounds) = bounds {
+            check_bounds(bounds, self.info.reset_bounds.len())
+                .map_err(|why| BackendError::invalid("options", why))?;
         }
-    }
-
-    /// `NextStep`/`SameStep`: device reset, then each env's first state from its own seed.
-    fn reset_all(&mut self, seeds: Seeds) -> Result<Vec<f32>, BackendError> {
-        let seeds = match seeds {
-            Seeds::Continue if self.seeded => return Ok(self.env.reset(None)?),
-            Seeds::Continue => vec![None; self.num_envs],
-            Seeds::PerEnv(list) => list,
-        };
-        let seeds: Vec<u64> = seeds
-            .into_iter()
-            .map(|s| s.unwrap_or_else(rand::random))
-            .collect();
-        let states: Vec<Vec<f64>> = seeds
-            .iter()
-            .map(|&seed| self.env.reference_reset(seed, 0, 0))
-            .collect();
-        self.env.reset_device(Some(mix(&seeds)))?;
-        self.env.set_state(&states)?;
+        let obs = self.env.reset_seeded(&seeds, mask, bounds)?;
         self.seeded = true;
-        Ok(self.observations(&states))
-    }
-
-    /// `Disabled`: draws the masked envs' next reset states on the host and installs them.
-    fn reset_on_host(
-        &mut self,
-        seeds: Seeds,
-        mask: Option<&[bool]>,
-    ) -> Result<Vec<f32>, BackendError> {
-        let n = self.num_envs;
-        let selected = |i: usize| mask.is_none_or(|m| m[i]);
-        if !self.seeded && !matches!(seeds, Seeds::PerEnv(_)) {
-            let seeds = Seeds::PerEnv(vec![None; n]);
-            return self.reset_on_host(seeds, mask);
-        }
-        if let Seeds::PerEnv(list) = seeds {
-            if self.streams.len() != n {
-                self.streams = vec![Stream::default(); n];
-            }
-            for (i, seed) in list.into_iter().enumerate() {
-                if selected(i) || !self.seeded {
-                    self.streams[i] = Stream {
-                        seed: seed.unwrap_or_else(rand::random),
-                        lane: 0,
-                        next: 0,
-                    };
-                }
-            }
-            self.seeded = true;
-        }
-        let mut states = if mask.is_some() {
-            self.env.state()?
-        } else {
-            vec![Vec::new(); n]
-        };
-        for (i, state) in states.iter_mut().enumerate() {
-            if selected(i) {
-                let stream = &mut self.streams[i];
-                *state = self
-                    .env
-                    .reference_reset(stream.seed, stream.lane, stream.next);
-                stream.next = stream.next.wrapping_add(1);
-                self.elapsed[i] = 0;
-            }
-        }
-        self.env.set_state(&states)?;
-        Ok(self.observations(&states))
-    }
-
-    /// The observations of `states` as the device holds them (`f32`).
-    fn observations(&self, states: &[Vec<f64>]) -> Vec<f32> {
-        states
-            .iter()
-            .flat_map(|state| {
-                let stored: Vec<f64> = state.iter().map(|v| f64::from(*v as f32)).collect();
-                self.env.observe(&stored)
-            })
-            .collect()
+        Ok(obs)
     }
 
     /// Steps every env into `out`. `actions` must be validated by the caller's conversion;
@@ -302,12 +204,6 @@ impl Backend {
             ));
         }
         self.env.step(actions, out)?;
-        if self.autoreset == AutoresetMode::Disabled {
-            for (elapsed, truncated) in self.elapsed.iter_mut().zip(out.truncated.iter_mut()) {
-                *elapsed = elapsed.saturating_add(1);
-                *truncated = *elapsed >= self.max_episode_steps;
-            }
-        }
         // Final observation rows of envs that did not end hold their current observation;
         // the Python layer reads only the rows its `_final_obs` mask selects.
         Ok(())
@@ -369,19 +265,11 @@ impl Backend {
                 ),
             ));
         }
-        self.env.set_state(states)?;
         if !self.seeded {
-            // The Rust env seeded its device streams from the OS; host streams follow.
-            self.streams = (0..self.num_envs)
-                .map(|_| Stream {
-                    seed: rand::random(),
-                    lane: 0,
-                    next: 0,
-                })
-                .collect();
-            self.seeded = true;
+            // Each env keyed by a seed of its own from the OS, for its later autoresets.
+            self.reset(Seeds::Continue, None, None)?;
         }
-        self.elapsed.fill(0);
+        self.env.set_state(states)?;
         Ok(())
     }
 
@@ -422,15 +310,4 @@ fn parse_plan(name: &str) -> Result<StepPlan, BackendError> {
         ));
     }
     Ok(plan)
-}
-
-/// The batch seed of a seed list (splitmix64 over the seeds): the device's autoresets draw
-/// from it until the Rust API takes per-env seeds.
-fn mix(seeds: &[u64]) -> u64 {
-    seeds.iter().fold(0x243F_6A88_85A3_08D3, |acc, &seed| {
-        let mut z = (acc ^ seed).wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    })
 }

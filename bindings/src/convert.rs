@@ -117,6 +117,27 @@ pub fn mask(mask: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<bool>> {
     Ok(typed.readonly().as_array().to_vec())
 }
 
+/// `bounds`: one `(low, high)` pair of numbers per drawn component of a reset.
+pub fn bounds(bounds: &Bound<'_, PyAny>) -> PyResult<Vec<(f64, f64)>> {
+    bounds.extract::<Vec<(f64, f64)>>().map_err(|_| {
+        PyTypeError::new_err(
+            "bounds: expected a list of (low, high) pairs of numbers, one per drawn state \
+             component",
+        )
+    })
+}
+
+/// `params`: the environment's constructor arguments as a dict of name to number (a bool
+/// as 1 or 0).
+pub fn params(params: &Bound<'_, PyAny>) -> PyResult<Vec<(String, f64)>> {
+    let map = params
+        .extract::<std::collections::BTreeMap<String, f64>>()
+        .map_err(|_| {
+            PyTypeError::new_err("params: expected a dict of argument names to numbers")
+        })?;
+    Ok(map.into_iter().collect())
+}
+
 /// One step's actions for `n` envs of `info`'s environment, converted and validated before
 /// anything is stepped: see [`discrete`] and [`continuous`].
 pub fn actions(actions: &Bound<'_, PyAny>, n: usize, info: &EnvInfo) -> PyResult<Actions> {

@@ -9,6 +9,7 @@
 
 use std::time::{Duration, Instant};
 
+use cartfuse_env::gym_args::{Kwarg, ResetOptions};
 use cartfuse_env::memory;
 use cartfuse_env::registry::{ENV_IDS, unknown_env};
 use cartfuse_env::spaces::{ActionSpace, BoxSpace};
@@ -25,7 +26,7 @@ use cartfuse_fusion::device::Device;
 use cartfuse_fusion::device::RuntimeKind;
 
 use crate::device::unavailable;
-use crate::error::BackendError;
+use crate::error::{BackendError, non_finite};
 
 /// What one environment is, read from its [`GraphEnv`] implementation.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,6 +43,14 @@ pub struct EnvInfo {
     pub observation: BoxSpace,
     /// The action space of one env.
     pub action: ActionSpace,
+    /// gymnasium's `metadata["render_fps"]`.
+    pub render_fps: u32,
+    /// gymnasium's constructor arguments.
+    pub kwargs: &'static [Kwarg],
+    /// The options gymnasium's `reset(options=...)` reads.
+    pub reset_options: ResetOptions,
+    /// The default `(low, high)` of each drawn component of a reset.
+    pub reset_bounds: Vec<(f64, f64)>,
 }
 
 impl EnvInfo {
@@ -54,6 +63,10 @@ impl EnvInfo {
             max_episode_steps: E::MAX_EPISODE_STEPS,
             observation: env.observation_space(),
             action: env.action_space(),
+            render_fps: E::RENDER_FPS,
+            kwargs: E::KWARGS,
+            reset_options: E::RESET_OPTIONS,
+            reset_bounds: env.reset_bounds(),
         }
     }
 
@@ -125,10 +138,13 @@ impl HostAction for f32 {
 pub trait DynVecEnv: Send {
     /// The plan the step runs.
     fn plan(&self) -> StepPlan;
-    /// [`VecEnv::reset`].
-    fn reset(&mut self, seed: Option<u64>) -> Result<Vec<f32>, EnvError>;
-    /// [`VecEnv::reset_device`], leaving the observations on the device.
-    fn reset_device(&mut self, seed: Option<u64>) -> Result<(), EnvError>;
+    /// [`VecEnv::reset_seeded`]: each env keyed by its own seed.
+    fn reset_seeded(
+        &mut self,
+        seeds: &[Option<u64>],
+        mask: Option<&[bool]>,
+        bounds: Option<&[(f64, f64)]>,
+    ) -> Result<Vec<f32>, EnvError>;
     /// [`VecEnv::step_into`] `out`, after taking `actions` as the environment's element type.
     fn step(&mut self, actions: &Actions, out: &mut HostOutputs<'_>) -> Result<(), BackendError>;
     /// The time of `calls` steps of the Rust API with actions already on the device
@@ -139,11 +155,6 @@ pub trait DynVecEnv: Send {
     fn set_state(&mut self, states: &[Vec<f64>]) -> Result<(), EnvError>;
     /// [`VecEnv::state`].
     fn state(&self) -> Result<Vec<Vec<f64>>, EnvError>;
-    /// Reset number `reset_index` of lane `lane` of stream `seed`, drawn on the host
-    /// (`cartfuse_env::graph::reference_reset`: the device's draw for that lane).
-    fn reference_reset(&self, seed: u64, lane: u32, reset_index: u32) -> Vec<f64>;
-    /// The observation of `state` (the environment's `reference_observe`).
-    fn observe(&self, state: &[f64]) -> Vec<f32>;
 }
 
 struct Typed<E: GraphEnv, B: EnvBackend> {
@@ -158,12 +169,13 @@ where
         self.vec_env.plan()
     }
 
-    fn reset(&mut self, seed: Option<u64>) -> Result<Vec<f32>, EnvError> {
-        self.vec_env.reset(seed)
-    }
-
-    fn reset_device(&mut self, seed: Option<u64>) -> Result<(), EnvError> {
-        self.vec_env.reset_device(seed).map(|_| ())
+    fn reset_seeded(
+        &mut self,
+        seeds: &[Option<u64>],
+        mask: Option<&[bool]>,
+        bounds: Option<&[(f64, f64)]>,
+    ) -> Result<Vec<f32>, EnvError> {
+        self.vec_env.reset_seeded(seeds, mask, bounds)
     }
 
     fn step(&mut self, actions: &Actions, out: &mut HostOutputs<'_>) -> Result<(), BackendError> {
@@ -193,14 +205,6 @@ where
     fn state(&self) -> Result<Vec<Vec<f64>>, EnvError> {
         self.vec_env.state()
     }
-
-    fn reference_reset(&self, seed: u64, lane: u32, reset_index: u32) -> Vec<f64> {
-        cartfuse_env::graph::reference_reset(self.vec_env.env(), seed, lane, reset_index)
-    }
-
-    fn observe(&self, state: &[f64]) -> Vec<f32> {
-        self.vec_env.env().reference_observe(state)
-    }
 }
 
 /// What [`open`] builds: the env, its size, episodes, plan, and the CPU's thread threshold.
@@ -214,24 +218,50 @@ pub struct Build {
     pub plan: Option<StepPlan>,
     /// The CPU runtime steps on one thread below this many envs.
     pub parallel_min_lanes: usize,
+    /// At most this many CPU threads a step (0: every thread the process's pool has).
+    pub threads: usize,
     /// Bytes per env Python holds beside the envs' buffers (its arrays and spaces), checked
     /// with them against the memory available.
     pub python_bytes_per_env: u64,
 }
 
-/// Builds the envs `build` describes of the environment `id` names on `device`.
-pub fn open(id: &str, device: Device, build: Build) -> Result<Box<dyn DynVecEnv>, BackendError> {
+/// Builds the envs `build` describes of the environment `id` names, with its constructor
+/// arguments `kwargs` set, on `device`.
+pub fn open(
+    id: &str,
+    device: Device,
+    build: Build,
+    kwargs: &[(String, f64)],
+) -> Result<Box<dyn DynVecEnv>, BackendError> {
     cartfuse_env::with_env!(
         id,
-        |E| on_device(E::default(), device, build),
+        |E| on_device(with_kwargs(E::default(), kwargs)?, device, build),
         Err(unknown(id))
     )
 }
 
-/// The CPU runtime with its default options but the thread threshold.
-fn cpu_with(parallel_min_lanes: usize) -> Cpu {
+/// `env` with its constructor arguments `kwargs` set, each by its Python name.
+fn with_kwargs<E: GraphEnv>(mut env: E, kwargs: &[(String, f64)]) -> Result<E, BackendError> {
+    for (name, value) in kwargs {
+        if !value.is_finite() {
+            return Err(BackendError::invalid(
+                "params",
+                format!("{name} = {}: expected a finite number", non_finite(*value)),
+            ));
+        }
+        env.set_kwarg(name, *value)
+            .map_err(|error| BackendError::invalid("params", error.to_string()))?;
+    }
+    env.validate()
+        .map_err(|error| BackendError::invalid("params", error.to_string()))?;
+    Ok(env)
+}
+
+/// The CPU runtime with its default options but the thread threshold and count.
+fn cpu_with(build: &Build) -> Cpu {
     Cpu::new(CpuOptions {
-        parallel_min_lanes,
+        parallel_min_lanes: build.parallel_min_lanes,
+        threads: build.threads,
         ..CpuOptions::default()
     })
     .expect("the detected SIMD level is supported")
@@ -247,7 +277,7 @@ where
     E::Action: HostAction,
 {
     match device {
-        Device::Cpu => build(cpu_with(options.parallel_min_lanes), env, options),
+        Device::Cpu => build(cpu_with(&options), env, options),
         #[cfg(feature = "wgpu")]
         Device::Cube(RuntimeKind::Wgpu) => {
             let opened = devices::wgpu_client().map_err(|error| unavailable(device, error))?;

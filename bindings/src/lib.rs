@@ -64,6 +64,16 @@ pub struct PyEnvInfo {
     action_low: Option<Vec<f32>>,
     /// Box only: upper bounds of one action.
     action_high: Option<Vec<f32>>,
+    /// gymnasium's `metadata["render_fps"]`.
+    render_fps: u32,
+    /// gymnasium's constructor arguments: `(name, kind, default)`, kind `"bool"` or
+    /// `"float"`.
+    kwargs: Vec<(&'static str, &'static str, f64)>,
+    /// The options `reset(options=...)` reads: `["low", "high"]` (bounds of every drawn
+    /// component), or one symmetric bound per drawn component (Pendulum: `x_init`, `y_init`).
+    reset_option_names: Vec<&'static str>,
+    /// The default `(low, high)` of each drawn component of a reset.
+    reset_bounds: Vec<(f64, f64)>,
 }
 
 impl From<EnvInfo> for PyEnvInfo {
@@ -87,6 +97,12 @@ impl From<EnvInfo> for PyEnvInfo {
             action_shape,
             action_low,
             action_high,
+            render_fps: info.render_fps,
+            kwargs: (info.kwargs.iter())
+                .map(|k| (k.name, k.kind.into(), k.default))
+                .collect(),
+            reset_option_names: info.reset_options.names(),
+            reset_bounds: info.reset_bounds,
         }
     }
 }

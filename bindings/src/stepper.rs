@@ -4,7 +4,9 @@
 //! One thread per env, started by the first post and kept (a thread start costs tens of
 //! microseconds; a parked thread's wake-up a few). The step itself still spreads over the
 //! CPU runtime's workers from that thread. A panic in the posted work is caught and handed
-//! to the waiter as an error; the thread goes on serving posts.
+//! to the waiter as an error; the thread goes on serving posts. A child of `fork` has no
+//! such thread: its first post starts one of its own (and the parent's is never joined
+//! there).
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc::{self, Sender};
@@ -18,6 +20,8 @@ type Job = Box<dyn FnOnce() + Send>;
 pub struct Stepper {
     jobs: Option<Sender<Job>>,
     thread: Option<JoinHandle<()>>,
+    /// The process the thread was started in.
+    pid: u32,
 }
 
 impl Stepper {
@@ -42,6 +46,7 @@ impl Stepper {
             *filled.value.lock().unwrap_or_else(PoisonError::into_inner) = Some(value);
             filled.ready.notify_all();
         });
+        self.forget_after_fork();
         let jobs = match &self.jobs {
             Some(jobs) => jobs,
             None => self.start()?,
@@ -62,13 +67,24 @@ impl Stepper {
             })
             .map_err(|e| format!("could not start the background step thread: {e}"))?;
         self.thread = Some(thread);
+        self.pid = std::process::id();
         Ok(self.jobs.insert(jobs))
+    }
+
+    /// In a child of `fork`, forgets the parent's thread (it does not exist here; joining
+    /// it would wait forever).
+    fn forget_after_fork(&mut self) {
+        if self.thread.is_some() && self.pid != std::process::id() {
+            std::mem::forget(self.thread.take());
+            std::mem::forget(self.jobs.take());
+        }
     }
 }
 
 impl Drop for Stepper {
     /// Lets the thread finish what was posted, then joins it.
     fn drop(&mut self) {
+        self.forget_after_fork();
         drop(self.jobs.take());
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();

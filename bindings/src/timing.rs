@@ -37,11 +37,13 @@ impl RustStepTimer {
             autoreset: AutoresetMode::NextStep,
             max_episode_steps: None,
             parallel_min_lanes: cartfuse_fusion::cpu::DEFAULT_PARALLEL_MIN_LANES,
+            threads: 0,
+            kwargs: Vec::new(),
         };
         let backend = py
             .detach(|| {
                 let mut backend = Backend::new(options)?;
-                backend.reset(Seeds::PerEnv(vec![Some(0); num_envs]), None)?;
+                backend.reset(Seeds::PerEnv(vec![Some(0); num_envs]), None, None)?;
                 Ok::<_, BackendError>(backend)
             })
             .map_err(to_py)?;

@@ -116,7 +116,8 @@ impl NativeVecEnv {
     #[new]
     #[pyo3(signature = (
         env_id, num_envs, device=None, plan=None, autoreset="next_step",
-        max_episode_steps=None, copy=true, parallel_min_lanes=None,
+        max_episode_steps=None, copy=true, parallel_min_lanes=None, params=None,
+        num_threads=None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -129,6 +130,8 @@ impl NativeVecEnv {
         max_episode_steps: Option<u32>,
         copy: bool,
         parallel_min_lanes: Option<usize>,
+        params: Option<&Bound<'_, PyAny>>,
+        num_threads: Option<usize>,
     ) -> PyResult<Self> {
         cartfuse_fusion::switches::check_environment()
             .map_err(|error| PyValueError::new_err(error.to_string()))?;
@@ -144,6 +147,16 @@ impl NativeVecEnv {
             autoreset,
             max_episode_steps,
             parallel_min_lanes: parallel_min_lanes.unwrap_or(PARALLEL_MIN_LANES),
+            threads: match num_threads {
+                Some(0) => {
+                    return Err(to_py(BackendError::invalid(
+                        "num_threads",
+                        "expected at least 1 thread (or None: every thread)",
+                    )));
+                }
+                threads => threads.unwrap_or(0),
+            },
+            kwargs: params.map(convert::params).transpose()?.unwrap_or_default(),
         };
         let backend = py.detach(|| Backend::new(options)).map_err(to_py)?;
         let info = backend.info().clone();
@@ -221,12 +234,17 @@ impl NativeVecEnv {
     ///
     /// `seed`: `None` continues the random streams, an int gives env `i` the seed
     /// `seed + i`, a list gives each env its own (`None` entries: from the OS).
-    #[pyo3(signature = (seed=None, mask=None))]
+    ///
+    /// `mask`: only these envs reset (any autoreset mode); `bounds`: one `(low, high)` per
+    /// drawn state component for this reset (`None`: the environment's defaults). Each
+    /// env's episodes depend on its own seed and actions only, whatever the batch.
+    #[pyo3(signature = (seed=None, mask=None, bounds=None))]
     fn reset<'py>(
         &self,
         py: Python<'py>,
         seed: Option<&Bound<'py, PyAny>>,
         mask: Option<&Bound<'py, PyAny>>,
+        bounds: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray2<f32>>> {
         let n = self.num_envs;
         let seeds = match seed {
@@ -234,7 +252,10 @@ impl NativeVecEnv {
             Some(seed) => convert::seeds(seed, n)?,
         };
         let mask = mask.map(|mask| convert::mask(mask, n)).transpose()?;
-        let obs = self.run(py, "reset", |b| b.reset(seeds, mask.as_deref()))?;
+        let bounds = bounds.map(convert::bounds).transpose()?;
+        let obs = self.run(py, "reset", |b| {
+            b.reset(seeds, mask.as_deref(), bounds.as_deref())
+        })?;
         match &self.outputs {
             Outputs::Own(own) => own.fill_obs(py, &obs),
             Outputs::Recycled(_) => convert::rows(py, obs, n, self.info.obs_dim),

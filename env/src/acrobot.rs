@@ -64,7 +64,7 @@ impl Default for Acrobot {
 }
 
 /// Reset: each state component uniform in `[-RESET_HALF_WIDTH, RESET_HALF_WIDTH)`.
-const RESET_HALF_WIDTH: f32 = 0.1;
+const RESET_HALF_WIDTH: f64 = 0.1;
 /// Torque of each discrete action (gymnasium's `AVAIL_TORQUE`).
 const TORQUES: [f64; 3] = [-1.0, 0.0, 1.0];
 
@@ -167,7 +167,12 @@ impl GraphEnv for Acrobot {
     const OBS_DIM: usize = 6;
     const RESET_DRAWS: usize = 4;
     const MAX_EPISODE_STEPS: u32 = 500;
+    const RENDER_FPS: u32 = 15;
     type Action = u32;
+
+    fn reset_bounds(&self) -> Vec<(f64, f64)> {
+        vec![(-RESET_HALF_WIDTH, RESET_HALF_WIDTH); 4]
+    }
 
     fn validate(&self) -> Result<(), EnvError> {
         check_finite(&self.named())?;
@@ -264,10 +269,6 @@ impl GraphEnv for Acrobot {
         vec![s[0].cos(), s[0].sin(), s[1].cos(), s[1].sin(), s[2], s[3]]
     }
 
-    fn reset_state<'g>(&self, _g: &'g GraphBuilder, draws: &[Var<'g>]) -> Vec<Var<'g>> {
-        draws.iter().map(|d| *d * RESET_HALF_WIDTH).collect()
-    }
-
     fn reference_step(&self, state: &[f64], action: u32) -> (Vec<f64>, f64, bool) {
         let a = TORQUES[action as usize];
         let s = [state[0], state[1], state[2], state[3]];
@@ -287,13 +288,6 @@ impl GraphEnv for Acrobot {
         ];
         let terminated = -next[0].cos() - (next[1] + next[0]).cos() > 1.0;
         (next, if terminated { 0.0 } else { -1.0 }, terminated)
-    }
-
-    fn reference_reset(&self, draws: &[f32]) -> Vec<f64> {
-        draws
-            .iter()
-            .map(|d| f64::from(d * RESET_HALF_WIDTH))
-            .collect()
     }
 
     fn reference_observe(&self, s: &[f64]) -> Vec<f32> {

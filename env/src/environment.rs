@@ -12,6 +12,7 @@ use cartfuse_fusion::graph::Scalar;
 use cartfuse_fusion::graph::{DType, GraphBuilder, Var};
 
 use crate::error::EnvError;
+use crate::gym_args::{Kwarg, ResetOptions};
 use crate::spaces::{ActionSpace, BoxSpace};
 
 /// The element type of an environment's actions.
@@ -72,8 +73,24 @@ pub trait GraphEnv: Clone + PartialEq + std::fmt::Debug + Send + Sync + 'static 
     const RESET_DRAWS: usize;
     /// gymnasium's registered `max_episode_steps`.
     const MAX_EPISODE_STEPS: u32;
+    /// gymnasium's `metadata["render_fps"]` of this id.
+    const RENDER_FPS: u32;
+    /// The constructor arguments gymnasium's env of this id takes (besides `render_mode`),
+    /// set through [`Self::set_kwarg`].
+    const KWARGS: &'static [Kwarg] = &[];
+    /// The options `reset(options=...)` of gymnasium's env of this id reads.
+    const RESET_OPTIONS: ResetOptions = ResetOptions::LowHigh;
     /// What one env's action is (`u32` for discrete actions, `f32` for continuous ones).
     type Action: ActionElement;
+
+    /// Sets constructor argument `name` (one of [`Self::KWARGS`]; a bool as 0 or 1).
+    fn set_kwarg(&mut self, name: &str, value: f64) -> Result<(), EnvError> {
+        let _ = value;
+        Err(crate::gym_args::unknown_kwarg::<Self>(name))
+    }
+    /// The `(low, high)` each of the [`Self::RESET_DRAWS`] drawn components of a reset is
+    /// uniform in, by default (gymnasium's reset without options).
+    fn reset_bounds(&self) -> Vec<(f64, f64)>;
 
     /// Checks every param, naming the first bad one.
     fn validate(&self) -> Result<(), EnvError>;
@@ -97,13 +114,19 @@ pub trait GraphEnv: Clone + PartialEq + std::fmt::Debug + Send + Sync + 'static 
     fn reward<'g>(&self, g: &'g GraphBuilder, step: &Transition<'_, 'g>) -> Var<'g>;
     /// The observation of `state`, one value per column.
     fn observe<'g>(&self, g: &'g GraphBuilder, state: &[Var<'g>]) -> Vec<Var<'g>>;
-    /// A fresh state from [`Self::RESET_DRAWS`] raw draws, each uniform in `[-1, 1)`.
-    fn reset_state<'g>(&self, g: &'g GraphBuilder, draws: &[Var<'g>]) -> Vec<Var<'g>>;
+    /// A fresh state from the [`Self::RESET_DRAWS`] drawn components, each already uniform
+    /// in its bounds ([`Self::reset_bounds`]): by default the state is those components.
+    fn reset_state<'g>(&self, g: &'g GraphBuilder, drawn: &[Var<'g>]) -> Vec<Var<'g>> {
+        let _ = g;
+        drawn.to_vec()
+    }
 
     /// The f64 reference step: next state, reward, terminated.
     fn reference_step(&self, state: &[f64], action: Self::Action) -> (Vec<f64>, f64, bool);
-    /// The f64 reference reset from the same raw draws as [`Self::reset_state`].
-    fn reference_reset(&self, draws: &[f32]) -> Vec<f64>;
+    /// The f64 reference reset from the same drawn components as [`Self::reset_state`].
+    fn reference_reset(&self, drawn: &[f32]) -> Vec<f64> {
+        drawn.iter().map(|v| f64::from(*v)).collect()
+    }
     /// The observation of a reference state, as the device computes it (`f32`).
     fn reference_observe(&self, state: &[f64]) -> Vec<f32>;
 }

@@ -18,6 +18,19 @@ pub enum EnvError {
         /// What would be accepted.
         expected: &'static str,
     },
+    /// A constructor argument the environment does not take.
+    #[error("{env} takes no argument `{name}` (it takes: {})", if expected.is_empty() { "none".into() } else { expected.join(", ") })]
+    UnknownKwarg {
+        /// The environment's id.
+        env: &'static str,
+        /// The name given.
+        name: String,
+        /// The names it takes.
+        expected: Vec<&'static str>,
+    },
+    /// Reset bounds that are not one finite, ordered pair per drawn component.
+    #[error("invalid reset bounds: {0}")]
+    InvalidResetBounds(String),
     /// `max_episode_steps` is zero.
     #[error("max_episode_steps must be at least 1")]
     InvalidMaxEpisodeSteps,

@@ -6,9 +6,13 @@
 //! reset draws of the counter-based generator. Autoreset is branchless, as in gymnax: both
 //! the stepped and the reset state are computed and `select` picks one.
 //!
-//! Reset number `r` of lane `i` reads Threefry blocks `(i, B r + j)`, `j < B`, where
-//! `B = ceil(RESET_DRAWS / 2)`: every plan and every runtime draws the same resets, and the
-//! host reference ([`reference_reset`]) reads the same words.
+//! Reset number `r` of a lane reads Threefry blocks `(0, B r + j)`, `j < B`, where
+//! `B = ceil(RESET_DRAWS / 2)`, under the lane's own key (inputs `key0`, `key1`, read once a
+//! launch): every plan and every runtime draws the same resets, the host reference
+//! ([`reference_reset`]) reads the same words, and a lane's episodes depend on its own seed
+//! only, whatever the batch, as a gymnasium vector env's sub-envs do. One batch seed `s`
+//! keys lane `i` by `s + i`, gymnasium's `reset(seed=s)`
+//! ([`LaneKeys`](crate::engine::LaneKeys)).
 //!
 //! Two layouts of the state:
 //! - [`StateLayout::StructOfArrays`]: one carried buffer per component (the default).
@@ -17,9 +21,11 @@
 //!   has several users, one of the boundaries of XLA's baseline.
 //!
 //! Names: inputs `action`, the state inputs ([`GraphEnv::STATE`] or [`PACKED_STATE`]),
-//! `elapsed`, `resets`, `needs_reset`; outputs `obs`, `reward`, `terminated`, `truncated`
-//! and, in `SameStep` mode, `final_obs`. The reset graph reads `resets` and `reset_mask`
-//! beside the state and writes the state, `resets`, `elapsed`, `needs_reset` and `obs`.
+//! `elapsed`, `resets`, `needs_reset`, `key0`, `key1`; outputs `obs`, `reward`,
+//! `terminated`, `truncated` and, in `SameStep` mode, `final_obs`. The reset graph reads
+//! `resets`, `key0`, `key1`, `reset_mask` and `restart` (lanes whose draws start over at
+//! reset number 0) beside the state and writes the state, `resets`, `elapsed`,
+//! `needs_reset` and `obs`.
 
 use cartfuse_fusion::graph::Scalar;
 use cartfuse_fusion::graph::{DType, Graph, GraphBuilder, Var};
@@ -33,6 +39,31 @@ use crate::policy::PolicySpec;
 pub const PACKED_STATE: &str = "state";
 /// The reset graph's per-lane mask input: lanes whose mask is false keep their state.
 pub const RESET_MASK: &str = "reset_mask";
+/// The reset graph's per-lane input: masked lanes that draw reset number 0 (a new seed).
+pub const RESTART: &str = "restart";
+/// The per-lane inputs holding each lane's Threefry key.
+pub const KEYS: [&str; 2] = ["key0", "key1"];
+/// The most components one reset draws.
+pub const MAX_RESET_DRAWS: usize = 6;
+/// The params centring and scaling each drawn component: component `k` of a reset is
+/// `reset_center{k} + reset_half{k} * draw`, `draw` uniform in `[-1, 1)`.
+const RESET_CENTER: [&str; MAX_RESET_DRAWS] = [
+    "reset_center0",
+    "reset_center1",
+    "reset_center2",
+    "reset_center3",
+    "reset_center4",
+    "reset_center5",
+];
+/// See [`RESET_CENTER`].
+const RESET_HALF: [&str; MAX_RESET_DRAWS] = [
+    "reset_half0",
+    "reset_half1",
+    "reset_half2",
+    "reset_half3",
+    "reset_half4",
+    "reset_half5",
+];
 
 /// How the physical state is carried between steps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -190,13 +221,15 @@ pub fn reset_graph<E: GraphEnv>(env: &E, layout: StateLayout) -> Graph {
     let resets = g.input("resets", DType::U32);
     let needs_reset = g.input("needs_reset", DType::Bool);
     let mask = g.input(RESET_MASK, DType::Bool);
-    let fresh = reset_state(env, &g, resets);
+    let restart = g.input(RESTART, DType::Bool);
+    let drawn = g.select(restart, g.u32(0), resets);
+    let fresh = reset_state(env, &g, drawn);
     let next = select_all(&g, mask, &fresh, &state.components);
     let obs = observation(env, &g, &next);
     let packed_next = (state.packed.is_some() && observation_is_state::<E>()).then_some(obs);
     state.carry(&g, &next, packed_next);
     g.carry(elapsed, g.select(mask, g.u32(0), elapsed));
-    g.carry(resets, g.select(mask, resets + g.u32(1), resets));
+    g.carry(resets, g.select(mask, drawn + g.u32(1), resets));
     g.carry(needs_reset, g.select(mask, g.bool(false), needs_reset));
     g.output("obs", obs);
     g.build()
@@ -231,50 +264,83 @@ pub fn reset_blocks<E: GraphEnv>() -> u32 {
 
 /// The fresh state of reset number `resets` of each lane.
 fn reset_state<'g, E: GraphEnv>(env: &E, g: &'g GraphBuilder, resets: Var<'g>) -> Vec<Var<'g>> {
-    let key = [g.param("key0", DType::U32), g.param("key1", DType::U32)];
-    let lane = g.lane_index();
+    let key = KEYS.map(|name| g.input_per_launch(name, DType::U32));
+    let lane = g.u32(0);
     let blocks = reset_blocks::<E>();
     let first = resets * g.u32(blocks);
     let counters: Vec<Var<'g>> = (0..blocks)
         .map(|j| if j == 0 { first } else { first + g.u32(j) })
         .collect();
-    let draws: Vec<Var<'g>> = (0..E::RESET_DRAWS)
-        .map(|d| g.random_uniform(key, [lane, counters[d / 2]], (d % 2) as u8))
+    let drawn: Vec<Var<'g>> = (0..E::RESET_DRAWS)
+        .map(|d| {
+            let draw = g.random_uniform(key, [lane, counters[d / 2]], (d % 2) as u8);
+            let (center, half) = (RESET_CENTER[d], RESET_HALF[d]);
+            g.param(center, DType::F32) + g.param(half, DType::F32) * draw
+        })
         .collect();
-    env.reset_state(g, &draws)
+    env.reset_state(g, &drawn)
 }
 
-/// The raw draws (uniform in `[-1, 1)`) of reset number `reset_index` of lane `lane`, on
-/// the host: the same words the graph reads.
+/// The params placing each drawn component of a reset in `bounds` (`(low, high)` each):
+/// centre and half width, as `f32`.
+pub fn reset_bound_params(bounds: &[(f64, f64)]) -> Vec<(&'static str, Scalar)> {
+    assert!(
+        bounds.len() <= MAX_RESET_DRAWS,
+        "at most {MAX_RESET_DRAWS} drawn components"
+    );
+    let (centers, halves) = scale_of(bounds);
+    (centers.iter().zip(&halves).enumerate())
+        .flat_map(|(k, (c, h))| {
+            [
+                (RESET_CENTER[k], Scalar::F32(*c)),
+                (RESET_HALF[k], Scalar::F32(*h)),
+            ]
+        })
+        .collect()
+}
+
+/// The `f32` centre and half width of each `(low, high)`, as the graphs read them.
+pub fn scale_of(bounds: &[(f64, f64)]) -> (Vec<f32>, Vec<f32>) {
+    (bounds.iter())
+        .map(|&(low, high)| (((low + high) / 2.0) as f32, ((high - low) / 2.0) as f32))
+        .unzip()
+}
+
+/// Raw draws (uniform in `[-1, 1)`) placed in `bounds`, in the graph's `f32` arithmetic.
+pub fn place_draws(draws: &[f32], bounds: &[(f64, f64)]) -> Vec<f32> {
+    let (centers, halves) = scale_of(bounds);
+    (draws.iter().zip(centers.iter().zip(&halves)))
+        .map(|(d, (c, h))| c + h * d)
+        .collect()
+}
+
+/// The raw draws (uniform in `[-1, 1)`) of reset number `reset_index` of lane `lane` of a
+/// batch seeded `seed` (keyed by `seed + lane`), on the host: the same words the graph reads.
 pub fn reset_draws<E: GraphEnv>(seed: u64, lane: u32, reset_index: u32) -> Vec<f32> {
-    let key = rng::seed_key(seed);
+    let key = rng::seed_key(seed.wrapping_add(u64::from(lane)));
     let blocks = reset_blocks::<E>();
     (0..E::RESET_DRAWS)
         .map(|d| {
             let counter = reset_index
                 .wrapping_mul(blocks)
                 .wrapping_add((d / 2) as u32);
-            let bits = rng::threefry2x32(key, [lane, counter])[d % 2];
+            let bits = rng::threefry2x32(key, [0, counter])[d % 2];
             rng::symmetric_uniform(bits, 1.0)
         })
         .collect()
 }
 
-/// The reference reset of lane `lane`: reset number `reset_index` of stream `seed`.
+/// The reference reset of lane `lane`: reset number `reset_index` of stream `seed`, in the
+/// environment's default bounds.
 pub fn reference_reset<E: GraphEnv>(env: &E, seed: u64, lane: u32, reset_index: u32) -> Vec<f64> {
-    env.reference_reset(&reset_draws::<E>(seed, lane, reset_index))
+    let draws = reset_draws::<E>(seed, lane, reset_index);
+    env.reference_reset(&place_draws(&draws, &env.reset_bounds()))
 }
 
-/// The runtime params of `env`'s graphs for `episode` and `seed`.
-pub fn graph_params<E: GraphEnv>(
-    env: &E,
-    episode: &EpisodeOptions,
-    seed: u64,
-) -> Vec<(&'static str, Scalar)> {
-    let [key0, key1] = rng::seed_key(seed);
+/// The runtime params of `env`'s graphs for `episode` (lanes apart by index).
+pub fn graph_params<E: GraphEnv>(env: &E, episode: &EpisodeOptions) -> Vec<(&'static str, Scalar)> {
     let mut params = env.graph_params();
     params.push(("max_steps", Scalar::U32(episode.max_episode_steps)));
-    params.push(("key0", Scalar::U32(key0)));
-    params.push(("key1", Scalar::U32(key1)));
+    params.extend(reset_bound_params(&env.reset_bounds()));
     params
 }

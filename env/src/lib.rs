@@ -5,6 +5,7 @@
 //!
 //! - [`environment`]: the [`GraphEnv`] trait and [`EpisodeOptions`].
 //! - [`graph`]: step and reset graphs of any environment; the episode logic written once.
+//! - [`gym_args`]: gymnasium's constructor arguments and reset options of an environment.
 //! - [`engine`]: the [`StepEngine`](engine::StepEngine) trait, the planned engine, [`StepPlan`].
 //! - [`runtime`]: what a backend adds to host a vector env ([`EnvBackend`]).
 //! - [`vec_env`]: the vectorized env API, host and device-resident.
@@ -25,6 +26,7 @@ pub mod engine;
 pub mod environment;
 pub mod error;
 pub mod graph;
+pub mod gym_args;
 pub mod host_outputs;
 pub mod memory;
 pub mod mountain_car;

@@ -16,6 +16,7 @@ use crate::environment::{EpisodeOptions, GraphEnv};
 use crate::error::EnvError;
 use crate::graph::{StateLayout, reset_graph, step_graph};
 use cartfuse_fusion::graph::{Graph, Shape};
+use cartfuse_fusion::plan::{PlannedKernel, Slot};
 
 /// Bytes one env's buffers take at the least under `plan`: one 32-bit word per lane and
 /// component of every input and output of the step and reset graphs, a second buffer per
@@ -33,12 +34,15 @@ pub fn bytes_per_env<E: GraphEnv>(env: &E, episode: &EpisodeOptions, plan: StepP
             Shape::Lanes => 1,
             Shape::Packed(k) => u64::from(k),
         };
-        // A carried input is read once a call; the others (actions) once per step.
+        // A carried input (or a per-lane constant) is read once a call; the others
+        // (actions) once per step.
         let inputs: u64 = (graph.inputs().iter())
-            .map(|(id, _)| match graph.carry_of(*id) {
-                Some(_) => width(*id),
-                None => width(*id) * per_step,
-            })
+            .map(
+                |(id, _)| match PlannedKernel::is_per_step(graph, Slot::Input(*id)) {
+                    true => width(*id) * per_step,
+                    false => width(*id),
+                },
+            )
             .sum();
         let carried: u64 = graph.carries().iter().map(|c| width(c.input)).sum();
         let outputs: u64 = graph.outputs().iter().map(|o| width(o.node)).sum();

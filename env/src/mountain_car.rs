@@ -11,6 +11,7 @@ use cartfuse_fusion::graph::{DType, GraphBuilder, Var};
 
 use crate::environment::{GraphEnv, Transition};
 use crate::error::EnvError;
+use crate::gym_args::{Kwarg, KwargKind, unknown_kwarg};
 use crate::params::{check_finite, check_positive, f32_graph_params};
 use crate::spaces::{ActionSpace, BoxSpace};
 
@@ -50,10 +51,16 @@ impl Default for MountainCar {
     }
 }
 
-/// Reset positions are uniform in `[RESET_CENTER - RESET_HALF_WIDTH, RESET_CENTER +
-/// RESET_HALF_WIDTH)` (gymnasium: `uniform(-0.6, -0.4)`), velocity 0.
-const RESET_CENTER: f32 = -0.5;
-const RESET_HALF_WIDTH: f32 = 0.1;
+/// Reset positions are uniform in gymnasium's `[-0.6, -0.4)` (its `low` and `high`
+/// options), the velocity 0.
+pub(crate) const RESET_POSITIONS: (f64, f64) = (-0.6, -0.4);
+
+/// gymnasium's `goal_velocity` argument, of both mountain cars.
+pub(crate) const GOAL_VELOCITY: Kwarg = Kwarg {
+    name: "goal_velocity",
+    kind: KwargKind::Float,
+    default: 0.0,
+};
 
 impl MountainCar {
     /// Every param with its name (validated, and handed to the graphs as `f32`).
@@ -136,14 +143,14 @@ pub(crate) fn drive<'g>(g: &'g GraphBuilder, state: &[Var<'g>], push: Var<'g>) -
     vec![position, g.select(at_wall, g.f32(0.0), velocity)]
 }
 
-/// A fresh car: position uniform in gymnasium's `[-0.6, -0.4)`, at rest.
-pub(crate) fn reset<'g>(g: &'g GraphBuilder, draws: &[Var<'g>]) -> Vec<Var<'g>> {
-    vec![draws[0] * RESET_HALF_WIDTH + RESET_CENTER, g.f32(0.0)]
+/// A fresh car: at the drawn position, at rest.
+pub(crate) fn reset<'g>(g: &'g GraphBuilder, drawn: &[Var<'g>]) -> Vec<Var<'g>> {
+    vec![drawn[0], g.f32(0.0)]
 }
 
-/// [`reset`] in f64 from the same draws.
-pub(crate) fn reference_reset(draws: &[f32]) -> Vec<f64> {
-    vec![f64::from(draws[0] * RESET_HALF_WIDTH + RESET_CENTER), 0.0]
+/// [`reset`] in f64 from the same drawn position.
+pub(crate) fn reference_reset(drawn: &[f32]) -> Vec<f64> {
+    vec![f64::from(drawn[0]), 0.0]
 }
 
 /// [`Valley::reached_goal`] as graph ops (params `goal_position`, `goal_velocity`).
@@ -159,7 +166,21 @@ impl GraphEnv for MountainCar {
     const OBS_DIM: usize = 2;
     const RESET_DRAWS: usize = 1;
     const MAX_EPISODE_STEPS: u32 = 200;
+    const RENDER_FPS: u32 = 30;
+    const KWARGS: &'static [Kwarg] = &[GOAL_VELOCITY];
     type Action = u32;
+
+    fn set_kwarg(&mut self, name: &str, value: f64) -> Result<(), EnvError> {
+        match name {
+            "goal_velocity" => self.goal_velocity = value,
+            _ => return Err(unknown_kwarg::<Self>(name)),
+        }
+        Ok(())
+    }
+
+    fn reset_bounds(&self) -> Vec<(f64, f64)> {
+        vec![RESET_POSITIONS]
+    }
 
     fn validate(&self) -> Result<(), EnvError> {
         check_finite(&self.named())?;
@@ -217,8 +238,8 @@ impl GraphEnv for MountainCar {
         state.to_vec()
     }
 
-    fn reset_state<'g>(&self, g: &'g GraphBuilder, draws: &[Var<'g>]) -> Vec<Var<'g>> {
-        reset(g, draws)
+    fn reset_state<'g>(&self, g: &'g GraphBuilder, drawn: &[Var<'g>]) -> Vec<Var<'g>> {
+        reset(g, drawn)
     }
 
     fn reference_step(&self, state: &[f64], action: u32) -> (Vec<f64>, f64, bool) {
@@ -228,8 +249,8 @@ impl GraphEnv for MountainCar {
         (next, -1.0, terminated)
     }
 
-    fn reference_reset(&self, draws: &[f32]) -> Vec<f64> {
-        reference_reset(draws)
+    fn reference_reset(&self, drawn: &[f32]) -> Vec<f64> {
+        reference_reset(drawn)
     }
 
     fn reference_observe(&self, state: &[f64]) -> Vec<f32> {

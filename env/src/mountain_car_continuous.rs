@@ -12,7 +12,10 @@ use cartfuse_fusion::graph::{DType, GraphBuilder, Var};
 
 use crate::environment::{GraphEnv, Transition};
 use crate::error::EnvError;
-use crate::mountain_car::{Valley, drive, reached_goal, reference_reset, reset};
+use crate::gym_args::{Kwarg, unknown_kwarg};
+use crate::mountain_car::{
+    GOAL_VELOCITY, RESET_POSITIONS, Valley, drive, reached_goal, reference_reset, reset,
+};
 use crate::params::{check_finite, check_positive, f32_graph_params};
 use crate::spaces::{ActionSpace, BoxSpace};
 
@@ -101,7 +104,21 @@ impl GraphEnv for MountainCarContinuous {
     const OBS_DIM: usize = 2;
     const RESET_DRAWS: usize = 1;
     const MAX_EPISODE_STEPS: u32 = 999;
+    const RENDER_FPS: u32 = 30;
+    const KWARGS: &'static [Kwarg] = &[GOAL_VELOCITY];
     type Action = f32;
+
+    fn set_kwarg(&mut self, name: &str, value: f64) -> Result<(), EnvError> {
+        match name {
+            "goal_velocity" => self.goal_velocity = value,
+            _ => return Err(unknown_kwarg::<Self>(name)),
+        }
+        Ok(())
+    }
+
+    fn reset_bounds(&self) -> Vec<(f64, f64)> {
+        vec![RESET_POSITIONS]
+    }
 
     fn validate(&self) -> Result<(), EnvError> {
         check_finite(&self.named())?;
@@ -168,8 +185,8 @@ impl GraphEnv for MountainCarContinuous {
         state.to_vec()
     }
 
-    fn reset_state<'g>(&self, g: &'g GraphBuilder, draws: &[Var<'g>]) -> Vec<Var<'g>> {
-        reset(g, draws)
+    fn reset_state<'g>(&self, g: &'g GraphBuilder, drawn: &[Var<'g>]) -> Vec<Var<'g>> {
+        reset(g, drawn)
     }
 
     fn reference_step(&self, state: &[f64], action: f32) -> (Vec<f64>, f64, bool) {
@@ -181,8 +198,8 @@ impl GraphEnv for MountainCarContinuous {
         (next, bonus - action * action * self.action_cost, terminated)
     }
 
-    fn reference_reset(&self, draws: &[f32]) -> Vec<f64> {
-        reference_reset(draws)
+    fn reference_reset(&self, drawn: &[f32]) -> Vec<f64> {
+        reference_reset(drawn)
     }
 
     fn reference_observe(&self, state: &[f64]) -> Vec<f32> {

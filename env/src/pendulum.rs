@@ -11,6 +11,7 @@ use cartfuse_fusion::graph::{DType, GraphBuilder, Var};
 
 use crate::environment::{GraphEnv, Transition};
 use crate::error::EnvError;
+use crate::gym_args::{Kwarg, KwargKind, ResetOptions, unknown_kwarg};
 use crate::params::{check_finite, check_positive, f32_graph_params};
 use crate::spaces::{ActionSpace, BoxSpace};
 
@@ -48,9 +49,9 @@ impl Default for Pendulum {
 }
 
 /// Reset: θ uniform in `[-RESET_THETA, RESET_THETA)`, θ̇ in `[-RESET_SPEED, RESET_SPEED)`
-/// (gymnasium's `DEFAULT_X = π`, `DEFAULT_Y = 1`).
-const RESET_THETA: f32 = std::f32::consts::PI;
-const RESET_SPEED: f32 = 1.0;
+/// (gymnasium's `DEFAULT_X = π`, `DEFAULT_Y = 1`, its `x_init` and `y_init` options).
+const RESET_THETA: f64 = std::f64::consts::PI;
+const RESET_SPEED: f64 = 1.0;
 
 impl Pendulum {
     /// Every param with its name (validated).
@@ -90,7 +91,26 @@ impl GraphEnv for Pendulum {
     const OBS_DIM: usize = 3;
     const RESET_DRAWS: usize = 2;
     const MAX_EPISODE_STEPS: u32 = 200;
+    const RENDER_FPS: u32 = 30;
+    const KWARGS: &'static [Kwarg] = &[Kwarg {
+        name: "g",
+        kind: KwargKind::Float,
+        default: 10.0,
+    }];
+    const RESET_OPTIONS: ResetOptions = ResetOptions::Symmetric(&["x_init", "y_init"]);
     type Action = f32;
+
+    fn set_kwarg(&mut self, name: &str, value: f64) -> Result<(), EnvError> {
+        match name {
+            "g" => self.g = value,
+            _ => return Err(unknown_kwarg::<Self>(name)),
+        }
+        Ok(())
+    }
+
+    fn reset_bounds(&self) -> Vec<(f64, f64)> {
+        vec![(-RESET_THETA, RESET_THETA), (-RESET_SPEED, RESET_SPEED)]
+    }
 
     fn validate(&self) -> Result<(), EnvError> {
         check_finite(&self.named())?;
@@ -173,10 +193,6 @@ impl GraphEnv for Pendulum {
         vec![state[0].cos(), state[0].sin(), state[1]]
     }
 
-    fn reset_state<'g>(&self, _g: &'g GraphBuilder, draws: &[Var<'g>]) -> Vec<Var<'g>> {
-        vec![draws[0] * RESET_THETA, draws[1] * RESET_SPEED]
-    }
-
     fn reference_step(&self, state: &[f64], action: f32) -> (Vec<f64>, f64, bool) {
         let (theta, speed) = (state[0], state[1]);
         let u = f64::from(action).clamp(-self.max_torque, self.max_torque);
@@ -185,13 +201,6 @@ impl GraphEnv for Pendulum {
             3.0 * self.g / (2.0 * self.l) * theta.sin() + 3.0 / (self.m * self.l.powi(2)) * u;
         let speed = (speed + accel * self.dt).clamp(-self.max_speed, self.max_speed);
         (vec![theta + speed * self.dt, speed], -costs, false)
-    }
-
-    fn reference_reset(&self, draws: &[f32]) -> Vec<f64> {
-        vec![
-            f64::from(draws[0] * RESET_THETA),
-            f64::from(draws[1] * RESET_SPEED),
-        ]
     }
 
     fn reference_observe(&self, state: &[f64]) -> Vec<f32> {

@@ -24,7 +24,7 @@ use cartfuse_fusion::graph::Graph;
 use cartfuse_fusion::graph::{HostArray, Scalar};
 use cartfuse_fusion::plan::Strategy;
 
-use crate::engine::{PlannedEngine, StepBuffer, StepEngine, layout_for};
+use crate::engine::{PlannedEngine, ResetRequest, Seeding, StepBuffer, StepEngine, layout_for};
 use crate::environment::{EpisodeOptions, GraphEnv};
 use crate::error::EnvError;
 use crate::graph::{StateLayout, build_step};
@@ -285,7 +285,11 @@ impl<B: Backend> PolicyRollout<B> {
 
     /// Resets every env from `seed`'s stream; returns the observations, `[n, obs_dim]`.
     pub fn reset(&mut self, seed: u64) -> Result<Vec<f32>, EnvError> {
-        self.engine.reset(seed, true, None)?;
+        let seeding = Seeding::Batch {
+            seed,
+            restart: true,
+        };
+        self.engine.reset(&ResetRequest::all(seeding))?;
         self.seed = Some(seed);
         self.observations()
     }
@@ -469,6 +473,8 @@ mod tests {
             .iter()
             .filter(|i| matches!(i, Instr::DotParams { .. }));
         assert_eq!(dots.count(), 0);
-        assert_eq!(program.body.len(), 137);
+        // 137 until each reset draw was placed in its bounds (a multiply and an add each) and
+        // the reset key became per-lane inputs (2026-11-28).
+        assert_eq!(program.body.len(), 146);
     }
 }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use cartfuse_fusion::exec::Backend;
 use cartfuse_fusion::exec::LaunchLedger;
 
-use crate::engine::{StepBuffer, StepEngine, StepPlan};
+use crate::engine::{ResetRequest, Seeding, StepBuffer, StepEngine, StepPlan};
 use crate::environment::{ActionElement, EpisodeOptions, GraphEnv};
 use crate::error::EnvError;
 use crate::host_outputs::{HostOutputs, OwnedOutputs};
@@ -34,6 +34,8 @@ pub struct VecEnv<E: GraphEnv, B: EnvBackend> {
     ledger: Arc<LaunchLedger>,
     num_envs: usize,
     seed: Option<u64>,
+    /// Each env keyed by its own seed ([`Self::reset_seeded`]) rather than one batch seed.
+    per_env_seeds: bool,
     engine: Box<dyn StepEngine<B>>,
     /// The device actions stepped since their last check, if any.
     last_actions: Option<B::Buffer>,
@@ -91,6 +93,7 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
             ledger,
             num_envs,
             seed: None,
+            per_env_seeds: false,
             engine,
             last_actions: None,
             host_actions: None,
@@ -140,9 +143,14 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
         &self.ledger
     }
 
-    /// The seed of the current reset stream, once reset.
+    /// The seed of the current reset stream, once reset with one batch seed (`None` before
+    /// and after per-env seeds).
     pub fn seed(&self) -> Option<u64> {
-        self.seed
+        self.seed.filter(|_| !self.per_env_seeds)
+    }
+
+    fn is_reset(&self) -> bool {
+        self.seed.is_some() || self.per_env_seeds
     }
 
     /// Observation space of one env.
@@ -193,10 +201,64 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
     }
 
     fn reset_lanes(&mut self, seed: Option<u64>, mask: Option<&[bool]>) -> Result<(), EnvError> {
+        if seed.is_none() && self.per_env_seeds {
+            // Each env goes on with its own stream.
+            let seeds = vec![None; self.num_envs];
+            return self.reset_seeded_lanes(&seeds, mask, None);
+        }
         let restart = seed.is_some() || self.seed.is_none();
         let seed = seed.or(self.seed).unwrap_or_else(rand::random);
-        self.engine.reset(seed, restart, mask)?;
+        let seeding = Seeding::Batch { seed, restart };
+        self.engine.reset(&ResetRequest {
+            seeding,
+            mask,
+            bounds: None,
+        })?;
         self.seed = Some(seed);
+        self.per_env_seeds = false;
+        Ok(())
+    }
+
+    /// Resets the envs `mask` selects (every env where `None`), each keyed by its own seed,
+    /// as a gymnasium vector env's sub-envs are: env `i` restarts its stream from
+    /// `seeds[i]`, or goes on with its own where `None` (seeded from the OS at the first
+    /// reset). Their draws lie in `bounds` (one `(low, high)` per drawn component; the
+    /// environment's defaults where `None`) for this reset only. Env `i`'s episodes then
+    /// depend on its own seed and actions only, whatever the batch. Returns every env's
+    /// observation (the current one where not reset).
+    pub fn reset_seeded(
+        &mut self,
+        seeds: &[Option<u64>],
+        mask: Option<&[bool]>,
+        bounds: Option<&[(f64, f64)]>,
+    ) -> Result<Vec<f32>, EnvError> {
+        self.check_count("seeds", seeds.len(), 1)?;
+        if let Some(mask) = mask {
+            self.check_count("reset_mask entries", mask.len(), 1)?;
+        }
+        self.reset_seeded_lanes(seeds, mask, bounds)?;
+        self.read_f32(StepBuffer::Obs)
+    }
+
+    fn reset_seeded_lanes(
+        &mut self,
+        seeds: &[Option<u64>],
+        mask: Option<&[bool]>,
+        bounds: Option<&[(f64, f64)]>,
+    ) -> Result<(), EnvError> {
+        let mut seeds = seeds.to_vec();
+        if !self.per_env_seeds {
+            // The first per-env reset seeds every env: from the OS where no seed is given.
+            for seed in seeds.iter_mut().filter(|s| s.is_none()) {
+                *seed = Some(rand::random());
+            }
+        }
+        self.engine.reset(&ResetRequest {
+            seeding: Seeding::PerLane(&seeds),
+            mask,
+            bounds,
+        })?;
+        self.per_env_seeds = true;
         Ok(())
     }
 
@@ -262,17 +324,19 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
         self.check_actions(actions)?;
         let same_step = self.episode.autoreset == AutoresetMode::SameStep;
         out.check(calls * self.num_envs, E::OBS_DIM, same_step)?;
-        let seed = self.seed.ok_or(EnvError::NotReset)?;
+        if !self.is_reset() {
+            return Err(EnvError::NotReset);
+        }
         // Validated on the host: nothing is left for the device action check to find.
         self.last_actions = None;
         let words = E::Action::words(actions);
-        if let Some(stepped) = self.engine.step_host(seed, words, out) {
+        if let Some(stepped) = self.engine.step_host(words, out) {
             return stepped;
         }
         let backend = &self.backend;
         let buffer = (self.host_actions).get_or_insert_with(|| backend.alloc(words.len()));
         backend.write_u32(buffer, words)?;
-        self.engine.step(seed, buffer)?;
+        self.engine.step(buffer)?;
         self.copy_outputs(out).map(drop)
     }
 
@@ -299,8 +363,10 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
     ) -> Result<DeviceStep<'_, E, B>, EnvError> {
         let found = self.backend.buffer_len(actions.buffer());
         self.check_count("actions", found, self.steps_per_call())?;
-        let seed = self.seed.ok_or(EnvError::NotReset)?;
-        self.engine.step(seed, actions.buffer())?;
+        if !self.is_reset() {
+            return Err(EnvError::NotReset);
+        }
+        self.engine.step(actions.buffer())?;
         self.last_actions = Some(actions.buffer().clone());
         Ok(DeviceStep { env: self })
     }
@@ -360,7 +426,7 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
                 });
             }
         }
-        if self.seed.is_none() {
+        if !self.is_reset() {
             // Never reset: seed a reset stream first, so later autoresets have one.
             self.reset_device(None)?;
         }

@@ -64,13 +64,14 @@ pub struct EnvironmentError {
 }
 
 /// Checks every `CARTFUSE_*` variable the runtime reads whose values are a fixed set
-/// (`CARTFUSE_CPU_SIMD`, `CARTFUSE_CPU_ENGINE`, the switches and
-/// `CARTFUSE_AUTO_MIN_ENVS`, a number): the first one set to
+/// (`CARTFUSE_CPU_SIMD`, `CARTFUSE_CPU_ENGINE`, the switches, and the numbers
+/// `CARTFUSE_AUTO_MIN_ENVS`, `CARTFUSE_CPU_THREADS` and `CARTFUSE_CPU_SPIN_US`): the first
+/// one set to
 /// anything else is an error naming the values it accepts. `CARTFUSE_CC` (a command) and
 /// `CARTFUSE_KERNEL_CACHE` (a directory) take any value.
 pub fn check_environment() -> Result<(), EnvironmentError> {
     type Accepts = fn(&str) -> bool;
-    let variables: [(&'static str, &'static str, Accepts); 6] = [
+    let variables: [(&'static str, &'static str, Accepts); 8] = [
         ("CARTFUSE_CPU_SIMD", "scalar, avx2 or avx512", |v| {
             v.parse::<crate::cpu::SimdLevel>().is_ok()
         }),
@@ -83,6 +84,16 @@ pub fn check_environment() -> Result<(), EnvironmentError> {
         (crate::device::AUTO_MIN_ENVS, "a number of envs", |v| {
             v.trim().parse::<usize>().is_ok()
         }),
+        (
+            crate::cpu::spin_pool::THREADS_VARIABLE,
+            "a number of threads, at least 1",
+            |v| v.trim().parse::<usize>().is_ok_and(|t| t >= 1),
+        ),
+        (
+            crate::cpu::spin_pool::SPIN_VARIABLE,
+            "microseconds (0: park at once)",
+            |v| v.trim().parse::<usize>().is_ok(),
+        ),
     ];
     for (name, accepted, accepts) in variables {
         if let Ok(value) = std::env::var(name)

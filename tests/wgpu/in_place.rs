@@ -37,7 +37,7 @@ fn executor(graph: &Graph, strategy: Strategy, n: usize) -> Executor {
         let values = input_values(name, graph.node(id).dtype, len);
         exec.set_input(name, &values).unwrap();
     }
-    let params = graph_params(&CartPoleConfig::default(), 11);
+    let params = graph_params(&CartPoleConfig::default());
     exec.set_params(&params).unwrap();
     exec
 }

@@ -69,7 +69,7 @@ fn graph_in_f64_is_the_reference_step() {
         HostArray::U32((0..n as u32).map(|i| i % 2).collect()),
     );
     inputs.insert("elapsed".into(), HostArray::U32(vec![0; n]));
-    let params: HashMap<String, _> = graph_params(&config, 0)
+    let params: HashMap<String, _> = graph_params(&config)
         .into_iter()
         .filter(|(name, _)| graph.params().iter().any(|(_, p)| p == name))
         .map(|(name, value)| (name.to_string(), value))
@@ -94,6 +94,7 @@ fn graph_in_f64_is_the_reference_step() {
         x_threshold: p32(d.x_threshold),
         theta_threshold_radians: p32(d.theta_threshold_radians),
         reset_bound: d.reset_bound,
+        sutton_barto_reward: false,
     };
     for (i, state) in states.iter().enumerate() {
         let expected = step_physics(

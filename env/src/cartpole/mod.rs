@@ -24,6 +24,7 @@ pub use vector::CartPoleVecEnv;
 use crate::environment::{EpisodeOptions, GraphEnv, Transition};
 use crate::error::EnvError;
 use crate::graph::StateLayout;
+use crate::gym_args::{Kwarg, KwargKind, unknown_kwarg};
 use crate::params::AutoresetMode;
 use crate::spaces::{ActionSpace, BoxSpace};
 
@@ -39,7 +40,25 @@ impl GraphEnv for CartPoleParams {
     const OBS_DIM: usize = 4;
     const RESET_DRAWS: usize = 4;
     const MAX_EPISODE_STEPS: u32 = 500;
+    const RENDER_FPS: u32 = 50;
+    const KWARGS: &'static [Kwarg] = &[Kwarg {
+        name: "sutton_barto_reward",
+        kind: KwargKind::Bool,
+        default: 0.0,
+    }];
     type Action = u32;
+
+    fn set_kwarg(&mut self, name: &str, value: f64) -> Result<(), EnvError> {
+        match name {
+            "sutton_barto_reward" => self.sutton_barto_reward = value != 0.0,
+            _ => return Err(unknown_kwarg::<Self>(name)),
+        }
+        Ok(())
+    }
+
+    fn reset_bounds(&self) -> Vec<(f64, f64)> {
+        vec![(-self.reset_bound, self.reset_bound); 4]
+    }
 
     fn validate(&self) -> Result<(), EnvError> {
         CartPoleParams::validate(self)
@@ -84,7 +103,8 @@ impl GraphEnv for CartPoleParams {
             ("tau", self.tau),
             ("x_threshold", self.x_threshold),
             ("theta_threshold", self.theta_threshold_radians),
-            ("reset_bound", self.reset_bound),
+            ("reward_step", self.rewards().0),
+            ("reward_terminal", self.rewards().1),
         ]
         .map(|(name, value)| (name, Scalar::F32(value as f32)))
         .to_vec()
@@ -123,17 +143,13 @@ impl GraphEnv for CartPoleParams {
             .or(theta.gt(theta_threshold))
     }
 
-    fn reward<'g>(&self, g: &'g GraphBuilder, _step: &Transition<'_, 'g>) -> Var<'g> {
-        g.f32(1.0)
+    fn reward<'g>(&self, g: &'g GraphBuilder, step: &Transition<'_, 'g>) -> Var<'g> {
+        let p = |name| g.param(name, DType::F32);
+        g.select(step.terminated, p("reward_terminal"), p("reward_step"))
     }
 
     fn observe<'g>(&self, _g: &'g GraphBuilder, state: &[Var<'g>]) -> Vec<Var<'g>> {
         state.to_vec()
-    }
-
-    fn reset_state<'g>(&self, g: &'g GraphBuilder, draws: &[Var<'g>]) -> Vec<Var<'g>> {
-        let reset_bound = g.param("reset_bound", DType::F32);
-        draws.iter().map(|draw| *draw * reset_bound).collect()
     }
 
     fn reference_step(&self, state: &[f64], action: u32) -> (Vec<f64>, f64, bool) {
@@ -142,16 +158,10 @@ impl GraphEnv for CartPoleParams {
             action,
             self,
         );
-        (
-            next.to_array().to_vec(),
-            1.0,
-            reference::is_terminated(&next, self),
-        )
-    }
-
-    fn reference_reset(&self, draws: &[f32]) -> Vec<f64> {
-        let bound = self.reset_bound as f32;
-        draws.iter().map(|d| f64::from(d * bound)).collect()
+        let terminated = reference::is_terminated(&next, self);
+        let (step, terminal) = self.rewards();
+        let reward = if terminated { terminal } else { step };
+        (next.to_array().to_vec(), reward, terminated)
     }
 
     fn reference_observe(&self, state: &[f64]) -> Vec<f32> {
@@ -164,9 +174,9 @@ pub fn cartpole_step_graph(autoreset: AutoresetMode, layout: StateLayout) -> Gra
     crate::graph::step_graph(&CartPoleParams::default(), autoreset, layout)
 }
 
-/// The runtime params of the CartPole graphs for `config` and `seed`.
-pub fn graph_params(config: &CartPoleConfig, seed: u64) -> Vec<(&'static str, Scalar)> {
-    crate::graph::graph_params(&config.params, &config.episode(), seed)
+/// The runtime params of the CartPole graphs for `config`.
+pub fn graph_params(config: &CartPoleConfig) -> Vec<(&'static str, Scalar)> {
+    crate::graph::graph_params(&config.params, &config.episode())
 }
 
 impl CartPoleConfig {

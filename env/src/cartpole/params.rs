@@ -27,6 +27,10 @@ pub struct CartPoleParams {
     pub theta_threshold_radians: f64,
     /// Resets draw every state component uniformly from `[-reset_bound, reset_bound)`.
     pub reset_bound: f64,
+    /// gymnasium's `sutton_barto_reward`: 0 a step and -1 on termination, instead of 1 on
+    /// every step.
+    #[serde(default)]
+    pub sutton_barto_reward: bool,
 }
 
 impl Default for CartPoleParams {
@@ -41,6 +45,7 @@ impl Default for CartPoleParams {
             x_threshold: 2.4,
             theta_threshold_radians: 12.0 * 2.0 * std::f64::consts::PI / 360.0,
             reset_bound: 0.05,
+            sutton_barto_reward: false,
         }
     }
 }
@@ -54,6 +59,15 @@ impl CartPoleParams {
     /// Pole mass times half its length.
     pub fn polemass_length(&self) -> f64 {
         self.masspole * self.length
+    }
+
+    /// The reward of a step that did not terminate, and of the step that did (gymnasium:
+    /// 1 and 1; with `sutton_barto_reward`, 0 and -1).
+    pub fn rewards(&self) -> (f64, f64) {
+        match self.sutton_barto_reward {
+            true => (0.0, -1.0),
+            false => (1.0, 1.0),
+        }
     }
 
     /// Checks that every value is finite and the physical ones are positive.

@@ -74,9 +74,11 @@ pub fn is_terminated(state: &CartPoleState, params: &CartPoleParams) -> bool {
         || state.theta > params.theta_threshold_radians
 }
 
-/// The reset state of env `env` for its reset number `reset_index` under `seed`.
+/// The reset state of env `env` of a batch seeded `seed` for its reset number
+/// `reset_index`.
 ///
-/// Reset number `r` reads Threefry blocks `(env, 2r)` and `(env, 2r + 1)`; the four words
+/// Reset number `r` reads Threefry blocks `(0, 2r)` and `(0, 2r + 1)` under the env's own
+/// key, `seed + env` (gymnasium's `reset(seed=seed)` seeds env `env` so); the four words
 /// become `x, x_dot, theta, theta_dot`, each uniform in `[-reset_bound, reset_bound)` as
 /// `f32` (what the device stores), widened to `f64`.
 pub fn reset_state(

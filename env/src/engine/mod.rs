@@ -2,6 +2,7 @@
 //! backend, or a hand-written kernel), and the choice of engine ([`StepPlan`]).
 
 mod draw_ahead;
+mod keys;
 mod pages;
 mod planned;
 mod step_plan;
@@ -15,6 +16,7 @@ use crate::error::EnvError;
 use crate::host_outputs::HostOutputs;
 
 pub use draw_ahead::{MAX_STEPS_AHEAD, step_reading_draws, steps_ahead};
+pub use keys::{LaneKeys, ResetRequest, Seeding};
 pub use planned::{PlannedEngine, RESET_KERNEL_PREFIX};
 pub use step_plan::{RandomSource, StepPlan, layout_for};
 
@@ -91,22 +93,21 @@ pub trait StepEngine<B: Backend>: Send {
     fn steps_per_call(&self) -> u32;
     /// Records launches in `ledger` from now on.
     fn set_ledger(&mut self, ledger: Arc<LaunchLedger>);
-    /// Resets the lanes `mask` selects (every lane for `None`) from `seed`'s stream: reset
-    /// number 0 on `restart`, else each lane's next. Draws happen on the device.
-    fn reset(&mut self, seed: u64, restart: bool, mask: Option<&[bool]>) -> Result<(), EnvError>;
+    /// Resets the lanes `request` selects, seeded and bounded as it says. Draws happen
+    /// where the step runs.
+    fn reset(&mut self, request: &ResetRequest<'_>) -> Result<(), EnvError>;
     /// Enqueues one call of the step with `actions` (`steps_per_call * n` values).
-    fn step(&mut self, seed: u64, actions: &B::Buffer) -> Result<(), EnvError>;
+    fn step(&mut self, actions: &B::Buffer) -> Result<(), EnvError>;
     /// Steps once with host `actions` (`n` words: `u32` values or `f32` bits, already
     /// validated) and writes the outputs straight into `out` (lengths already checked), for
     /// engines that can; `None` for the others, which the vector env steps into their own
     /// buffers and copies from.
     fn step_host(
         &mut self,
-        seed: u64,
         actions: &[u32],
         out: &mut HostOutputs<'_>,
     ) -> Option<Result<(), EnvError>> {
-        let _ = (seed, actions, out);
+        let _ = (actions, out);
         None
     }
     /// An output buffer, valid until the next step or reset; `None` when the engine does
@@ -127,7 +128,8 @@ pub trait StepEngine<B: Backend>: Send {
     fn action_flag(&self) -> Option<ActionFlag<'_, B::Buffer>> {
         None
     }
-    /// Overwrites the physical state, one column per component; counters restart at 0.
+    /// Overwrites the physical state, one column per component; step counters restart at
+    /// 0 and no autoreset is pending (each lane's reset stream goes on).
     fn set_state(&mut self, columns: &[Vec<f32>]) -> Result<(), EnvError>;
     /// The physical state, one column per component.
     fn state_columns(&self) -> Result<Vec<Vec<f32>>, EnvError>;

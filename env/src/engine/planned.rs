@@ -19,11 +19,16 @@ use cartfuse_fusion::graph::{HostArray, Scalar};
 use cartfuse_fusion::plan::{Plan, PlanOptions, Strategy};
 
 use super::draw_ahead::{DrawAhead, step_reading_draws};
+use super::keys::{LaneKeys, ResetRequest, Seeding};
 use super::pages::{StepPages, steps_per_launch};
 use super::{ActionFlag, OutputArena, StepBuffer, StepEngine};
 use crate::environment::{EpisodeOptions, GraphEnv};
 use crate::error::EnvError;
-use crate::graph::{PACKED_STATE, RESET_MASK, StateLayout, graph_params, reset_graph, step_graph};
+use crate::graph::{
+    KEYS, PACKED_STATE, RESET_MASK, RESTART, StateLayout, graph_params, reset_bound_params,
+    reset_graph, step_graph,
+};
+use crate::gym_args::check_bounds;
 
 /// Prefix of the reset kernel's name in the launch ledger.
 pub const RESET_KERNEL_PREFIX: &str = "reset";
@@ -41,7 +46,15 @@ pub struct PlannedEngine<B: Backend> {
     params: Vec<(&'static str, Scalar)>,
     n: usize,
     banks: usize,
+    /// Each lane's key, as uploaded into both runners' key inputs.
+    keys: LaneKeys,
+    /// The environment's default reset bounds, and the ones the reset runner has now.
+    default_bounds: Vec<(f64, f64)>,
+    reset_bounds: Vec<(f64, f64)>,
+    /// One word per lane: all ones, all zeros (masks and restarts that cover every lane or
+    /// none, bound without an upload).
     all_lanes: B::Buffer,
+    no_lanes: B::Buffer,
     showing_reset: bool,
     draw_ahead: Option<DrawAhead<B>>,
     /// A `fused-xK` call's steps over several launches, when K steps of outputs exceed
@@ -153,20 +166,31 @@ impl<B: Backend> PlannedEngine<B> {
         let mut engine = Self {
             backend: backend.clone(),
             all_lanes: backend.upload_u32(&vec![1; n]),
+            no_lanes: backend.upload_u32(&vec![0; n]),
             step,
             reset,
             layout,
             state_names: E::STATE,
-            params: graph_params(env, episode, 0),
+            params: graph_params(env, episode),
             n,
             banks,
+            keys: LaneKeys::new(n),
+            default_bounds: env.reset_bounds(),
+            reset_bounds: env.reset_bounds(),
             showing_reset: true,
             draw_ahead,
             pages,
             arena,
             ledger,
         };
-        engine.set_params(0)?;
+        for (name, value) in &engine.params {
+            for runner in [&mut engine.step, &mut engine.reset] {
+                if runner.has_param(name) {
+                    runner.set_param(name, *value)?;
+                }
+            }
+        }
+        engine.upload_keys()?;
         // Every input starts zeroed, so the first reset has state and counters to read.
         let zeros = vec![0.0; n];
         engine.set_state(&vec![zeros; E::STATE.len()])?;
@@ -183,7 +207,9 @@ impl<B: Backend> PlannedEngine<B> {
     }
 
     /// Bank `b` of the lanes reseeded from `seeds[b]` (each reset draws from its bank's
-    /// seed), then every env reset as [`StepEngine::reset`] does with `restart`.
+    /// seed: its `k`-th lane by `seeds[b] + k`, as a lone engine of its lanes), then every
+    /// env reset: reset number 0
+    /// on `restart`, else each lane's next.
     pub fn reset_banks(&mut self, seeds: &[u64], restart: bool) -> Result<(), EnvError> {
         if seeds.len() != self.banks {
             return Err(EnvError::InvalidRollout(format!(
@@ -192,16 +218,13 @@ impl<B: Backend> PlannedEngine<B> {
                 seeds.len()
             )));
         }
+        let lanes = self.n / self.banks;
         for (bank, &seed) in seeds.iter().enumerate() {
-            let [key0, key1] = cartfuse_fusion::rng::seed_key(seed);
-            let keys = [("key0", Scalar::U32(key0)), ("key1", Scalar::U32(key1))];
-            for runner in [&mut self.step, &mut self.reset] {
-                if runner.has_param("key0") {
-                    runner.set_bank_params(bank, &keys)?;
-                }
-            }
+            self.keys.set_batch(seed, bank * lanes..(bank + 1) * lanes);
         }
-        self.run_reset(restart, None)
+        self.upload_keys()?;
+        self.set_reset_bounds(None)?;
+        self.run_reset(&vec![restart; self.n], None)
     }
 
     /// Sets runtime params of the step in bank `bank` only (one agent's weights).
@@ -213,9 +236,9 @@ impl<B: Backend> PlannedEngine<B> {
         Ok(self.step.set_bank_params(bank, values)?)
     }
 
-    /// Runs the reset graph on the current state (every lane where `mask` is `None`) and
-    /// hands its new state to the step.
-    fn run_reset(&mut self, restart: bool, mask: Option<&[bool]>) -> Result<(), EnvError> {
+    /// Runs the reset graph on the current state (every lane where `mask` is `None`; lanes
+    /// whose `restart` is set draw from reset number 0) and hands its new state to the step.
+    fn run_reset(&mut self, restart: &[bool], mask: Option<&[bool]>) -> Result<(), EnvError> {
         let carried: Vec<&'static str> = self.state_inputs().into_iter().chain(COUNTERS).collect();
         for name in &carried {
             if self.step.has_input(name) {
@@ -223,15 +246,9 @@ impl<B: Backend> PlannedEngine<B> {
                 self.reset.bind_input(name, &current)?;
             }
         }
-        if restart {
-            self.reset
-                .set_input("resets", &HostArray::U32(vec![0; self.n]))?;
-        }
+        self.bind_lanes(RESTART, restart)?;
         match mask {
-            Some(mask) => {
-                let lanes = mask.iter().map(|m| u32::from(*m)).collect();
-                self.reset.set_input(RESET_MASK, &HostArray::U32(lanes))?;
-            }
+            Some(mask) => self.bind_lanes(RESET_MASK, mask)?,
             None => self.reset.bind_input(RESET_MASK, &self.all_lanes)?,
         }
         self.reset.run()?;
@@ -245,24 +262,40 @@ impl<B: Backend> PlannedEngine<B> {
         Ok(())
     }
 
-    fn set_params(&mut self, seed: u64) -> Result<(), EnvError> {
-        let [key0, key1] = cartfuse_fusion::rng::seed_key(seed);
-        if let Some(draw_ahead) = &mut self.draw_ahead {
-            draw_ahead.set_key([key0, key1])?;
+    /// Binds per-lane flags `lanes` to the reset runner's input `name`, without an upload
+    /// when they are all set or all clear.
+    fn bind_lanes(&mut self, name: &str, lanes: &[bool]) -> Result<(), EnvError> {
+        if lanes.iter().all(|l| *l) {
+            self.reset.bind_input(name, &self.all_lanes)?;
+        } else if !lanes.iter().any(|l| *l) {
+            self.reset.bind_input(name, &self.no_lanes)?;
+        } else {
+            let words = lanes.iter().map(|l| u32::from(*l)).collect();
+            self.reset.set_input(name, &HostArray::U32(words))?;
         }
-        for (name, value) in self.params.iter_mut() {
-            match *name {
-                "key0" => *value = Scalar::U32(key0),
-                "key1" => *value = Scalar::U32(key1),
-                _ => {}
+        Ok(())
+    }
+
+    /// Uploads every lane's key into the runners' key inputs (one buffer shared by both).
+    fn upload_keys(&mut self) -> Result<(), EnvError> {
+        for (name, words) in KEYS.iter().zip([&self.keys.key0, &self.keys.key1]) {
+            self.reset.set_input(name, &HostArray::U32(words.clone()))?;
+            if self.step.has_input(name) {
+                let buffer = self.reset.input(name)?.clone();
+                self.step.bind_input(name, &buffer)?;
             }
         }
-        for (name, value) in &self.params {
-            for runner in [&mut self.step, &mut self.reset] {
-                if runner.has_param(name) {
-                    runner.set_param(name, *value)?;
-                }
-            }
+        Ok(())
+    }
+
+    /// Sets the bounds the reset runner draws in (the defaults where `None`); the step's
+    /// autoresets keep the defaults.
+    fn set_reset_bounds(&mut self, bounds: Option<&[(f64, f64)]>) -> Result<(), EnvError> {
+        let bounds = bounds.unwrap_or(&self.default_bounds).to_vec();
+        check_bounds(&bounds, self.default_bounds.len()).map_err(EnvError::InvalidResetBounds)?;
+        if bounds != self.reset_bounds {
+            self.reset.set_params(&reset_bound_params(&bounds))?;
+            self.reset_bounds = bounds;
         }
         Ok(())
     }
@@ -362,12 +395,32 @@ impl<B: Backend> StepEngine<B> for PlannedEngine<B> {
         self.reset.set_ledger(ledger);
     }
 
-    fn reset(&mut self, seed: u64, restart: bool, mask: Option<&[bool]>) -> Result<(), EnvError> {
-        self.set_params(seed)?;
-        self.run_reset(restart, mask)
+    fn reset(&mut self, request: &ResetRequest<'_>) -> Result<(), EnvError> {
+        if let Some(mask) = request.mask
+            && mask.len() != self.n
+        {
+            return Err(EnvError::WrongCount {
+                what: "reset_mask entries",
+                per_env: 1,
+                expected: self.n,
+                found: mask.len(),
+            });
+        }
+        self.set_reset_bounds(request.bounds)?;
+        if let Some(draw_ahead) = &mut self.draw_ahead {
+            let Seeding::Batch { seed, .. } = request.seeding else {
+                return Err(EnvError::Unsupported(
+                    "per-env seeds with the draws made ahead (they read one batch key)".into(),
+                ));
+            };
+            draw_ahead.set_key(cartfuse_fusion::rng::seed_key(seed))?;
+        }
+        let restart = self.keys.seed(request.seeding, request.mask)?;
+        self.upload_keys()?;
+        self.run_reset(&restart, request.mask)
     }
 
-    fn step(&mut self, _seed: u64, actions: &B::Buffer) -> Result<(), EnvError> {
+    fn step(&mut self, actions: &B::Buffer) -> Result<(), EnvError> {
         self.run_call(Some(actions))
     }
 

@@ -17,17 +17,28 @@
 //!
 //! This is written here rather than taken from a crate: rayon, the pool already in the
 //! tree, has no spin knob and blocks a caller from outside its pool until the job ends.
+//!
+//! The pool is sized once per process: `CARTFUSE_CPU_THREADS` threads in all (the caller
+//! and its workers), else one per core the process may use. `CARTFUSE_CPU_SPIN_US` sets
+//! how long an idle worker spins before it parks ([`DEFAULT_SPIN`]; 0 parks at once, for a
+//! process whose other libraries need the cores between steps). A child of `fork` has none
+//! of its parent's threads: its first call builds a pool of its own.
 
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, TryLockError};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, TryLockError};
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
-/// How long an idle worker spins before it parks. Longer than the gap between two steps of
-/// a stepping loop (a Python `step` call costs about 10 us outside the kernel), short
-/// enough that a process that stops stepping releases the core at once.
-pub const SPIN: Duration = Duration::from_micros(250);
+/// How long an idle worker spins before it parks, by default: longer than the gap between
+/// two steps of a stepping loop (a Python `step` call costs about 10 us outside the
+/// kernel), short enough that a policy computed between steps gets the cores back soon.
+pub const DEFAULT_SPIN: Duration = Duration::from_micros(100);
+
+/// The variable that sets the pool's threads (the caller's included).
+pub const THREADS_VARIABLE: &str = "CARTFUSE_CPU_THREADS";
+/// The variable that sets the workers' spin, in microseconds.
+pub const SPIN_VARIABLE: &str = "CARTFUSE_CPU_SPIN_US";
 
 /// Runs `work(t, &mut items[t])` for every item and returns when all are done: item 0 on
 /// the calling thread, the others on the pool's workers (or on the calling thread too when
@@ -90,25 +101,63 @@ pub fn threads() -> usize {
     pool().workers.len() + 1
 }
 
-/// The process-wide pool: one worker per core beyond the caller's.
+/// The process-wide pool: one worker per thread beyond the caller's, built at the first
+/// call in this process (a child of `fork` builds its own: its parent's workers are not
+/// there).
 fn pool() -> &'static Pool {
-    static POOL: OnceLock<Pool> = OnceLock::new();
-    POOL.get_or_init(|| {
-        let cores = thread::available_parallelism().map_or(1, |c| c.get());
-        let workers = (1..cores)
-            .filter_map(|index| Worker::spawn(index).ok())
-            .collect();
-        Pool {
-            busy: Mutex::new(()),
-            workers,
+    static POOL: AtomicPtr<Pool> = AtomicPtr::new(std::ptr::null_mut());
+    let pid = std::process::id();
+    let current = POOL.load(Ordering::Acquire);
+    // SAFETY: a non-null pointer is a leaked `Box<Pool>`, never freed.
+    if let Some(pool) = unsafe { current.as_ref() }
+        && pool.pid == pid
+    {
+        return pool;
+    }
+    let fresh = Box::into_raw(Box::new(Pool::spawn(pid)));
+    match POOL.compare_exchange(current, fresh, Ordering::AcqRel, Ordering::Acquire) {
+        // SAFETY: just leaked, never freed (a parent's pool stays leaked in a child too).
+        Ok(_) => unsafe { &*fresh },
+        Err(won) => {
+            // Another thread built this process's pool first: use it, drop ours.
+            // SAFETY: `fresh` was never shared; `won` is a leaked pool.
+            drop(unsafe { Box::from_raw(fresh) });
+            unsafe { &*won }
         }
-    })
+    }
 }
 
 /// Worker threads, and the lock that gives them to one call at a time.
 struct Pool {
+    /// The process the workers run in.
+    pid: u32,
     busy: Mutex<()>,
     workers: Vec<Worker>,
+}
+
+impl Pool {
+    /// [`THREADS_VARIABLE`] threads (else one per core the process may use), less the
+    /// caller's, each spinning [`SPIN_VARIABLE`] microseconds when idle.
+    fn spawn(pid: u32) -> Self {
+        let threads = configured(THREADS_VARIABLE)
+            .unwrap_or_else(|| thread::available_parallelism().map_or(1, |c| c.get()));
+        let spin =
+            configured(SPIN_VARIABLE).map_or(DEFAULT_SPIN, |us| Duration::from_micros(us as u64));
+        let workers = (1..threads.max(1))
+            .filter_map(|index| Worker::spawn(index, spin).ok())
+            .collect();
+        Pool {
+            pid,
+            busy: Mutex::new(()),
+            workers,
+        }
+    }
+}
+
+/// A count read from `variable` (`None` when unset or not a count: the CLI and the Python
+/// package refuse such values before any pool exists, see `crate::switches`).
+fn configured(variable: &str) -> Option<usize> {
+    std::env::var(variable).ok()?.trim().parse().ok()
 }
 
 /// The caller's side of one worker.
@@ -143,12 +192,12 @@ unsafe impl Sync for Slot {}
 unsafe impl Send for Slot {}
 
 impl Worker {
-    fn spawn(index: usize) -> std::io::Result<Self> {
+    fn spawn(index: usize, spin: Duration) -> std::io::Result<Self> {
         let slot = Arc::new(Slot::default());
         let shared = Arc::clone(&slot);
         let handle = thread::Builder::new()
             .name(format!("cartfuse-cpu-{index}"))
-            .spawn(move || shared.serve())?;
+            .spawn(move || shared.serve(spin))?;
         Ok(Self {
             slot,
             thread: handle.thread().clone(),
@@ -171,8 +220,8 @@ impl Worker {
 }
 
 impl Slot {
-    /// The worker's loop: run posted tasks, spin for [`SPIN`] when idle, then park.
-    fn serve(&self) {
+    /// The worker's loop: run posted tasks, spin for `spin` when idle, then park.
+    fn serve(&self, spin: Duration) {
         let mut seen = 0u64;
         loop {
             let since = Instant::now();
@@ -180,7 +229,7 @@ impl Slot {
             while self.posted.load(Ordering::Acquire) == seen {
                 std::hint::spin_loop();
                 spins = spins.wrapping_add(1);
-                if spins.is_multiple_of(256) && since.elapsed() > SPIN {
+                if spins.is_multiple_of(256) && since.elapsed() > spin {
                     self.parked.store(true, Ordering::SeqCst);
                     // Re-check after announcing: a post between the load and the store
                     // saw `parked` false and did not unpark.

@@ -30,6 +30,7 @@ struct State {
     nodes: Vec<Node>,
     outputs: Vec<Output>,
     carries: Vec<Carry>,
+    per_launch: Vec<NodeId>,
     first_error: Option<GraphError>,
     /// Params declared so far, by name and dtype (a policy's thousands of weights are
     /// params, so a lookup must not scan the nodes).
@@ -210,6 +211,14 @@ impl GraphBuilder {
         self.push_typed(Op::Input { name: name.into() }, (dtype, Shape::Lanes))
     }
 
+    /// A device array input read once a launch however many steps it runs (a per-lane
+    /// constant, such as a reset key): see [`Graph::is_per_launch`].
+    pub fn input_per_launch(&self, name: &str, dtype: DType) -> Var<'_> {
+        let input = self.input(name, dtype);
+        self.state.borrow_mut().per_launch.push(input.id);
+        input
+    }
+
     /// A device array input of `k` packed `f32` per lane (`[n, k]`).
     pub fn input_packed(&self, name: &str, k: u32) -> Var<'_> {
         self.push_typed(
@@ -316,6 +325,7 @@ impl GraphBuilder {
         if let Some(error) = state.first_error {
             return Err(error);
         }
-        Graph::new(state.nodes, state.outputs, state.carries)
+        let graph = Graph::new(state.nodes, state.outputs, state.carries)?;
+        Ok(graph.with_per_launch(state.per_launch))
     }
 }

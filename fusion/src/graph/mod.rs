@@ -127,6 +127,8 @@ pub struct Graph {
     nodes: Vec<Node>,
     outputs: Vec<Output>,
     carries: Vec<Carry>,
+    /// Inputs read once a launch, not once a step ([`Graph::is_per_launch`]).
+    per_launch: Vec<NodeId>,
 }
 
 impl Graph {
@@ -143,9 +145,30 @@ impl Graph {
             nodes,
             outputs,
             carries,
+            per_launch: Vec::new(),
         };
         validate::validate(&graph)?;
         Ok(graph)
+    }
+
+    /// This graph with `inputs` read once a launch (those that are inputs; a `fused-xK`
+    /// launch binds them as `[n]`, not `[steps, n]`).
+    pub fn with_per_launch(mut self, inputs: Vec<NodeId>) -> Self {
+        self.per_launch = (inputs.into_iter())
+            .filter(|id| matches!(self.node(*id).op, Op::Input { .. }))
+            .collect();
+        self
+    }
+
+    /// Whether input `input` is read once a launch however many steps it runs (a per-lane
+    /// constant); other inputs that are not carried are read once a step.
+    pub fn is_per_launch(&self, input: NodeId) -> bool {
+        self.per_launch.contains(&input)
+    }
+
+    /// The inputs read once a launch.
+    pub fn per_launch(&self) -> &[NodeId] {
+        &self.per_launch
     }
 
     /// All nodes, topologically ordered (operands before users).

@@ -26,7 +26,15 @@ pub fn random_as_inputs(graph: &Graph, prefix: &str) -> Result<Graph, GraphError
             _ => node.clone(),
         })
         .collect();
-    without_dead_nodes(nodes, graph.outputs(), graph.carries())
+    let kept = without_dead_nodes(nodes, graph.outputs(), graph.carries())?;
+    // Per-launch inputs keep their place among the inputs: find them again by name.
+    let per_launch = (graph.per_launch().iter())
+        .filter_map(|id| match &graph.node(*id).op {
+            Op::Input { name } => kept.input_id(name),
+            _ => None,
+        })
+        .collect();
+    Ok(kept.with_per_launch(per_launch))
 }
 
 /// Keeps the nodes that reach an output or a carried value, renumbered in order.

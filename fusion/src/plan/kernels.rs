@@ -82,7 +82,7 @@ impl PlannedKernel {
     /// than once per launch, as carried state is).
     pub fn is_per_step(graph: &Graph, slot: Slot) -> bool {
         match slot {
-            Slot::Input(input) => graph.carry_of(input).is_none(),
+            Slot::Input(input) => graph.carry_of(input).is_none() && !graph.is_per_launch(input),
             Slot::Value(_) => true,
             Slot::Next(_) => false,
         }

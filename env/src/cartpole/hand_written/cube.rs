@@ -8,17 +8,15 @@ use cartfuse_fusion::cube::Cube;
 use cartfuse_fusion::cube::buffers::{download, download_many, upload};
 use cartfuse_fusion::cube::kernel::elementwise_launch_shape;
 use cartfuse_fusion::exec::{Backend, KernelLaunch, LaunchLedger};
-use cartfuse_fusion::rng;
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 
-use super::kernel::{PhysicsScalarsLaunch, cartpole_reset_array, cartpole_step_array};
-use super::{
-    Physics, RESET_KERNEL, STEP_KERNEL, masked_reset_unsupported, reset_bytes_per_env,
-    step_bytes_per_env,
+use super::kernel::{
+    PhysicsScalarsLaunch, ResetScalesLaunch, cartpole_reset_array, cartpole_step_array,
 };
+use super::{Physics, RESET_KERNEL, STEP_KERNEL, reset_bytes_per_env, step_bytes_per_env};
 use crate::cartpole::params::CartPoleConfig;
-use crate::engine::{ActionFlag, OutputArena, StepBuffer, StepEngine};
+use crate::engine::{ActionFlag, LaneKeys, OutputArena, ResetRequest, StepBuffer, StepEngine};
 use crate::error::EnvError;
 use crate::params::AutoresetMode;
 
@@ -103,8 +101,7 @@ impl OutputBuffers {
     }
 }
 
-fn physics_scalars<R: Runtime>(config: &CartPoleConfig) -> PhysicsScalarsLaunch<R> {
-    let p = Physics::of(config);
+fn physics_scalars<R: Runtime>(p: &Physics) -> PhysicsScalarsLaunch<R> {
     PhysicsScalarsLaunch::new(
         p.gravity,
         p.masspole,
@@ -115,8 +112,15 @@ fn physics_scalars<R: Runtime>(config: &CartPoleConfig) -> PhysicsScalarsLaunch<
         p.tau,
         p.x_threshold,
         p.theta_threshold,
-        p.reset_scale,
+        p.reward_step,
+        p.reward_terminal,
     )
+}
+
+fn reset_scales<R: Runtime>((centers, halves): ([f32; 4], [f32; 4])) -> ResetScalesLaunch<R> {
+    let [c0, c1, c2, c3] = centers;
+    let [h0, h1, h2, h3] = halves;
+    ResetScalesLaunch::new(c0, c1, c2, c3, h0, h1, h2, h3)
 }
 
 /// What every launch on a vector env's buffers needs.
@@ -125,7 +129,8 @@ pub(crate) struct EnvLaunch<'a, R: Runtime> {
     pub ledger: &'a LaunchLedger,
     pub config: &'a CartPoleConfig,
     pub num_envs: usize,
-    pub seed: u64,
+    /// Each env's key words.
+    pub keys: &'a [Handle; 2],
 }
 
 impl<R: Runtime> EnvLaunch<'_, R> {
@@ -154,15 +159,16 @@ pub(crate) fn launch_step<R: Runtime>(
         ledger,
         config,
         num_envs: n,
-        seed,
+        keys,
     } = launch;
     let (cube_count, cube_dim) = elementwise_launch_shape(client, n);
-    let [key0, key1] = rng::seed_key(seed);
     let final_obs_len = if config.autoreset == AutoresetMode::SameStep {
         4 * n
     } else {
         4
     };
+    let physics = Physics::of(config);
+    let scales = ([physics.reset_center; 4], [physics.reset_half; 4]);
 
     ledger.launch(record, || unsafe {
         // SAFETY: every array is bound with its true element count and the kernel guards
@@ -185,9 +191,10 @@ pub(crate) fn launch_step<R: Runtime>(
             ArrayArg::from_raw_parts(outputs.truncated.clone(), n),
             ArrayArg::from_raw_parts(outputs.final_obs.clone(), final_obs_len),
             ArrayArg::from_raw_parts(outputs.invalid_action.clone(), 1),
-            physics_scalars::<R>(config),
-            key0,
-            key1,
+            ArrayArg::from_raw_parts(keys[0].clone(), n),
+            ArrayArg::from_raw_parts(keys[1].clone(), n),
+            physics_scalars::<R>(&physics),
+            reset_scales::<R>(scales),
             config.max_episode_steps,
             config.autoreset == AutoresetMode::NextStep,
             config.autoreset == AutoresetMode::SameStep,
@@ -195,23 +202,24 @@ pub(crate) fn launch_step<R: Runtime>(
     })
 }
 
-/// Enqueues the reset kernel for all envs; `restart` rewinds the draw counters (new seed).
+/// Enqueues the reset kernel: the envs `lanes.0` (mask) selects draw in the bounds
+/// `scales` places them in, from reset number 0 where `lanes.1` (restart) is set.
 pub(crate) fn launch_reset<R: Runtime>(
     launch: EnvLaunch<'_, R>,
     state: &StateBuffers,
-    restart: bool,
+    (mask, restart): (&Handle, &Handle),
+    scales: ([f32; 4], [f32; 4]),
     obs: &Handle,
 ) {
     let record = launch.record(RESET_KERNEL, reset_bytes_per_env());
     let EnvLaunch {
         client,
         ledger,
-        config,
         num_envs: n,
-        seed,
+        keys,
+        ..
     } = launch;
     let (cube_count, cube_dim) = elementwise_launch_shape(client, n);
-    let [key0, key1] = rng::seed_key(seed);
     ledger.launch(record, || unsafe {
         // SAFETY: as in `launch_step`.
         cartpole_reset_array::launch_unchecked::<R>(
@@ -226,22 +234,27 @@ pub(crate) fn launch_reset<R: Runtime>(
             ArrayArg::from_raw_parts(state.resets.clone(), n),
             ArrayArg::from_raw_parts(state.needs_reset.clone(), n),
             ArrayArg::from_raw_parts(obs.clone(), 4 * n),
-            key0,
-            key1,
-            u32::from(restart),
-            Physics::of(config).reset_scale,
+            ArrayArg::from_raw_parts(mask.clone(), n),
+            ArrayArg::from_raw_parts(restart.clone(), n),
+            ArrayArg::from_raw_parts(keys[0].clone(), n),
+            ArrayArg::from_raw_parts(keys[1].clone(), n),
+            reset_scales::<R>(scales),
         )
     })
 }
 
 /// The hand-written CartPole kernels and their buffers on CubeCL runtime `R`.
 pub struct HandWrittenEngine<R: Runtime> {
+    backend: Cube<R>,
     client: ComputeClient<R>,
     ledger: Arc<LaunchLedger>,
     config: CartPoleConfig,
     n: usize,
     state: StateBuffers,
     outputs: OutputBuffers,
+    /// Each env's key, as uploaded into `key_buffers`.
+    keys: LaneKeys,
+    key_buffers: [Handle; 2],
 }
 
 impl<R: Runtime> HandWrittenEngine<R> {
@@ -253,9 +266,13 @@ impl<R: Runtime> HandWrittenEngine<R> {
         ledger: Arc<LaunchLedger>,
     ) -> Self {
         let client = backend.client().clone();
+        let keys = LaneKeys::new(n);
         Self {
             state: StateBuffers::zeroed(&client, n),
             outputs: OutputBuffers::new(backend, n, config.autoreset),
+            key_buffers: [upload(&client, &keys.key0), upload(&client, &keys.key1)],
+            keys,
+            backend: backend.clone(),
             client,
             ledger,
             config: *config,
@@ -263,14 +280,20 @@ impl<R: Runtime> HandWrittenEngine<R> {
         }
     }
 
-    fn launch(&self, seed: u64) -> EnvLaunch<'_, R> {
+    fn launch(&self) -> EnvLaunch<'_, R> {
         EnvLaunch {
             client: &self.client,
             ledger: &self.ledger,
             config: &self.config,
             num_envs: self.n,
-            seed,
+            keys: &self.key_buffers,
         }
+    }
+
+    /// One word per env of `lanes`, in a new buffer.
+    fn lanes(&self, lanes: impl Iterator<Item = bool>) -> Handle {
+        let words: Vec<u32> = lanes.map(u32::from).collect();
+        upload(&self.client, &words)
     }
 }
 
@@ -283,15 +306,24 @@ impl<R: Runtime> StepEngine<Cube<R>> for HandWrittenEngine<R> {
         self.ledger = ledger;
     }
 
-    fn reset(&mut self, seed: u64, restart: bool, mask: Option<&[bool]>) -> Result<(), EnvError> {
-        if mask.is_some() {
-            return Err(masked_reset_unsupported());
+    fn reset(&mut self, request: &ResetRequest<'_>) -> Result<(), EnvError> {
+        let scales = super::reset_scales(&self.config, request.bounds)?;
+        let restart = self.keys.seed(request.seeding, request.mask)?;
+        let mask = self.lanes((0..self.n).map(|i| request.mask.is_none_or(|m| m[i])));
+        let restart = self.lanes(restart.into_iter());
+        for (buffer, words) in self
+            .key_buffers
+            .iter()
+            .zip([&self.keys.key0, &self.keys.key1])
+        {
+            self.backend.write_u32(buffer, words)?;
         }
-        launch_reset(self.launch(seed), &self.state, restart, &self.outputs.obs);
+        let obs = &self.outputs.obs;
+        launch_reset(self.launch(), &self.state, (&mask, &restart), scales, obs);
         Ok(())
     }
 
-    fn step(&mut self, seed: u64, actions: &Handle) -> Result<(), EnvError> {
+    fn step(&mut self, actions: &Handle) -> Result<(), EnvError> {
         let found = (actions.size_in_used() / 4) as usize;
         if found != self.n {
             return Err(EnvError::WrongCount {
@@ -301,7 +333,7 @@ impl<R: Runtime> StepEngine<Cube<R>> for HandWrittenEngine<R> {
                 found,
             });
         }
-        launch_step(self.launch(seed), &self.state, actions, &self.outputs);
+        launch_step(self.launch(), &self.state, actions, &self.outputs);
         Ok(())
     }
 

@@ -22,17 +22,33 @@ pub struct PhysicsScalars {
     pub tau: f32,
     pub x_threshold: f32,
     pub theta_threshold: f32,
-    pub reset_scale: f32,
+    pub reward_step: f32,
+    pub reward_terminal: f32,
 }
 
-/// Draws reset number `reset_index` of env `env` into the four state registers.
+/// Where each drawn component of a reset lands: `center + half * draw`, `draw` uniform in
+/// `[-1, 1)` (runtime scalars: other bounds never recompile).
+#[derive(CubeType, CubeLaunch, Clone, Copy)]
+pub struct ResetScales {
+    pub center0: f32,
+    pub center1: f32,
+    pub center2: f32,
+    pub center3: f32,
+    pub half0: f32,
+    pub half1: f32,
+    pub half2: f32,
+    pub half3: f32,
+}
+
+/// Draws reset number `reset_index` of the env whose draws are keyed `(key0, key1)` at
+/// counter word `lane` into the four state registers.
 #[cube]
 pub fn cartpole_reset_scalar(
     key0: u32,
     key1: u32,
-    env: u32,
+    lane: u32,
     reset_index: u32,
-    reset_scale: f32,
+    scales: &ResetScales,
     x: &mut f32,
     x_dot: &mut f32,
     theta: &mut f32,
@@ -43,12 +59,14 @@ pub fn cartpole_reset_scalar(
     let mut c = 0u32;
     let mut d = 0u32;
     let first_draw = reset_index * 2u32;
-    threefry2x32_cube(key0, key1, env, first_draw, &mut a, &mut b);
-    threefry2x32_cube(key0, key1, env, first_draw + 1u32, &mut c, &mut d);
-    *x = symmetric_uniform_cube(a, reset_scale);
-    *x_dot = symmetric_uniform_cube(b, reset_scale);
-    *theta = symmetric_uniform_cube(c, reset_scale);
-    *theta_dot = symmetric_uniform_cube(d, reset_scale);
+    threefry2x32_cube(key0, key1, lane, first_draw, &mut a, &mut b);
+    threefry2x32_cube(key0, key1, lane, first_draw + 1u32, &mut c, &mut d);
+    // `symmetric_uniform_scale(1.0)`, 2^-23 (exactly, as `f32`): draws uniform in `[-1, 1)`.
+    let unit = f32::new(1.192_092_9e-7);
+    *x = scales.center0 + scales.half0 * symmetric_uniform_cube(a, unit);
+    *x_dot = scales.center1 + scales.half1 * symmetric_uniform_cube(b, unit);
+    *theta = scales.center2 + scales.half2 * symmetric_uniform_cube(c, unit);
+    *theta_dot = scales.center3 + scales.half3 * symmetric_uniform_cube(d, unit);
 }
 
 /// One Euler step of the dynamics in registers (gymnasium's `CartPoleEnv.step`).
@@ -99,7 +117,8 @@ fn write_row(out: &mut Array<f32>, env: usize, x: f32, x_dot: f32, theta: f32, t
 /// * `obs` - `[n, 4]` observations after the step.
 /// * `reward`, `terminated`, `truncated` - per-env step results (flags as 0/1).
 /// * `final_obs` - `SameStep` only: `[n, 4]` last observation of episodes that ended.
-/// * `physics`, `key0`, `key1`, `max_steps` - runtime scalars.
+/// * `key0`, `key1` - each env's Threefry key (read only where it resets).
+/// * `physics`, `scales` (autoresets: the default bounds), `max_steps` - runtime scalars.
 /// * `next_step`, `same_step` - comptime autoreset mode (neither: disabled).
 #[cube(launch_unchecked)]
 pub fn cartpole_step_array(
@@ -117,9 +136,10 @@ pub fn cartpole_step_array(
     truncated: &mut Array<u32>,
     final_obs: &mut Array<f32>,
     invalid_action: &mut Array<u32>,
+    key0: &Array<u32>,
+    key1: &Array<u32>,
     physics: PhysicsScalars,
-    key0: u32,
-    key1: u32,
+    scales: ResetScales,
     max_steps: u32,
     #[comptime] next_step: bool,
     #[comptime] same_step: bool,
@@ -144,13 +164,14 @@ pub fn cartpole_step_array(
         if comptime!(next_step) {
             reset_now = needs_reset[env] != 0u32;
         }
+        let lane = 0u32;
         if reset_now {
             cartpole_reset_scalar(
-                key0,
-                key1,
-                u32::cast_from(env),
+                key0[env],
+                key1[env],
+                lane,
                 reset_count,
-                physics.reset_scale,
+                &scales,
                 &mut sx,
                 &mut sx_dot,
                 &mut stheta,
@@ -168,11 +189,14 @@ pub fn cartpole_step_array(
                 &mut stheta_dot,
             );
             steps += 1u32;
-            step_reward = f32::new(1.0);
             let out_of_bounds = sx < -physics.x_threshold
                 || sx > physics.x_threshold
                 || stheta < -physics.theta_threshold
                 || stheta > physics.theta_threshold;
+            step_reward = physics.reward_step;
+            if out_of_bounds {
+                step_reward = physics.reward_terminal;
+            }
             term = u32::cast_from(out_of_bounds);
             trunc = u32::cast_from(steps >= max_steps);
         }
@@ -184,11 +208,11 @@ pub fn cartpole_step_array(
             write_row(final_obs, env, sx, sx_dot, stheta, stheta_dot);
             if done {
                 cartpole_reset_scalar(
-                    key0,
-                    key1,
-                    u32::cast_from(env),
+                    key0[env],
+                    key1[env],
+                    lane,
                     reset_count,
-                    physics.reset_scale,
+                    &scales,
                     &mut sx,
                     &mut sx_dot,
                     &mut stheta,
@@ -211,8 +235,10 @@ pub fn cartpole_step_array(
     }
 }
 
-/// Resets every env: draws reset number `resets[i]` (or 0 when `restart` is 1, after a new
-/// seed), clears the episode counters and writes the observations.
+/// Resets the envs whose `mask` is set: each draws reset number `resets[i]` (or 0 where
+/// `restart` is set, after a new seed) under its own key, in the bounds `scales` places
+/// the draws in, and its counters clear; every env writes its observation row (the others'
+/// from their state as it is).
 #[cube(launch_unchecked)]
 pub fn cartpole_reset_array(
     x: &mut Array<f32>,
@@ -223,39 +249,42 @@ pub fn cartpole_reset_array(
     resets: &mut Array<u32>,
     needs_reset: &mut Array<u32>,
     obs: &mut Array<f32>,
-    key0: u32,
-    key1: u32,
-    restart: u32,
-    reset_scale: f32,
+    mask: &Array<u32>,
+    restart: &Array<u32>,
+    key0: &Array<u32>,
+    key1: &Array<u32>,
+    scales: ResetScales,
 ) {
     let env = ABSOLUTE_POS;
     if env < x.len() {
-        let mut reset_count = resets[env];
-        if restart == 1u32 {
-            reset_count = 0u32;
+        let mut sx = x[env];
+        let mut sx_dot = x_dot[env];
+        let mut stheta = theta[env];
+        let mut stheta_dot = theta_dot[env];
+        if mask[env] != 0u32 {
+            let mut reset_count = resets[env];
+            if restart[env] != 0u32 {
+                reset_count = 0u32;
+            }
+            cartpole_reset_scalar(
+                key0[env],
+                key1[env],
+                0u32,
+                reset_count,
+                &scales,
+                &mut sx,
+                &mut sx_dot,
+                &mut stheta,
+                &mut stheta_dot,
+            );
+            x[env] = sx;
+            x_dot[env] = sx_dot;
+            theta[env] = stheta;
+            theta_dot[env] = stheta_dot;
+            elapsed[env] = 0u32;
+            resets[env] = reset_count + 1u32;
+            needs_reset[env] = 0u32;
         }
-        let mut sx = f32::new(0.0);
-        let mut sx_dot = f32::new(0.0);
-        let mut stheta = f32::new(0.0);
-        let mut stheta_dot = f32::new(0.0);
-        cartpole_reset_scalar(
-            key0,
-            key1,
-            u32::cast_from(env),
-            reset_count,
-            reset_scale,
-            &mut sx,
-            &mut sx_dot,
-            &mut stheta,
-            &mut stheta_dot,
-        );
-        x[env] = sx;
-        x_dot[env] = sx_dot;
-        theta[env] = stheta;
-        theta_dot[env] = stheta_dot;
-        elapsed[env] = 0u32;
-        resets[env] = reset_count + 1u32;
-        needs_reset[env] = 0u32;
         write_row(obs, env, sx, sx_dot, stheta, stheta_dot);
     }
 }

@@ -31,8 +31,13 @@ pub(crate) struct Physics {
     pub tau: f32,
     pub x_threshold: f32,
     pub theta_threshold: f32,
-    pub reset_scale: f32,
-    pub reset_bound: f32,
+    /// Autoresets: every component `reset_center + reset_half * draw`, `draw` in `[-1, 1)`
+    /// (the default bounds, `[-reset_bound, reset_bound)`).
+    pub reset_center: f32,
+    pub reset_half: f32,
+    /// The reward of a step, and of a terminating step.
+    pub reward_step: f32,
+    pub reward_terminal: f32,
 }
 
 impl Physics {
@@ -48,48 +53,65 @@ impl Physics {
             tau: p.tau as f32,
             x_threshold: p.x_threshold as f32,
             theta_threshold: p.theta_threshold_radians as f32,
-            reset_scale: cartfuse_fusion::rng::symmetric_uniform_scale(p.reset_bound as f32),
-            reset_bound: p.reset_bound as f32,
+            reset_center: 0.0,
+            reset_half: p.reset_bound as f32,
+            reward_step: p.rewards().0 as f32,
+            reward_terminal: p.rewards().1 as f32,
         }
     }
 }
 
+/// Each drawn component's `f32` centre and half width for a reset in `bounds` (the
+/// default bounds where `None`), as the graphs compute them.
+pub(crate) fn reset_scales(
+    config: &CartPoleConfig,
+    bounds: Option<&[(f64, f64)]>,
+) -> Result<([f32; 4], [f32; 4]), EnvError> {
+    use crate::environment::GraphEnv;
+    let defaults = config.params.reset_bounds();
+    let bounds = bounds.unwrap_or(&defaults);
+    crate::gym_args::check_bounds(bounds, 4).map_err(EnvError::InvalidResetBounds)?;
+    let (centers, halves) = crate::graph::scale_of(bounds);
+    Ok((
+        std::array::from_fn(|k| centers[k]),
+        std::array::from_fn(|k| halves[k]),
+    ))
+}
+
 const F32: u64 = 4;
 const U32: u64 = 4;
-
-/// Why a hand-written engine (device or native) refuses a masked reset.
-pub(crate) fn masked_reset_unsupported() -> EnvError {
-    EnvError::Unsupported(
-        "the hand-written kernel resets every env; reset a subset with a graph plan".into(),
-    )
-}
 
 /// Kernel name of the hand-written step in the launch ledger.
 pub const STEP_KERNEL: &str = "cartpole_step_array";
 /// Kernel name of the reset kernel in the launch ledger.
 pub const RESET_KERNEL: &str = "cartpole_reset_array";
 
-/// Bytes per env of every buffer one env owns (state, outputs and one action buffer).
-pub const DEVICE_BYTES_PER_ENV: u64 = 4 * F32 + 3 * U32 + (4 + 1 + 4) * F32 + 2 * U32 + U32;
+/// Bytes per env of every buffer one env owns (state, counters, key, outputs and one
+/// action buffer).
+pub const DEVICE_BYTES_PER_ENV: u64 =
+    4 * F32 + 3 * U32 + 2 * U32 + (4 + 1 + 4) * F32 + 2 * U32 + U32;
 /// The largest single buffer per env: a packed `[n, 4]` observation row.
 pub const LARGEST_BUFFER_BYTES_PER_ENV: u64 = 4 * F32;
 
 /// Bytes the step kernel reads and writes per env under `autoreset`.
 ///
-/// Reads: action, 4 state floats, `elapsed`, `resets` (+ `needs_reset` in `NextStep`).
-/// Writes: the same state back, the `[4]` observation row, reward, terminated, truncated
-/// (+ `needs_reset` in `NextStep`, + the final observation row in `SameStep`). The
-/// invalid-action flag is only written on error and is not counted.
+/// Reads: action, 4 state floats, `elapsed`, `resets` (+ `needs_reset` in `NextStep`, + the
+/// env's two key words where it autoresets). Writes: the same state back, the `[4]`
+/// observation row, reward, terminated, truncated (+ `needs_reset` in `NextStep`, + the
+/// final observation row in `SameStep`). The invalid-action flag is only written on error
+/// and is not counted.
 pub fn step_bytes_per_env(autoreset: AutoresetMode) -> (u64, u64) {
     let next_step = u64::from(autoreset == AutoresetMode::NextStep);
     let same_step = u64::from(autoreset == AutoresetMode::SameStep);
-    let read = U32 + 4 * F32 + 2 * U32 + next_step * U32;
+    let keys = 2 * U32 * (next_step + same_step);
+    let read = U32 + 4 * F32 + 2 * U32 + next_step * U32 + keys;
     let written =
         4 * F32 + 2 * U32 + next_step * U32 + 4 * F32 + F32 + 2 * U32 + same_step * 4 * F32;
     (read, written)
 }
 
-/// Bytes the reset kernel reads (`resets`) and writes (state, counters, observations) per env.
+/// Bytes the reset kernel reads (state, `resets`, mask, restart flag, key) and writes
+/// (state, counters, observations) per env.
 pub fn reset_bytes_per_env() -> (u64, u64) {
-    (U32, 4 * F32 + 3 * U32 + 4 * F32)
+    (4 * F32 + 5 * U32, 4 * F32 + 3 * U32 + 4 * F32)
 }

@@ -35,11 +35,10 @@ use sink::{Flags, Sink};
 use step::Lanes;
 
 use super::{
-    Physics, RESET_KERNEL, STEP_KERNEL, masked_reset_unsupported, reset_bytes_per_env,
-    step_bytes_per_env,
+    Physics, RESET_KERNEL, STEP_KERNEL, reset_bytes_per_env, reset_scales, step_bytes_per_env,
 };
 use crate::cartpole::params::CartPoleConfig;
-use crate::engine::{ActionFlag, StepBuffer, StepEngine};
+use crate::engine::{ActionFlag, LaneKeys, ResetRequest, StepBuffer, StepEngine};
 use crate::error::EnvError;
 use crate::host_outputs::HostOutputs;
 use crate::params::AutoresetMode;
@@ -47,12 +46,14 @@ use crate::params::AutoresetMode;
 /// Words of padding past `n` in the state and counters: a vector of the widest level.
 const PAD: usize = 16;
 
-/// The state and counters, each `n` lanes plus [`PAD`].
+/// The state, counters and keys, each `n` lanes plus [`PAD`].
 struct Columns {
     state: [Vec<f32>; 4],
     elapsed: Vec<u32>,
     resets: Vec<u32>,
     needs_reset: Vec<u32>,
+    key0: Vec<u32>,
+    key1: Vec<u32>,
 }
 
 impl Columns {
@@ -62,6 +63,8 @@ impl Columns {
             elapsed: vec![0; n + PAD],
             resets: vec![0; n + PAD],
             needs_reset: vec![0; n + PAD],
+            key0: vec![0; n + PAD],
+            key1: vec![0; n + PAD],
         }
     }
 }
@@ -110,6 +113,8 @@ struct Runner {
     physics: Physics,
     n: usize,
     columns: Columns,
+    /// Each lane's key (copied into the columns at every reset).
+    keys: LaneKeys,
 }
 
 impl Runner {
@@ -125,7 +130,7 @@ impl Runner {
 
     /// Steps every env with the `n` actions at `actions` into `out`, split over threads
     /// when large enough; returns whether an action was invalid.
-    fn step(&mut self, actions: *const u32, out: Sink, seed: u64) -> bool {
+    fn step(&mut self, actions: *const u32, out: Sink) -> bool {
         let columns = &mut self.columns;
         let frame = Frame {
             actions,
@@ -136,7 +141,8 @@ impl Runner {
             out,
             n: self.n,
             physics: self.physics,
-            key: rng::seed_key(seed),
+            key0: columns.key0.as_ptr(),
+            key1: columns.key1.as_ptr(),
             max_steps: self.config.max_episode_steps,
             mode: self.config.autoreset,
         };
@@ -145,30 +151,37 @@ impl Runner {
         self.ledger.launch(record, || run_split(options, frame))
     }
 
-    /// Draws every env's reset number 0 (`restart`) or next, on the host; returns the
-    /// `[n, 4]` observations.
-    fn reset(&mut self, seed: u64, restart: bool) -> Vec<f32> {
+    /// Resets the envs `request` selects on the host: each draws its reset number 0
+    /// (a new seed) or its next under its own key, in the request's bounds; returns every
+    /// env's `[n, 4]` observations.
+    fn reset(&mut self, request: &ResetRequest<'_>) -> Result<Vec<f32>, EnvError> {
         let record = self.record(RESET_KERNEL, reset_bytes_per_env());
-        let key = rng::seed_key(seed);
-        let (n, bound) = (self.n, self.physics.reset_bound);
+        let (centers, halves) = reset_scales(&self.config, request.bounds)?;
+        let restart = self.keys.seed(request.seeding, request.mask)?;
+        let (n, keys) = (self.n, &self.keys);
         let columns = &mut self.columns;
+        columns.key0[..n].copy_from_slice(&keys.key0);
+        columns.key1[..n].copy_from_slice(&keys.key1);
+        let masked = |env: usize| request.mask.is_none_or(|m| m[env]);
         self.ledger.launch(record, || {
-            for env in 0..n {
-                let index = if restart { 0 } else { columns.resets[env] };
-                let [a, b] = rng::threefry2x32(key, [env as u32, 2 * index]);
-                let [c, d] = rng::threefry2x32(key, [env as u32, 2 * index + 1]);
-                for (column, bits) in columns.state.iter_mut().zip([a, b, c, d]) {
-                    column[env] = rng::symmetric_uniform(bits, bound);
+            for env in (0..n).filter(|&env| masked(env)) {
+                let index = if restart[env] { 0 } else { columns.resets[env] };
+                let key = [keys.key0[env], keys.key1[env]];
+                let [a, b] = rng::threefry2x32(key, [0, 2 * index]);
+                let [c, d] = rng::threefry2x32(key, [0, 2 * index + 1]);
+                for (k, bits) in [a, b, c, d].into_iter().enumerate() {
+                    let draw = rng::symmetric_uniform(bits, 1.0);
+                    columns.state[k][env] = centers[k] + halves[k] * draw;
                 }
                 columns.resets[env] = index + 1;
+                columns.elapsed[env] = 0;
+                columns.needs_reset[env] = 0;
             }
-            columns.elapsed.fill(0);
-            columns.needs_reset.fill(0);
         });
         let state = &self.columns.state;
-        (0..n)
+        Ok((0..n)
             .flat_map(|env| state.iter().map(move |column| column[env]))
-            .collect()
+            .collect())
     }
 }
 
@@ -212,6 +225,7 @@ impl NativeEngine {
                 physics: Physics::of(config),
                 n,
                 columns: Columns::zeroed(n),
+                keys: LaneKeys::new(n),
             },
             outputs: Outputs::zeroed(n, config.autoreset),
             invalid_action: CpuBuffer::zeroed(1),
@@ -228,16 +242,13 @@ impl StepEngine<Cpu> for NativeEngine {
         self.runner.ledger = ledger;
     }
 
-    fn reset(&mut self, seed: u64, restart: bool, mask: Option<&[bool]>) -> Result<(), EnvError> {
-        if mask.is_some() {
-            return Err(masked_reset_unsupported());
-        }
-        let obs = self.runner.reset(seed, restart);
+    fn reset(&mut self, request: &ResetRequest<'_>) -> Result<(), EnvError> {
+        let obs = self.runner.reset(request)?;
         self.outputs.obs = CpuBuffer::from_f32(&obs);
         Ok(())
     }
 
-    fn step(&mut self, seed: u64, actions: &CpuBuffer) -> Result<(), EnvError> {
+    fn step(&mut self, actions: &CpuBuffer) -> Result<(), EnvError> {
         let n = self.runner.n;
         if actions.len() != n {
             return Err(EnvError::WrongCount {
@@ -267,7 +278,7 @@ impl StepEngine<Cpu> for NativeEngine {
                 .as_mut()
                 .map_or(std::ptr::null_mut(), |rows| rows.as_mut_ptr().cast()),
         };
-        let invalid = self.runner.step(actions.as_ptr(), sink, seed);
+        let invalid = self.runner.step(actions.as_ptr(), sink);
         drop((actions, obs, reward, terminated, truncated, final_obs));
         if invalid {
             self.invalid_action.lock()[0] = 1;
@@ -277,7 +288,6 @@ impl StepEngine<Cpu> for NativeEngine {
 
     fn step_host(
         &mut self,
-        seed: u64,
         actions: &[u32],
         out: &mut HostOutputs<'_>,
     ) -> Option<Result<(), EnvError>> {
@@ -290,7 +300,7 @@ impl StepEngine<Cpu> for NativeEngine {
             final_obs: (out.final_obs.as_deref_mut())
                 .map_or(std::ptr::null_mut(), <[f32]>::as_mut_ptr),
         };
-        self.runner.step(actions.as_ptr(), sink, seed);
+        self.runner.step(actions.as_ptr(), sink);
         Some(Ok(()))
     }
 

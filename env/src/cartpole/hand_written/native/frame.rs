@@ -19,7 +19,9 @@ pub(super) struct Frame {
     pub out: Sink,
     pub n: usize,
     pub physics: Physics,
-    pub key: [u32; 2],
+    /// Each env's key words (`n` lanes plus padding; see [`crate::engine::LaneKeys`]).
+    pub key0: *const u32,
+    pub key1: *const u32,
     pub max_steps: u32,
     pub mode: AutoresetMode,
 }

@@ -61,16 +61,22 @@ impl PendingResets {
     }
 }
 
-/// Draws reset number `count` of each lane's env (the `#[cube]` kernel's draws).
+/// Draws reset number `count` of each lane's env under its keys `(k0, k1)` (the `#[cube]`
+/// kernel's draws), in the default bounds.
 #[inline(always)]
-fn draw<V: Simd>(s: V, f: &Frame, env: V::U, count: V::U) -> Rows<V> {
-    let (k0, k1) = (s.splat_u(f.key[0]), s.splat_u(f.key[1]));
+fn draw<V: Simd>(s: V, f: &Frame, [k0, k1]: [V::U; 2], count: V::U) -> Rows<V> {
     let first = s.add_u(count, count);
-    let [a, b] = threefry::threefry2x32(s, k0, k1, env, first);
-    let [c, d] = threefry::threefry2x32(s, k0, k1, env, s.add_u(first, s.splat_u(1)));
+    let lane = s.splat_u(0);
+    let [a, b] = threefry::threefry2x32(s, k0, k1, lane, first);
+    let [c, d] = threefry::threefry2x32(s, k0, k1, lane, s.add_u(first, s.splat_u(1)));
+    let (center, half) = (
+        s.splat(f.physics.reset_center),
+        s.splat(f.physics.reset_half),
+    );
     let uniform = |bits| {
         let centered = s.sub_u(s.shr_u(bits, 8), s.splat_u(1 << 23));
-        s.mul(s.i32_to_f32(centered), s.splat(f.physics.reset_scale))
+        let draw = s.mul(s.i32_to_f32(centered), s.splat(1.0 / (1 << 23) as f32));
+        s.add(center, s.mul(half, draw))
     };
     [uniform(a), uniform(b), uniform(c), uniform(d)]
 }
@@ -83,15 +89,20 @@ fn draw<V: Simd>(s: V, f: &Frame, env: V::U, count: V::U) -> Rows<V> {
 #[inline(always)]
 pub(super) unsafe fn draw_pending<V: Simd>(s: V, f: &Frame, pending: &mut PendingResets) {
     for envs in pending.queued().chunks(V::LANES) {
-        let mut lanes = [0u32; 16];
-        let mut counts = [0u32; 16];
+        let (mut keys, mut counts) = ([[0u32; 16]; 2], [0u32; 16]);
         for (k, &env) in envs.iter().enumerate() {
-            lanes[k] = env;
             // SAFETY: `env < n`; the counter was advanced when the env was queued.
-            counts[k] = unsafe { *f.resets.add(env as usize) } - 1;
+            unsafe {
+                counts[k] = *f.resets.add(env as usize) - 1;
+                keys[0][k] = *f.key0.add(env as usize);
+                keys[1][k] = *f.key1.add(env as usize);
+            }
         }
         // SAFETY: 16 words hold any level's vector.
-        let drawn = unsafe { draw(s, f, s.load_u(lanes.as_ptr()), s.load_u(counts.as_ptr())) };
+        let drawn = unsafe {
+            let words = [keys[0].as_ptr(), keys[1].as_ptr()];
+            draw(s, f, words.map(|w| s.load_u(w)), s.load_u(counts.as_ptr()))
+        };
         let mut columns = [[0.0f32; 16]; 4];
         for (column, values) in columns.iter_mut().zip(drawn) {
             // SAFETY: as above.

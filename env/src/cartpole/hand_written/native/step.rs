@@ -177,7 +177,11 @@ unsafe fn finish_vector<V: Simd>(
         let timed_out = s.mask_not(s.lt_u(stepped, s.splat_u(f.max_steps)));
         let mut term = s.select_u(out_of_bounds, one_u, zero_u);
         let mut trunc = s.select_u(timed_out, one_u, zero_u);
-        let mut reward = s.splat(1.0);
+        let mut reward = s.select(
+            out_of_bounds,
+            s.splat(p.reward_terminal),
+            s.splat(p.reward_step),
+        );
 
         if f.mode == AutoresetMode::NextStep {
             let reset_now = s.mask_not(s.eq_u(s.load_u(f.needs_reset.add(i)), zero_u));
