@@ -1,10 +1,26 @@
-"""Type stub of the native module ``cartfuse._native`` (Rust, PyO3)."""
+"""Type stub of the native module ``cartfuse._native`` (Rust, PyO3).
 
-from collections.abc import Sequence
-from typing import Any, Literal
+PyO3 classes cannot be subclassed (hence ``@final``) and are built by ``__new__`` (hence
+``__new__`` rather than ``__init__``: what ``python -m mypy.stubtest cartfuse._native``
+checks). ``python/tests/test_stub.py`` checks this file against the module.
+"""
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, final
 
 import numpy as np
 import numpy.typing as npt
+
+__all__ = [
+    "EnvInfo",
+    "NativeVecEnv",
+    "NoPendingStepError",
+    "PendingStepError",
+    "RustStepTimer",
+    "__version__",
+    "env_ids",
+    "env_info",
+]
 
 __version__: str
 
@@ -14,17 +30,28 @@ def env_ids() -> list[str]:
 def env_info(env_id: str) -> EnvInfo:
     """The environment ``env_id`` names (``ValueError`` naming ``env_id`` otherwise)."""
 
+class PendingStepError(RuntimeError):
+    """A call that needs the envs was made while a ``step_async`` step is in flight."""
+
+class NoPendingStepError(RuntimeError):
+    """``step_wait`` was called with no ``step_async`` step in flight."""
+
+@final
 class EnvInfo:
     """One environment as its Rust definition declares it."""
 
     @property
-    def id(self) -> str: ...
+    def id(self) -> str:
+        """gymnasium's id."""
     @property
-    def obs_dim(self) -> int: ...
+    def obs_dim(self) -> int:
+        """Length of one observation row."""
     @property
-    def state_names(self) -> list[str]: ...
+    def state_names(self) -> list[str]:
+        """State components, in the order of gymnasium's ``env.unwrapped.state``."""
     @property
-    def max_episode_steps(self) -> int: ...
+    def max_episode_steps(self) -> int:
+        """gymnasium's registered ``max_episode_steps``."""
     @property
     def observation_shape(self) -> list[int]: ...
     @property
@@ -34,34 +61,67 @@ class EnvInfo:
     @property
     def action_kind(self) -> Literal["discrete", "box"]: ...
     @property
-    def action_n(self) -> int | None: ...
+    def action_n(self) -> int | None:
+        """Discrete only: the number of actions."""
     @property
     def action_shape(self) -> list[int]: ...
     @property
-    def action_low(self) -> list[float] | None: ...
+    def action_low(self) -> list[float] | None:
+        """Box only: lower bounds of one action."""
     @property
-    def action_high(self) -> list[float] | None: ...
+    def action_high(self) -> list[float] | None:
+        """Box only: upper bounds of one action."""
+    @property
+    def render_fps(self) -> int:
+        """gymnasium's ``metadata["render_fps"]``."""
+    @property
+    def kwargs(self) -> list[tuple[str, Literal["bool", "float"], float]]:
+        """gymnasium's constructor arguments besides ``render_mode``: ``(name, kind,
+        default)``, kind ``"bool"`` (default 0.0 or 1.0) or ``"float"``."""
+    @property
+    def reset_option_names(self) -> list[str]:
+        """The options ``reset(options=...)`` reads: ``["low", "high"]`` (bounds of every
+        drawn component), or one symmetric bound per drawn component (Pendulum:
+        ``["x_init", "y_init"]``)."""
+    @property
+    def reset_bounds(self) -> list[tuple[float, float]]:
+        """The default ``(low, high)`` of each drawn component of a reset."""
+    def __repr__(self) -> str: ...
 
+@final
 class NativeVecEnv:
     """A batch of envs of one registered environment on a cartfuse device."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         env_id: str,
         num_envs: int,
         device: str | None = None,
         plan: str | None = None,
         autoreset: str = "next_step",
         max_episode_steps: int | None = None,
-    ) -> None: ...
+        copy: bool = True,
+        parallel_min_lanes: int | None = None,
+        params: Mapping[str, float] | None = None,
+        num_threads: int | None = None,
+    ) -> NativeVecEnv: ...
     @property
     def env_id(self) -> str: ...
     @property
     def num_envs(self) -> int: ...
     @property
+    def copy(self) -> bool:
+        """Whether each step returns arrays of its own (``True``) or the env's own."""
+    @property
     def device(self) -> str: ...
     @property
+    def device_reason(self) -> str | None:
+        """Why ``device=None`` chose the device; ``None`` when it was named."""
+    @property
     def plan(self) -> str: ...
+    @property
+    def pending(self) -> bool:
+        """Whether a ``step_async`` step is in flight."""
     @staticmethod
     def compiled_devices() -> list[str]: ...
     @staticmethod
@@ -70,6 +130,7 @@ class NativeVecEnv:
         self,
         seed: int | Sequence[int | None] | None = None,
         mask: npt.NDArray[np.bool_] | None = None,
+        bounds: Sequence[tuple[float, float]] | None = None,
     ) -> npt.NDArray[np.float32]: ...
     def step(
         self, actions: npt.NDArray[Any]
@@ -79,6 +140,38 @@ class NativeVecEnv:
         npt.NDArray[np.bool_],
         npt.NDArray[np.bool_],
         npt.NDArray[np.float32] | None,
+    ]:
+        """Observations, rewards, terminated, truncated, and the final observations
+        (``SAME_STEP`` only, else ``None``)."""
+    def step_async(self, actions: npt.NDArray[Any]) -> None: ...
+    def step_wait(
+        self,
+    ) -> tuple[
+        npt.NDArray[np.float32],
+        npt.NDArray[np.float32],
+        npt.NDArray[np.bool_],
+        npt.NDArray[np.bool_],
+        npt.NDArray[np.float32] | None,
     ]: ...
+    def step_ready(self) -> bool: ...
+    def step_one(self, action: Any) -> tuple[npt.NDArray[np.float32], float, bool, bool]: ...
     def set_state(self, states: npt.NDArray[np.float64]) -> None: ...
     def get_state(self) -> npt.NDArray[np.float64]: ...
+    def close(self) -> None: ...
+
+@final
+class RustStepTimer:
+    """``num_envs`` envs of ``env_id`` built as a Rust program builds them, reset with seed
+    0, timed through the Rust API alone."""
+
+    def __new__(
+        cls,
+        env_id: str,
+        num_envs: int,
+        device: str | None = None,
+        plan: str | None = None,
+    ) -> RustStepTimer: ...
+    def time(self, calls: int) -> float:
+        """Seconds taken by ``calls`` steps of the Rust API."""
+    @property
+    def plan(self) -> str: ...

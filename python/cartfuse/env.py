@@ -5,6 +5,10 @@ environment has a named subclass (``CartPoleEnv``, ``MountainCarEnv``, ...; see
 :func:`env_class`), the entry point gymnasium's registration names. A step is one call into
 the native module on the calling thread. ``render_mode="rgb_array"`` draws gymnasium's frames
 with numpy (:mod:`cartfuse.render`); ``"human"`` shows them with pygame.
+
+Like gymnasium's classic-control envs, the env never truncates by itself: ``gym.make``'s
+``TimeLimit`` wrapper does (``max_episode_steps=N`` overrides the registered limit, ``-1``
+removes it).
 """
 
 from __future__ import annotations
@@ -13,23 +17,47 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
-from gymnasium import Env, spaces
+from gymnasium import Env, logger, spaces
 from gymnasium.vector import AutoresetMode
 
 from cartfuse import render
-from cartfuse.vector import ENV_IDS, CartfuseVectorEnv, named_class
+from cartfuse._gym_args import check_env_kwargs, reset_bounds
+from cartfuse._named import named_class
+from cartfuse.vector import ENV_IDS, CartfuseVectorEnv, env_info
 
 __all__ = ["CartfuseEnv", "env_class"]
+
+#: ``max_episode_steps`` of the vector env under a single env given none: no limit of its
+#: own (2**32 - 1 steps), so that gymnasium's ``TimeLimit`` decides, as for its own envs.
+UNLIMITED = 2**32 - 1
+
+#: What gymnasium's CartPoleEnv warns, once, when stepped after it terminated.
+_STEP_AFTER_TERMINATED = (
+    "You are calling 'step()' even though this environment has already returned terminated "
+    "= True. You should always call 'reset()' once you receive 'terminated = True' -- any "
+    "further steps are undefined behavior."
+)
 
 
 class CartfuseEnv(Env[npt.NDArray[np.float32], Any]):
     """One env of the environment ``env_id`` names (gymnasium's spaces, rewards and episode
-    ends) on a cartfuse device. Arguments as :class:`~cartfuse.vector.CartfuseVectorEnv`,
-    and ``render_mode``: ``None``, ``"rgb_array"`` (``render()`` returns gymnasium's frame
-    of the current state, drawn with numpy) or ``"human"`` (a pygame window, updated every
-    step); it never resets on its own."""
+    ends) on a cartfuse device. Arguments as :class:`~cartfuse.vector.CartfuseVectorEnv`
+    (``device``, ``plan``, ``num_threads`` and the environment's own keyword arguments,
+    e.g. ``sutton_barto_reward``, ``g``, ``goal_velocity``), and:
 
-    metadata: dict[str, Any] = {"render_modes": ["human", "rgb_array"], "render_fps": 50}  # noqa: RUF012
+    - ``max_episode_steps``: ``None`` (default): the env never truncates by itself, as
+      gymnasium's envs do (``gym.make`` adds a ``TimeLimit``); an int: it truncates after
+      that many steps.
+    - ``render_mode``: ``None``, ``"rgb_array"`` (``render()`` returns gymnasium's frame of
+      the current state, drawn with numpy) or ``"human"`` (a pygame window, updated every
+      step).
+
+    It never resets on its own. ``reset(options=...)`` takes the options of gymnasium's env
+    of the same id (``low``/``high``, Pendulum's ``x_init``/``y_init``; see
+    :func:`~cartfuse._gym_args.reset_bounds`). CartPole stepped after it terminated returns
+    reward 0.0 (-1.0 with ``sutton_barto_reward``) and warns once, as gymnasium's does."""
+
+    metadata: dict[str, Any] = {"render_modes": ["human", "rgb_array"]}  # noqa: RUF012
 
     def __init__(
         self,
@@ -39,33 +67,55 @@ class CartfuseEnv(Env[npt.NDArray[np.float32], Any]):
         plan: str | None = None,
         max_episode_steps: int | None = None,
         render_mode: str | None = None,
+        num_threads: int | None = None,
+        **env_kwargs: Any,
     ) -> None:
-        if render_mode not in (None, *self.metadata["render_modes"]):
+        if render_mode not in (None, *type(self).metadata["render_modes"]):
             raise ValueError(
                 f"render_mode: expected None, 'rgb_array' or 'human', got {render_mode!r}"
             )
+        info = env_info(env_id)
+        values = check_env_kwargs(info, env_kwargs, f"{type(self).__qualname__}.__init__")
+        passed: dict[str, Any] = dict(values)  # the environment's own keyword arguments
         self._vec = CartfuseVectorEnv(
             env_id,
             1,
             device=device,
             plan=plan,
             autoreset_mode=AutoresetMode.DISABLED,
-            max_episode_steps=max_episode_steps,
+            max_episode_steps=UNLIMITED if max_episode_steps is None else max_episode_steps,
+            num_threads=num_threads,
+            **passed,
         )
         self.observation_space: spaces.Box = self._vec.single_observation_space  # type: ignore[assignment]
         self.action_space: spaces.Space[Any] = self._vec.single_action_space
         self.render_mode = render_mode
-        self.metadata = {**type(self).metadata, "render_fps": render.RENDER_FPS[self._vec.env_id]}
+        self.metadata = {
+            "render_modes": list(type(self).metadata["render_modes"]),
+            "render_fps": info.render_fps,
+        }
+        #: The environment's constructor arguments, every one (defaults too).
+        self.env_kwargs = values
         self._last_action: Any = None
         self._window: render.Window | None = None
+        # gymnasium's CartPoleEnv alone counts steps after termination (reward 0, a warning).
+        self._counts_steps_beyond = info.id.startswith("CartPole-")
+        self._reward_beyond = -1.0 if values.get("sutton_barto_reward") else 0.0
+        self._steps_beyond_terminated: int | None = None
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
-        """Starts a new episode; ``seed`` restarts the reset stream."""
+        """Starts a new episode; ``seed`` restarts the reset stream, ``options`` are those
+        of gymnasium's env of the same id (``low``/``high``, ``x_init``/``y_init``)."""
         super().reset(seed=seed)
-        obs, _ = self._vec.reset(seed=seed)
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"options: expected a dict or None, got {type(options).__name__}")
+        bounds = reset_bounds(self._vec.info, options)
+        self._vec._check_idle("reset")
+        obs = self._vec._reset(seed, None, bounds)
         self._last_action = None
+        self._steps_beyond_terminated = None
         if self.render_mode == "human":
             self.render()
         return obs[0], {}
@@ -76,6 +126,17 @@ class CartfuseEnv(Env[npt.NDArray[np.float32], Any]):
         """One step: ``action`` is an int in the ``Discrete`` action space, or a float array
         of the ``Box`` action space's shape (values outside it are clipped)."""
         obs, reward, terminated, truncated = self._vec._native.step_one(action)
+        reward = float(reward)
+        if terminated and self._counts_steps_beyond:
+            # gymnasium's CartPoleEnv.step: the first terminated step is rewarded as usual,
+            # later ones (no reset in between) are not, with one warning.
+            if self._steps_beyond_terminated is None:
+                self._steps_beyond_terminated = 0
+            else:
+                if self._steps_beyond_terminated == 0:
+                    logger.warn(_STEP_AFTER_TERMINATED)
+                self._steps_beyond_terminated += 1
+                reward = self._reward_beyond
         if self.render_mode is not None:
             self._last_action = action
             if self.render_mode == "human":
@@ -126,6 +187,8 @@ class _NamedEnv(CartfuseEnv):
         plan: str | None = None,
         max_episode_steps: int | None = None,
         render_mode: str | None = None,
+        num_threads: int | None = None,
+        **env_kwargs: Any,
     ) -> None:
         super().__init__(
             self.ENV_ID,
@@ -133,6 +196,8 @@ class _NamedEnv(CartfuseEnv):
             plan=plan,
             max_episode_steps=max_episode_steps,
             render_mode=render_mode,
+            num_threads=num_threads,
+            **env_kwargs,
         )
 
 
@@ -140,10 +205,11 @@ _CLASSES: dict[str, type[CartfuseEnv]] = {}
 
 
 def env_class(env_id: str) -> type[CartfuseEnv]:
-    """The named single-env class of ``env_id`` (``CartPoleEnv`` for ``"CartPole-v1"``)."""
+    """The named single-env class of ``env_id`` (``CartPoleEnv`` for ``"CartPole-v1"``),
+    whose constructor takes :class:`CartfuseEnv`'s arguments but ``env_id``."""
     if env_id not in _CLASSES:
         doc = f"One {env_id} env on a cartfuse device: ``CartfuseEnv({env_id!r}, ...)``."
-        _CLASSES[env_id] = named_class(_NamedEnv, env_id, "Env", doc, __name__)
+        _CLASSES[env_id] = named_class(_NamedEnv, env_info(env_id), "Env", doc, __name__)
     return _CLASSES[env_id]
 
 

@@ -155,22 +155,15 @@ def pendulum(state: npt.NDArray[np.float64], action: object) -> Frame:
     return canvas.frame()
 
 
-#: The scene of each environment id: ``scene(state, last_action) -> frame``.
+#: The scene of each environment id: ``scene(state, last_action) -> frame``. An id without
+#: one still steps; only asking it for a frame raises (``frame``). The frame rate is the
+#: native module's (``env_info(id).render_fps``).
 SCENES: dict[str, Callable[[npt.NDArray[np.float64], object], Frame]] = {
     "CartPole-v1": cartpole,
     "MountainCar-v0": _mountain_car(0.5),
     "MountainCarContinuous-v0": _mountain_car(0.45),
     "Acrobot-v1": acrobot,
     "Pendulum-v1": pendulum,
-}
-
-#: gymnasium's ``metadata["render_fps"]`` of each id.
-RENDER_FPS: dict[str, int] = {
-    "CartPole-v1": 50,
-    "MountainCar-v0": 30,
-    "MountainCarContinuous-v0": 30,
-    "Acrobot-v1": 15,
-    "Pendulum-v1": 30,
 }
 
 

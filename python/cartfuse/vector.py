@@ -14,6 +14,10 @@ of them share the env's memory). ``step_async``/``step_wait`` (EnvPool's ``send`
 run the step on a background thread with the GIL released, so Python can compute the next
 policy forward meanwhile.
 
+Everything per environment (spaces, ``max_episode_steps``, ``render_fps``, constructor
+arguments such as CartPole's ``sutton_barto_reward``, the options ``reset`` reads) comes from
+the native module's :func:`env_info`: an id the Rust registry adds needs no change here.
+
 Each environment also has a named subclass taking no ``env_id``, built from its id:
 ``CartPoleVectorEnv`` for ``CartPole-v1``, ``MountainCarVectorEnv`` for ``MountainCar-v0``,
 ``AcrobotVectorEnv``, ``MountainCarContinuousVectorEnv``, ``PendulumVectorEnv``, ... (one for
@@ -23,18 +27,21 @@ every id in :data:`ENV_IDS`, see :func:`vector_env_class`). They are what
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
+import logging
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
+from gymnasium import logger as gym_logger
 from gymnasium import spaces
 from gymnasium.error import AlreadyPendingCallError, NoAsyncCallError
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from cartfuse import _native
+from cartfuse import _native, render
 from cartfuse._closed import ClosedNative
+from cartfuse._gym_args import check_env_kwargs, check_int, env_params, reset_bounds, reset_mask
+from cartfuse._named import named_class
 from cartfuse._native import NativeVecEnv, NoPendingStepError, PendingStepError
 
 #: Every device name the constructor knows (``None`` picks one automatically).
@@ -49,6 +56,9 @@ _AUTORESET_NAMES = {
     AutoresetMode.SAME_STEP: "same_step",
     AutoresetMode.DISABLED: "disabled",
 }
+
+#: Where cartfuse says why ``device=None`` chose the device it did (level INFO).
+LOGGER = logging.getLogger("cartfuse")
 
 ObsArray = npt.NDArray[np.float32]
 ActArray = npt.NDArray[Any]
@@ -118,12 +128,6 @@ def _autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
     )
 
 
-def _check_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name}: expected an int, got {type(value).__name__}")
-    return int(value)
-
-
 class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
     """``num_envs`` envs of the environment ``env_id`` names, stepped together on a cartfuse
     device.
@@ -132,21 +136,32 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
         env_id: a gymnasium id from :data:`ENV_IDS`, e.g. ``"CartPole-v1"``.
         num_envs: number of envs (at least 1).
         device: ``"cpu"`` (the native SIMD runtime), ``"wgpu"``, ``"cuda"`` or ``None``: a
-            real GPU when CUDA (if built with it) or wgpu finds one, else the CPU.
+            real GPU when CUDA (if built with it) or wgpu finds one and the batch is large
+            enough to gain from it, else the CPU. Why is logged (logger ``"cartfuse"``,
+            level INFO) and kept in :attr:`device_reason`.
         plan: how the step runs: ``None`` (default: ``"hand-written"`` where the environment
             has a hand-written step, CartPole-v1 only, the fastest on every device; else
             ``"fused"``), ``"hand-written"``, ``"fused"``, ``"vertical"``, ``"horizontal"``,
             ``"eager"``, ``"xla-default"``.
         autoreset_mode: ``AutoresetMode.NEXT_STEP`` (default), ``SAME_STEP`` or ``DISABLED``.
-        max_episode_steps: truncation limit; ``None``: gymnasium's registered one
-            (CartPole-v1: 500, MountainCar-v0: 200, ...).
+        max_episode_steps: truncation limit, an int in ``[1, 2**32)``; ``None``: gymnasium's
+            registered one (CartPole-v1: 500, MountainCar-v0: 200, ...).
         copy: ``True`` (default, gymnasium's convention): ``reset`` and every step return
             arrays of their own, which later steps leave alone. ``False``: they return the
             env's own output arrays (observations, rewards, terminated, truncated), the same
             arrays every time, valid until the next ``step``/``step_async``/``reset``, which
             overwrites them in place; a ``torch.from_dlpack``/``jax.dlpack.from_dlpack``/
             ``numpy.from_dlpack`` of them shares that memory and sees each new step.
-        render_mode: only ``None``.
+        render_mode: ``None`` or ``"rgb_array"``: :meth:`render` returns a list of
+            ``num_envs`` frames, as gymnasium's ``CartPoleVectorEnv`` does (gymnasium's
+            vector ``HumanRendering`` wrapper shows them in a window).
+        num_threads: at most this many CPU threads step these envs (``None``: every thread
+            the process's pool has; the pool's size is the environment variable
+            ``CARTFUSE_CPU_THREADS``, else every core the process may use).
+        **env_kwargs: the constructor arguments of gymnasium's env of the same id
+            (:func:`env_info` ``.kwargs``): CartPole-v1's ``sutton_barto_reward: bool =
+            False``, Pendulum-v1's ``g: float = 10.0``, the mountain cars' ``goal_velocity:
+            float = 0.0``; any other name is a ``TypeError``.
 
     Actions: discrete environments take an integer (or bool) array of shape ``(num_envs,)``
     with values in the action space; continuous ones (a ``Box`` action space of ``k`` values)
@@ -166,14 +181,26 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
     After ``close()`` every call raises ``gymnasium.error.ClosedEnvironmentError``.
 
     Seeds: ``reset(seed=s)`` gives env ``i`` the seed ``s + i``, a list gives each env its
-    own, as gymnasium does. Env ``i``'s first episode depends on its own seed only; under
-    ``NEXT_STEP``/``SAME_STEP`` the device's autoresets draw from one stream per env keyed by
-    all seeds together (deterministic: the same seeds give the same episodes).
+    own, as gymnasium's ``SyncVectorEnv`` does. Each env's episodes, autoresets included,
+    depend on its own seed and its own actions only, whatever the batch and the env's
+    index: env ``i`` of a batch seeded ``s`` plays the same episodes as a one-env batch
+    seeded ``s + i``. ``seed=None`` continues each env's own stream (from the OS on the
+    first reset).
+
+    Resets follow ``SyncVectorEnv``: ``options["reset_mask"]`` (popped from the caller's
+    dict, as gymnasium does) resets only the envs it selects, in every autoreset mode; the
+    others keep their state, step counts and pending autoresets, and their rows of the
+    returned observations hold their current observations. The other options are those of
+    gymnasium's env of the same id (``low``/``high``; Pendulum's ``x_init``/``y_init``),
+    parsed by gymnasium's own helpers (see :func:`reset_bounds`), for this reset only:
+    autoresets draw from the defaults, as ``SyncVectorEnv``'s do. Under ``DISABLED``,
+    stepping while an env that ended has not been reset raises ``AssertionError``, as
+    ``SyncVectorEnv`` does.
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012 (gymnasium's attribute, copied per instance)
         "autoreset_mode": AutoresetMode.NEXT_STEP,
-        "render_modes": [],
+        "render_modes": ["rgb_array"],
     }
 
     def __init__(
@@ -187,9 +214,11 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
         max_episode_steps: int | None = None,
         copy: bool = True,
         render_mode: str | None = None,
+        num_threads: int | None = None,
+        **env_kwargs: Any,
     ) -> None:
         info = env_info(env_id)
-        num_envs = _check_int("num_envs", num_envs)
+        num_envs = check_int("num_envs", num_envs)
         if num_envs < 1:
             raise ValueError(f"num_envs: expected at least 1, got {num_envs}")
         if device is not None and not isinstance(device, str):
@@ -202,18 +231,26 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
             raise TypeError(f"plan: expected a str or None, got {type(plan).__name__}")
         if max_episode_steps is None:
             max_episode_steps = info.max_episode_steps
-        max_episode_steps = _check_int("max_episode_steps", max_episode_steps)
+        max_episode_steps = check_int("max_episode_steps", max_episode_steps)
         if not 1 <= max_episode_steps < 2**32:
             raise ValueError(
                 f"max_episode_steps: expected an int in [1, 2**32), got {max_episode_steps}"
             )
         if not isinstance(copy, bool):
             raise TypeError(f"copy: expected a bool, got {type(copy).__name__}")
-        if render_mode is not None:
+        if render_mode not in (None, *type(self).metadata["render_modes"]):
             raise ValueError(
-                f"render_mode: a vector env does not render, got {render_mode!r} (the single "
-                "env of gym.make renders rgb_array and human)"
+                f"render_mode: expected None or 'rgb_array', got {render_mode!r} (a vector "
+                "env's frames are a list of num_envs arrays; gymnasium's vector "
+                "HumanRendering wrapper shows them)"
             )
+        if num_threads is not None:
+            num_threads = check_int("num_threads", num_threads)
+            if num_threads < 1:
+                raise ValueError(
+                    f"num_threads: expected at least 1 (or None: every thread), got {num_threads}"
+                )
+        values = check_env_kwargs(info, env_kwargs, f"{type(self).__qualname__}.__init__")
         mode = _autoreset_mode(autoreset_mode)
 
         self._native = NativeVecEnv(
@@ -224,16 +261,39 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
             autoreset=_AUTORESET_NAMES[mode],
             max_episode_steps=max_episode_steps,
             copy=copy,
+            params=env_params(info, values),
+            num_threads=num_threads,
         )
+        self._device_reason = self._native.device_reason
+        if device is None and self._device_reason is not None:
+            LOGGER.info(self._device_reason)
         self.env_id = info.id
         self.copy = copy
         self.info = info
         self.num_envs = num_envs
         self.max_episode_steps = max_episode_steps
-        self.render_mode = None
-        self.metadata = {**type(self).metadata, "autoreset_mode": mode}
+        #: The environment's constructor arguments, every one (``env_kwargs``' defaults too).
+        self.env_kwargs = values
+        self.render_mode = render_mode
+        self.metadata = {
+            **type(self).metadata,
+            "autoreset_mode": mode,
+            "render_modes": list(type(self).metadata["render_modes"]),
+            "render_fps": info.render_fps,
+        }
+        self._mode = mode
         self._same_step = mode == AutoresetMode.SAME_STEP
         self._state_shape = (num_envs, len(info.state_names))
+        self._was_reset = False
+        # Which envs ended on the last step (`terminated | truncated`), kept only where it
+        # matters: DISABLED (stepping an env that ended is refused) and rendering.
+        self._ended: npt.NDArray[np.bool_] | None = None
+        if mode == AutoresetMode.DISABLED or render_mode is not None:
+            self._ended = np.zeros(num_envs, dtype=np.bool_)
+        # Rendering only: the last actions, and which envs have none since their reset
+        # (gymnasium's Pendulum draws the last torque, none after a reset).
+        self._last_actions: ActArray | None = None
+        self._no_action = np.ones(num_envs, dtype=np.bool_)
         (
             self.single_observation_space,
             self.single_action_space,
@@ -245,6 +305,11 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
     def device(self) -> str:
         """The device the envs run on."""
         return str(self._native.device)
+
+    @property
+    def device_reason(self) -> str | None:
+        """Why ``device=None`` chose :attr:`device` (``None`` when the device was named)."""
+        return self._device_reason
 
     @property
     def plan(self) -> str:
@@ -262,21 +327,44 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
         seed: int | list[int | None] | None = None,
         options: dict[str, Any] | None = None,
     ) -> tuple[ObsArray, dict[str, Any]]:
-        """Resets every env (or those in ``options["reset_mask"]``, ``DISABLED`` mode only).
+        """Resets every env, or those ``options["reset_mask"]`` selects, as gymnasium's
+        ``SyncVectorEnv`` does (see the class).
 
-        ``seed``: ``None`` continues the random streams (from the OS the first time), an int
-        ``s`` gives env ``i`` the seed ``s + i``, a list gives each env its own.
+        ``seed``: ``None`` continues each env's random stream (from the OS the first time),
+        an int ``s`` gives env ``i`` the seed ``s + i``, a list gives each env its own.
+        ``options``: ``reset_mask`` (popped from the dict, as gymnasium does), and the
+        reset options of gymnasium's env of the same id (:func:`reset_bounds`).
         """
-        mask = None
-        if options is not None:
-            if not isinstance(options, dict):
-                raise TypeError(f"options: expected a dict or None, got {type(options).__name__}")
-            mask = options.get("reset_mask")
         self._check_idle("reset")
-        obs = self._native.reset(seed, mask)
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"options: expected a dict or None, got {type(options).__name__}")
+        if isinstance(seed, (list, tuple)) and len(seed) != self.num_envs:
+            raise ValueError(
+                "If seeds are passed as a list the length must match "
+                f"num_envs={self.num_envs} but got length={len(seed)}."
+            )
+        mask = None
+        if options is not None and "reset_mask" in options:
+            mask = reset_mask(options.pop("reset_mask"), self.num_envs)
+        obs = self._reset(seed, mask, reset_bounds(self.info, options))
         if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
             super().reset(seed=int(seed))  # seeds `self.np_random`, as gymnasium's envs do
         return obs, {}
+
+    def _reset(
+        self,
+        seed: int | list[int | None] | None,
+        mask: npt.NDArray[np.bool_] | None,
+        bounds: list[tuple[float, float]] | None,
+    ) -> ObsArray:
+        """The native reset, and what this class keeps track of."""
+        obs = self._native.reset(seed, mask, bounds)
+        self._was_reset = True
+        selected = slice(None) if mask is None else mask
+        if self._ended is not None:
+            self._ended[selected] = False
+        self._no_action[selected] = True
+        return obs
 
     def step(self, actions: ActArray) -> StepResult:
         """Steps every env; ``actions`` as the class documents (an integer array of shape
@@ -284,10 +372,12 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
         ``(num_envs, k)`` for a ``Box``)."""
         if type(actions) is not np.ndarray:
             actions = np.asarray(actions)
+        self._check_not_ended()
         try:
             outputs = self._native.step(actions)
         except PendingStepError as error:
             raise AlreadyPendingCallError(str(error), "step") from None
+        self._keep_actions(actions)
         return self._result(*outputs)
 
     def step_async(self, actions: ActArray) -> None:
@@ -296,10 +386,12 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
         a bad call raises and starts nothing."""
         if type(actions) is not np.ndarray:
             actions = np.asarray(actions)
+        self._check_not_ended()
         try:
             self._native.step_async(actions)
         except PendingStepError as error:
             raise AlreadyPendingCallError(str(error), "step") from None
+        self._keep_actions(actions)
 
     def step_wait(self) -> StepResult:
         """Waits for the step :meth:`step_async` started and returns its outputs, as
@@ -315,6 +407,27 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
     #: EnvPool's name of :meth:`step_wait`.
     recv = step_wait
 
+    def _check_not_ended(self) -> None:
+        """``DISABLED``: no env that ended may be stepped before it is reset (gymnasium's
+        ``SyncVectorEnv`` asserts the same)."""
+        if self._mode != AutoresetMode.DISABLED or self._ended is None or not self._ended.any():
+            return
+        if self._native.pending:
+            return  # the step in flight comes first: the native call refuses this one
+        ended = np.flatnonzero(self._ended)
+        shown = ", ".join(str(i) for i in ended[:10]) + (", ..." if len(ended) > 10 else "")
+        raise AssertionError(
+            f"step: {len(ended)} env(s) ended (terminated or truncated) and were not reset "
+            f"(envs {shown}): with autoreset_mode=DISABLED, reset them first, e.g. "
+            "reset(options={'reset_mask': terminated | truncated}), as gymnasium's "
+            "SyncVectorEnv requires"
+        )
+
+    def _keep_actions(self, actions: ActArray) -> None:
+        """Rendering only: the actions of the step just started (Pendulum draws them)."""
+        if self.render_mode is not None:
+            self._last_actions = np.array(actions, copy=True)
+
     def _result(
         self,
         obs: ObsArray,
@@ -325,6 +438,19 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
     ) -> StepResult:
         """A step's outputs as gymnasium returns them (``SAME_STEP``: the final observations
         in ``info``)."""
+        if self._ended is not None:
+            done = terminated | truncated
+            if self.render_mode is not None:
+                # The envs this step reset have no last action (gymnasium's Pendulum
+                # clears it on reset): NEXT_STEP resets those that ended before, SAME_STEP
+                # those that end now.
+                if self._mode == AutoresetMode.NEXT_STEP:
+                    self._no_action = self._ended.copy()
+                elif self._same_step:
+                    self._no_action = done.copy()
+                else:
+                    self._no_action[:] = False
+            self._ended = done
         if not self._same_step:
             return obs, reward, terminated, truncated, {}
         done = terminated | truncated
@@ -344,10 +470,39 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
         }
         return obs, reward, terminated, truncated, info
 
+    def render(self) -> list[npt.NDArray[np.uint8]] | None:  # type: ignore[override]
+        """``render_mode="rgb_array"``: the frame of every env, a list of ``num_envs``
+        ``(height, width, 3)`` uint8 arrays in gymnasium's size and layout (gymnasium's
+        ``CartPoleVectorEnv.render`` returns such a list). ``render_mode=None``: warns, as
+        gymnasium does, and returns ``None``. Before the first reset: ``ValueError``."""
+        if self.render_mode is None:
+            spec_id = self.spec.id if self.spec is not None else f"cartfuse/{self.env_id}"
+            gym_logger.warn(
+                "You are calling render method without specifying any render mode. "
+                "You can specify the render_mode at initialization, "
+                f'e.g. gym.make_vec("{spec_id}", render_mode="rgb_array")'
+            )
+            return None
+        if not self._was_reset:
+            raise ValueError(
+                f"render: the {self.env_id} envs' state is None: they have not been reset "
+                "yet (call reset() first)"
+            )
+        states = self.get_state()
+        actions = self._last_actions
+        return [
+            render.frame(
+                self.env_id,
+                state,
+                None if actions is None or self._no_action[i] else actions[i],
+            )
+            for i, state in enumerate(states)
+        ]
+
     def set_state(self, states: npt.ArrayLike) -> None:
         """Overwrites every env's state, float64 ``(num_envs, state_dim)`` in gymnasium's
         ``env.unwrapped.state`` order (:attr:`state_names`). Each env starts a new episode
-        (step counter 0). The device stores float32."""
+        (step counter 0, no pending autoreset). The device stores float32."""
         self._check_idle("set_state")
         array = np.asarray(states)
         if array.dtype.kind not in "fiu":
@@ -358,6 +513,9 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
         if not np.isfinite(array).all():
             raise ValueError("states: every component must be finite")
         self._native.set_state(array)
+        self._was_reset = True
+        if self._ended is not None:
+            self._ended[:] = False
 
     def get_state(self) -> npt.NDArray[np.float64]:
         """Every env's state, float64 ``(num_envs, state_dim)`` (:attr:`state_names`)."""
@@ -403,6 +561,8 @@ class _NamedVectorEnv(CartfuseVectorEnv):
         max_episode_steps: int | None = None,
         copy: bool = True,
         render_mode: str | None = None,
+        num_threads: int | None = None,
+        **env_kwargs: Any,
     ) -> None:
         super().__init__(
             self.ENV_ID,
@@ -413,27 +573,9 @@ class _NamedVectorEnv(CartfuseVectorEnv):
             max_episode_steps=max_episode_steps,
             copy=copy,
             render_mode=render_mode,
+            num_threads=num_threads,
+            **env_kwargs,
         )
-
-
-def class_stem(env_id: str) -> str:
-    """The class-name stem of an id: ``"MountainCarContinuous-v0"`` ->
-    ``"MountainCarContinuous"``."""
-    return re.sub(r"\W", "", re.sub(r"-v\d+$", "", env_id))
-
-
-_Named = TypeVar("_Named")
-
-
-def named_class(
-    base: type[_Named], env_id: str, suffix: str, doc: str, module: str
-) -> type[_Named]:
-    """A subclass of ``base`` named after ``env_id`` (``CartPole`` + ``suffix``) with
-    ``ENV_ID`` set, defined in ``module``."""
-    info = env_info(env_id)
-    name = f"{class_stem(info.id)}{suffix}"
-    attributes = {"ENV_ID": info.id, "__module__": module, "__qualname__": name, "__doc__": doc}
-    return cast("type[_Named]", type(name, (base,), attributes))
 
 
 _CLASSES: dict[str, type[CartfuseVectorEnv]] = {}
@@ -448,7 +590,9 @@ def vector_env_class(env_id: str) -> type[CartfuseVectorEnv]:
             f"``num_envs`` {env_id} envs stepped together on a cartfuse device: "
             f"``CartfuseVectorEnv({env_id!r}, num_envs, ...)``."
         )
-        _CLASSES[env_id] = named_class(_NamedVectorEnv, env_id, "VectorEnv", doc, __name__)
+        _CLASSES[env_id] = named_class(
+            _NamedVectorEnv, env_info(env_id), "VectorEnv", doc, __name__
+        )
     return _CLASSES[env_id]
 
 

@@ -78,7 +78,7 @@ def test_registration_matches_gymnasiums(env_id: str) -> None:
     assert ours.max_episode_steps == theirs.max_episode_steps
     assert ours.reward_threshold == theirs.reward_threshold == REWARD_THRESHOLDS[env_id]
     named = vector_env_class(env_id)
-    assert named.__name__ == cartfuse.vector.class_stem(env_id) + "VectorEnv"
+    assert named.__name__ == cartfuse._named.class_stem(env_id) + "VectorEnv"
     assert getattr(cartfuse.vector, named.__name__) is named
     assert getattr(cartfuse, named.__name__) is named
     envs = gym.make_vec(
@@ -291,9 +291,14 @@ def test_disabled_autoreset_with_reset_mask(env_id: str) -> None:
     )
     env.reset(seed=[10 + i for i in range(n)])
     rng = np.random.default_rng(5)
-    for step in range(1, limit + 1):
-        _, _, _, trunc, _ = env.step(random_actions(env.action_space, rng))
-        assert trunc.all() == (step == limit)
+    elapsed = np.zeros(n, dtype=int)
+    for _ in range(1, limit):
+        _, _, term, trunc, _ = env.step(random_actions(env.action_space, rng))
+        elapsed += 1
+        assert not trunc.any()
+        if term.any():  # an episode ended early: start it again
+            env.reset(options={"reset_mask": term})
+            elapsed[term] = 0
     before = env.get_state()
     mask = np.array([True, False, True, False, False, True])
     obs, _ = env.reset(seed=[20 + i for i in range(n)], options={"reset_mask": mask})
@@ -302,8 +307,13 @@ def test_disabled_autoreset_with_reset_mask(env_id: str) -> None:
     for i in np.flatnonzero(mask):
         single, _ = CartfuseVectorEnv(env_id, 1, autoreset_mode="disabled").reset(seed=20 + i)
         np.testing.assert_array_equal(obs[i], single[0])
-    _, _, _, trunc, _ = env.step(random_actions(env.action_space, rng))
-    np.testing.assert_array_equal(trunc, ~mask)  # unmasked envs are past the limit
+    _, _, term, trunc, _ = env.step(random_actions(env.action_space, rng))
+    # Unmasked envs reach the limit (unless one started again early); masked ones are on
+    # step 1.
+    elapsed[mask] = 0
+    np.testing.assert_array_equal(trunc, elapsed + 1 >= limit)
+    with pytest.raises(AssertionError, match="reset"):
+        env.step(random_actions(env.action_space, rng))  # DISABLED: reset the ended envs first
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import numpy as np
@@ -9,7 +10,7 @@ import pytest
 from gymnasium.error import ClosedEnvironmentError
 from gymnasium.vector import AutoresetMode
 
-from cartfuse import CartPoleEnv, CartPoleVectorEnv
+from cartfuse import CartPoleEnv, CartPoleVectorEnv, PendulumEnv, PendulumVectorEnv
 
 
 @pytest.fixture
@@ -54,7 +55,7 @@ def test_accepted_action_forms(env: CartPoleVectorEnv) -> None:
 @pytest.mark.parametrize(
     ("seed", "error", "words"),
     [
-        ([1, 2, 3], ValueError, "4 entries, got 3"),
+        ([1, 2, 3], ValueError, "must match num_envs=4 but got length=3"),
         (-1, ValueError, "[0, 2**64)"),
         ([1, 2, -3, 4], ValueError, "seed[2]"),
         ([1, 2, "x", 4], ValueError, "seed[2]"),
@@ -69,22 +70,46 @@ def test_bad_seeds(env: CartPoleVectorEnv, seed: object, error: type, words: str
     assert words in str(raised.value)
 
 
-def test_bad_reset_masks() -> None:
-    env = CartPoleVectorEnv(4, autoreset_mode=AutoresetMode.DISABLED)
+@pytest.mark.parametrize(
+    "mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED]
+)
+def test_bad_reset_masks(mode: AutoresetMode) -> None:
+    # gymnasium's SyncVectorEnv's checks, order and messages, in every autoreset mode.
+    env = CartPoleVectorEnv(4, autoreset_mode=mode)
     env.reset(seed=0)
     cases = [
-        ([True, False, True, False], TypeError, "numpy bool array"),
-        (np.array([True, False]), ValueError, "shape (4,)"),
-        (np.array([1, 0, 1, 0]), TypeError, "dtype bool"),
-        (np.zeros(4, dtype=bool), ValueError, "at least one True"),
+        ([True, False, True, False], TypeError, "must be a numpy array, got <class 'list'>"),
+        (np.array([True, False]), ValueError, "must have shape `(4,)`, got (2,)"),
+        (np.array([1, 0, 1, 0]), TypeError, "must have `dtype=np.bool_`, got int64"),
+        (np.zeros(4, dtype=bool), ValueError, "with at least one True value"),
     ]
     for mask, error, words in cases:
+        options = {"reset_mask": mask}
         with pytest.raises(error, match="reset_mask") as raised:
-            env.reset(options={"reset_mask": mask})
+            env.reset(options=options)
         assert words in str(raised.value)
-    next_step = CartPoleVectorEnv(4)
-    with pytest.raises(ValueError, match="DISABLED"):
-        next_step.reset(options={"reset_mask": np.ones(4, dtype=bool)})
+        assert options == {}  # popped, as gymnasium does
+    with pytest.raises(TypeError, match="options"):
+        env.reset(options=[("reset_mask", np.ones(4, dtype=bool))])  # type: ignore[arg-type]
+    obs, info = env.reset(options={"reset_mask": np.ones(4, dtype=bool)})
+    assert obs.shape == (4, 4) and info == {}
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ({"low": None}, "An option (None) could not be converted to a float."),
+        ({"high": "x"}, "An option (x) could not be converted to a float."),
+        ({"low": 1, "high": 0}, "Lower bound (1.0) must be lower than higher bound (0.0)."),
+        ({"low": "nan"}, "options['low']: expected a finite number, got nan"),
+        ({"high": float("inf")}, "options['high']: expected a finite number, got inf"),
+    ],
+)
+def test_bad_reset_options(env: CartPoleVectorEnv, options: dict[str, object], words: str) -> None:
+    before = env.get_state()
+    with pytest.raises(ValueError, match=re.escape(words)):
+        env.reset(options=options)
+    np.testing.assert_array_equal(env.get_state(), before)  # nothing was reset
 
 
 @pytest.mark.parametrize(
@@ -98,12 +123,44 @@ def test_bad_reset_masks() -> None:
         ({"max_episode_steps": 0}, ValueError, "max_episode_steps"),
         ({"max_episode_steps": 1.5}, TypeError, "max_episode_steps"),
         ({"render_mode": "human"}, ValueError, "render_mode"),
+        ({"render_mode": "rgb_array_list"}, ValueError, "render_mode"),
         ({"copy": 1}, TypeError, "copy"),
+        ({"num_threads": 0}, ValueError, "num_threads"),
+        ({"num_threads": 1.5}, TypeError, "num_threads"),
+        ({"bogus": 1}, TypeError, "unexpected keyword argument 'bogus'"),
+        ({"g": 9.81}, TypeError, "unexpected keyword argument 'g'"),
+        ({"sutton_barto_reward": 1}, TypeError, "sutton_barto_reward: expected a bool"),
+        ({"sutton_barto_reward": "yes"}, TypeError, "sutton_barto_reward: expected a bool"),
     ],
 )
 def test_bad_constructor_arguments(kwargs: dict[str, object], error: type, words: str) -> None:
     with pytest.raises(error, match=words):
         CartPoleVectorEnv(4, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "words"),
+    [
+        ("9.8", TypeError, "g: expected a real number, got str"),
+        (True, TypeError, "g: expected a real number, got bool"),
+        (None, TypeError, "g: expected a real number, got NoneType"),
+        (float("nan"), ValueError, "g: expected a finite number, got nan"),
+        (-float("inf"), ValueError, "g: expected a finite number, got -inf"),
+    ],
+)
+def test_bad_float_keyword_arguments(value: object, error: type, words: str) -> None:
+    with pytest.raises(error) as raised:
+        PendulumVectorEnv(2, g=value)
+    assert words in str(raised.value)
+    with pytest.raises(error) as raised:
+        PendulumEnv(g=value)
+    assert words in str(raised.value)
+    with pytest.raises(TypeError) as raised:
+        PendulumEnv(sutton_barto_reward=True)
+    assert "PendulumEnv.__init__() got an unexpected keyword" in str(raised.value)
+    # Numbers of any real type are taken.
+    for good in (9, np.float32(9.5), np.int64(3)):
+        PendulumVectorEnv(2, g=good).close()
 
 
 def test_bad_num_envs() -> None:

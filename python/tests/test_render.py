@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from cartfuse import ENV_IDS
+from cartfuse import ENV_IDS, CartfuseVectorEnv, env_class, env_info, render, vector_env_class
 from cartfuse.render import frame
 
 SIZES = {
@@ -130,3 +130,48 @@ def test_frames_match_gymnasiums_but_for_the_edges(env_id: str) -> None:
         assert unexplained <= share * drawn_ours.sum(), (env_id, k, unexplained)
         overlap = (drawn_ours & drawn_theirs).sum() / (drawn_ours | drawn_theirs).sum()
         assert overlap > 0.7, (env_id, k, overlap)
+
+
+def test_a_frame_of_an_id_without_a_scene_is_refused_by_name() -> None:
+    # An environment the Rust registry adds steps without a scene; only its frames raise.
+    with pytest.raises(ValueError, match="env_id: no renderer for 'Nope-v0'"):
+        frame("Nope-v0", np.zeros(2))
+    assert not hasattr(render, "RENDER_FPS")  # the frame rate is the native module's
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_render_fps_comes_from_the_native_module_on_classes_and_instances(env_id: str) -> None:
+    fps = env_info(env_id).render_fps
+    assert fps == gym.make(env_id).metadata["render_fps"]
+    for cls in (env_class(env_id), vector_env_class(env_id)):
+        assert cls.metadata["render_fps"] == fps  # before any instance exists
+    vector = gym.make_vec(f"cartfuse/{env_id}", num_envs=2, vectorization_mode="vector_entry_point")
+    assert type(vector) is vector_env_class(env_id)
+    assert vector.metadata["render_fps"] == fps
+    assert vector.metadata["render_modes"] == ["rgb_array"]
+    assert gym.make(f"cartfuse/{env_id}").metadata["render_fps"] == fps
+    vector.close()
+
+
+@pytest.mark.skipif("Pendulum-v1" not in ENV_IDS, reason="no Pendulum-v1")
+def test_vector_pendulum_frames_draw_each_envs_last_torque_until_it_resets() -> None:
+    envs = CartfuseVectorEnv("Pendulum-v1", 2, render_mode="rgb_array", max_episode_steps=1)
+    envs.reset(seed=0)
+    states = envs.get_state()
+    frames = envs.render()
+    assert frames is not None
+    for i in range(2):  # no torque yet
+        np.testing.assert_array_equal(frames[i], frame("Pendulum-v1", states[i], None))
+    actions = np.array([[2.0], [-1.5]], dtype=np.float32)
+    envs.step(actions)  # truncates both (max_episode_steps=1)
+    frames, states = envs.render(), envs.get_state()
+    assert frames is not None
+    for i in range(2):
+        np.testing.assert_array_equal(frames[i], frame("Pendulum-v1", states[i], actions[i]))
+        assert not np.array_equal(frames[i], frame("Pendulum-v1", states[i], None))
+    envs.step(actions)  # NEXT_STEP: the reset step, no torque applied
+    frames, states = envs.render(), envs.get_state()
+    assert frames is not None
+    for i in range(2):
+        np.testing.assert_array_equal(frames[i], frame("Pendulum-v1", states[i], None))
+    envs.close()
