@@ -17,75 +17,9 @@ use cartfuse::env::pendulum::Pendulum;
 use cartfuse::env::{CartPole, EpisodeOptions, GraphEnv};
 use cartfuse::fusion::plan::Strategy;
 use cartfuse::{AutoresetMode, StepPlan};
-use serde::Deserialize;
+use crate::fixtures::{Recorded, load};
 
 use super::util;
-
-/// One fixture file.
-#[derive(Debug, Deserialize)]
-struct Fixture {
-    gymnasium_version: String,
-    env_id: String,
-    max_episode_steps: u32,
-    episodes: Vec<Episode>,
-}
-
-/// One recorded episode (see `scripts/record_fixtures.py`).
-#[derive(Debug, Deserialize)]
-struct Episode {
-    seed: u64,
-    initial_state: Vec<f64>,
-    initial_obs: Vec<f64>,
-    actions: Vec<f64>,
-    states: Vec<Vec<f64>>,
-    obs: Vec<Vec<f64>>,
-    rewards: Vec<f64>,
-    terminated: Vec<bool>,
-    truncated: Vec<bool>,
-}
-
-impl Episode {
-    /// gymnasium's state before step `t`.
-    fn state_before(&self, t: usize) -> &[f64] {
-        if t == 0 {
-            &self.initial_state
-        } else {
-            &self.states[t - 1]
-        }
-    }
-}
-
-/// An action as the fixture records it (an int, or the f32 gymnasium was given).
-trait Recorded: Copy {
-    fn from_recorded(value: f64) -> Self;
-}
-
-impl Recorded for u32 {
-    fn from_recorded(value: f64) -> Self {
-        value as u32
-    }
-}
-
-impl Recorded for f32 {
-    fn from_recorded(value: f64) -> Self {
-        value as f32
-    }
-}
-
-fn load<E: GraphEnv>() -> Fixture {
-    let path = format!(
-        "{}/tests/fixtures/gymnasium/{}.json",
-        env!("CARGO_MANIFEST_DIR"),
-        E::ID
-    );
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{path}: {e} (run scripts/record_fixtures.py)"));
-    let fixture: Fixture = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
-    assert_eq!(fixture.env_id, E::ID);
-    assert_eq!(fixture.gymnasium_version, "1.4.0");
-    assert_eq!(fixture.max_episode_steps, E::MAX_EPISODE_STEPS);
-    fixture
-}
 
 /// Absolute error below magnitude 1, relative above.
 fn error(got: f64, want: f64) -> f64 {

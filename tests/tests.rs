@@ -19,12 +19,16 @@ mod close;
 /// burn's policy and the env step on one device (wgpu), against the host source.
 #[cfg(feature = "wgpu")]
 mod device_learner;
+/// The trajectories recorded from gymnasium.
+mod fixtures;
 /// `scripts/gpu-check.sh` without a GPU: arguments, the no-GPU path, the summary.
 mod gpu_check;
 /// Random valid graphs for the property tests.
 mod graph_gen;
 /// The release binary's SIMD code is inlined under its target features.
 mod inlining;
+/// Recorded episodes replayed on every runtime, the runtimes compared.
+mod replays;
 /// `cartfuse train` end to end.
 mod train_cli;
 /// XLA's fusion pipeline: its rules on random graphs, its kernel counts on the study's program.

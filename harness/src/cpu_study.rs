@@ -36,8 +36,17 @@ pub struct CpuStudy {
     pub simd: String,
     /// Threads of every measurement.
     pub threads: usize,
-    /// Host copy bandwidth (bytes read + written per second), in GB/s.
+    /// Host copy bandwidth (bytes read + written per second), in GB/s: the faster of
+    /// `memcpy` and the streaming copy.
     pub copy_gbps: f64,
+    /// The platform `memcpy`'s copy bandwidth, GB/s.
+    pub memcpy_gbps: f64,
+    /// The copy with non-temporal stores, GB/s.
+    pub streaming_gbps: f64,
+    /// Bytes read plus written by one copy pass.
+    pub copy_bytes: u64,
+    /// The host's last-level cache, where the system reports it.
+    pub cache_bytes: Option<u64>,
     /// Host peak `f32` multiply+add throughput (not fused), in GFLOP/s.
     pub gflops: f64,
     /// Every plan at every size, size-major; `speedup_over_eager` is against CPU eager.
@@ -127,6 +136,10 @@ pub fn measure_cpu(
         simd: roofline.simd.to_string(),
         threads: roofline.threads,
         copy_gbps: roofline.copy_bytes_per_s / 1e9,
+        memcpy_gbps: roofline.memcpy_bytes_per_s / 1e9,
+        streaming_gbps: roofline.streaming_bytes_per_s / 1e9,
+        copy_bytes: roofline.copy_bytes as u64,
+        cache_bytes: roofline.cache_bytes,
         gflops: roofline.flops_per_s / 1e9,
         cells,
     })
@@ -154,6 +167,10 @@ mod tests {
             simd: "avx2".into(),
             threads: 2,
             copy_gbps: 10.0,
+            memcpy_gbps: 8.0,
+            streaming_gbps: 10.0,
+            copy_bytes: 1 << 30,
+            cache_bytes: Some(32 << 20),
             gflops: 100.0,
             cells: vec![
                 cell("fused", 1, 10.0),

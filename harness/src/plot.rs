@@ -335,7 +335,7 @@ where
         series
             .iter()
             .flat_map(|(_, p)| p.iter().map(|p| p.1))
-            .chain([report.roofline.copy_gbps]),
+            .chain([report.roofline.roof_gbps()]),
     );
     let mut chart = ChartBuilder::on(&area)
         .caption("Elementwise workloads: achieved bandwidth", (FONT, 24))
@@ -351,13 +351,13 @@ where
         .label_style((FONT, 16))
         .axis_desc_style((FONT, 18))
         .draw()?;
-    let copy = report.roofline.copy_gbps;
+    let copy = report.roofline.roof_gbps();
     chart
         .draw_series(LineSeries::new(
             vec![(xs.start, copy), (xs.end, copy)],
             BLACK.stroke_width(2),
         ))?
-        .label(format!("copy bandwidth {copy:.1} GB/s"))
+        .label(format!("copy roof {copy:.1} GB/s"))
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
     for (i, (label, points)) in series.into_iter().enumerate() {
         let color = palette(i / 2);

@@ -175,12 +175,16 @@ pub fn reproduce<R: Runtime>(
     let client = backend.client().clone();
     let device = backend.description();
     progress("device roofline");
+    let copy_bytes = settings
+        .roofline_copy_bytes
+        .max(8 * settings.device_cache_bytes.unwrap_or(0));
     let roofline = measure_roofline(
         &client,
         &ledger,
-        settings.roofline_copy_bytes,
+        copy_bytes,
         1 << 18,
         settings.profile.repeats.max(3),
+        settings.driver_copy,
     );
     progress("dispatch tax");
     let mut dispatch = measure_dispatch_tax(&client, &ledger, settings.dispatch_launches, 5);

@@ -25,8 +25,8 @@ pub fn description(index: usize) -> String {
 }
 
 /// The kernel module's version from `/proc/driver/nvidia/version`, whose first line reads
-/// "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.124.06  ..." or, for the open
-/// module, "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  ...".
+/// `NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.124.06  ...` or, for the open
+/// module, `NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  ...`.
 fn module_version(text: &str) -> Option<&str> {
     let line = text.lines().next()?;
     let after = line.split("Kernel Module").nth(1)?;

@@ -6,6 +6,7 @@ use cartfuse::fusion::dispatch_runtime;
 use cartfuse::harness::burn_bench::{BurnBackend, LaunchProbe};
 use cartfuse::harness::plot::write_plots;
 use cartfuse::harness::report::write_report;
+use cartfuse::harness::roofline::DriverCopyMeter;
 // A build without a device runtime has no device to reproduce on (an error at run time).
 #[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(unused_imports))]
 use cartfuse::harness::reproduce::{Report, ReproduceMode, ReproduceSettings, reproduce};
@@ -65,6 +66,7 @@ pub fn run(device: Device, args: ReproduceArgs) -> anyhow::Result<()> {
         let description = device_description(kind, &opened.description);
         eprintln!("device: {description} ({kind})");
         settings.device_cache_bytes = device_cache_bytes(kind, &description);
+        settings.driver_copy = driver_copy(kind);
         let progress = progress::Progress::new(settings.tasks() as u64, "reproduce");
         let backend =
             cartfuse::fusion::cube::Cube::with_client(opened.client, &opened.device, description);
@@ -96,6 +98,25 @@ fn device_cache_bytes(kind: RuntimeKind, description: &str) -> Option<u64> {
         }
         #[cfg(feature = "cuda")]
         RuntimeKind::Cuda => super::cuda_info::l2_cache_bytes(),
+        _ => None,
+    }
+}
+
+/// The driver's own device-to-device copy of `kind`'s runtime, the roofline's reference.
+#[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(dead_code))]
+fn driver_copy(kind: RuntimeKind) -> Option<DriverCopyMeter> {
+    match kind {
+        #[cfg(feature = "wgpu")]
+        RuntimeKind::Wgpu => Some(DriverCopyMeter {
+            runtime: "wgpu",
+            measure: cartfuse::fusion::cube::driver_copy::wgpu_copy,
+        }),
+        #[cfg(feature = "cuda")]
+        RuntimeKind::Cuda => Some(DriverCopyMeter {
+            runtime: "cuda",
+            measure: cartfuse::fusion::cube::driver_copy::cuda_copy,
+        }),
+        #[allow(unreachable_patterns)]
         _ => None,
     }
 }

@@ -21,3 +21,6 @@ mod loop_limit;
 
 /// Carried state updated in place against double buffering.
 mod in_place;
+
+/// The driver's own copy, the roofline's reference.
+mod driver_copy;

@@ -73,7 +73,7 @@ pub fn wgpu_client() -> Result<OpenedDevice<cubecl::wgpu::WgpuRuntime>, DeviceEr
 
 /// The adapters of the native graphics API (Vulkan; Metal on macOS), and its name.
 #[cfg(feature = "wgpu")]
-fn native_adapters() -> (Vec<wgpu::Adapter>, &'static str) {
+pub(crate) fn native_adapters() -> (Vec<wgpu::Adapter>, &'static str) {
     let (backend, api) = if cfg!(target_os = "macos") {
         (wgpu::Backend::Metal, "Metal")
     } else {

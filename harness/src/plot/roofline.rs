@@ -103,14 +103,15 @@ where
     let roof: Vec<(f64, f64)> = (0..=200)
         .map(|i| {
             let x = xs.start * (xs.end / xs.start).powf(i as f64 / 200.0);
-            (x, (x * r.copy_gbps).min(r.gflops))
+            (x, (x * r.roof_gbps()).min(r.gflops))
         })
         .collect();
     chart
         .draw_series(LineSeries::new(roof, BLACK.stroke_width(2)))?
         .label(format!(
             "roof: {:.1} GB/s, {:.1} GFLOP/s",
-            r.copy_gbps, r.gflops
+            r.roof_gbps(),
+            r.gflops
         ))
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
     for (i, (label, eager, fused)) in pairs.iter().enumerate() {

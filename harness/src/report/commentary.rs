@@ -7,6 +7,7 @@ use crate::ablation::ladder;
 use crate::reproduce::Report;
 use crate::turns::RoundRatio;
 
+use super::roof::share_of_copy;
 use super::table::{bytes, seconds};
 
 pub(crate) use ablation::STUDY_FACTORS;
@@ -94,7 +95,7 @@ fn ends(report: &Report) -> Option<(usize, usize)> {
 /// Sentences under the workload table.
 pub fn workloads(report: &Report) -> Vec<String> {
     let device = &report.device_name;
-    let copy = report.roofline.copy_gbps;
+    let copy = report.roofline.roof_gbps();
     let mut names: Vec<&str> = Vec::new();
     for point in &report.workloads {
         if !names.contains(&point.workload.as_str()) {
@@ -120,12 +121,11 @@ pub fn workloads(report: &Report) -> Vec<String> {
             let (eager, fused) = (find("eager")?, find("fused")?);
             Some(format!(
                 "**{name}** at {} MB: fused against eager is {} on {device}; fused moves \
-                 {:.2} GB/s of compulsory traffic, {:.0}% of the {copy:.2} GB/s copy bandwidth \
-                 measured above, at {:.2} FLOP/byte.",
+                 {:.2} GB/s of compulsory traffic, {}, at {:.2} FLOP/byte.",
                 size >> 20,
                 speed(eager.step_s_median / fused.step_s_median),
                 fused.gbps,
-                100.0 * fused.gbps / copy,
+                share_of_copy(fused.gbps, copy, fused.bytes_per_step, report.cache_bytes),
                 fused.flops_per_step / fused.bytes_per_step,
             ))
         })

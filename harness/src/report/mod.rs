@@ -9,6 +9,7 @@ pub mod commentary;
 pub mod cpu;
 pub mod envs;
 pub mod policy;
+pub mod roof;
 pub mod rungs;
 pub mod table;
 pub mod tables;

@@ -164,6 +164,33 @@ fn device(report: &Report) -> Table {
             Cell::text(unit),
         ]);
     }
+    match &r.driver_copy {
+        Ok(driver) => {
+            table.push(vec![
+                Cell::text(format!(
+                    "the driver's copy of the same bytes ({})",
+                    driver.call
+                )),
+                Cell::Number(driver.gbps, Format::FixedUnit(2, "GB/s")),
+                Cell::text("GB/s"),
+            ]);
+            table.push(vec![
+                Cell::text("copy kernel / driver's copy"),
+                Cell::number(r.kernel_over_driver(), Format::Percent),
+                Cell::text("fraction"),
+            ]);
+            table.push(vec![
+                Cell::text("copy roof (the faster copy; the shares below are of it)"),
+                Cell::Number(r.roof_gbps(), Format::FixedUnit(2, "GB/s")),
+                Cell::text("GB/s"),
+            ]);
+        }
+        Err(why) => table.push(vec![
+            Cell::text("the driver's copy of the same bytes"),
+            Cell::text(format!("not measured: {why}")),
+            Cell::text("GB/s"),
+        ]),
+    }
     table
 }
 

@@ -6,6 +6,7 @@ use crate::cpu_study::cpu_tasks;
 use crate::env_study::env_tasks;
 use crate::policy_study::{PolicySettings, policy_tasks};
 use crate::profile::ProfileSettings;
+use crate::roofline::DriverCopyMeter;
 use crate::turns::TurnsSettings;
 
 use super::probed_backends;
@@ -43,7 +44,8 @@ pub struct ReproduceSettings {
     pub cpu_turns: TurnsSettings,
     /// burn's backends on the same step.
     pub burn_backends: Vec<BurnBackend>,
-    /// Bytes moved by the roofline copy.
+    /// Bytes moved by the roofline copy (at least 8 times `device_cache_bytes` where that
+    /// is known).
     pub roofline_copy_bytes: u64,
     /// Launches per batch of the dispatch-tax measurement.
     pub dispatch_launches: usize,
@@ -62,6 +64,9 @@ pub struct ReproduceSettings {
     /// The device's last-level cache in bytes, where the caller knows it (the rung model
     /// says when a step's bytes fit it).
     pub device_cache_bytes: Option<u64>,
+    /// The driver's own device-to-device copy of the device's runtime, the roofline's
+    /// reference (`None`: not measured; the report says so).
+    pub driver_copy: Option<DriverCopyMeter>,
 }
 
 impl ReproduceSettings {
@@ -122,6 +127,7 @@ impl ReproduceSettings {
             policy_cpu: PolicySettings::full_cpu(),
             policy_device: PolicySettings::full_device(),
             device_cache_bytes: None,
+            driver_copy: None,
         }
     }
 
@@ -150,6 +156,7 @@ impl ReproduceSettings {
             policy_cpu: PolicySettings::quick(),
             policy_device: PolicySettings::quick_device(),
             device_cache_bytes: None,
+            driver_copy: None,
         }
     }
 

@@ -264,6 +264,7 @@ pub(crate) mod tests {
                 fma_flops: 1,
                 gflops: 1.0,
                 ridge_flops_per_byte: 0.1,
+                driver_copy: Err("not measured in this test".into()),
             },
             dispatch: DispatchTax {
                 empty_launch_s: 1e-5,
@@ -289,6 +290,10 @@ pub(crate) mod tests {
                 simd: "avx2".into(),
                 threads: 2,
                 copy_gbps: 10.0,
+                memcpy_gbps: 8.0,
+                streaming_gbps: 10.0,
+                copy_bytes: 1 << 30,
+                cache_bytes: Some(32 << 20),
                 gflops: 100.0,
                 cells: vec![],
             },
