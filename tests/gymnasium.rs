@@ -58,7 +58,10 @@ where
         for (i, (obs, reward, terminated)) in expected.iter().enumerate() {
             let row = out.obs_row(i);
             for (got, want) in row.iter().zip(obs.iter()) {
-                worst = worst.max(error(f64::from(*got), *want));
+                let e = error(f64::from(*got), *want);
+                // NaN fails here: `max` would drop it.
+                assert!(!e.is_nan(), "{} {plan} transition {i}: {row:?}", E::ID);
+                worst = worst.max(e);
             }
             let reward_error = error(f64::from(out.reward[i]), *reward);
             assert!(

@@ -40,7 +40,11 @@ fn assert_close(what: &str, got: &[f32], want: &[f32], tolerance: f32) {
         .iter()
         .zip(want)
         .map(|(g, w)| (g - w).abs() / w.abs().max(1.0))
-        .fold(0.0f32, f32::max);
+        // A NaN difference is the worst (`f32::max` would drop it and pass).
+        .fold(
+            0.0f32,
+            |worst, e| if e > worst || e.is_nan() { e } else { worst },
+        );
     assert!(worst <= tolerance, "{what}: worst difference {worst:e}");
 }
 

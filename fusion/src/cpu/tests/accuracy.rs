@@ -60,7 +60,11 @@ fn max_error(f: &'static str, xs: &[f32], ys: &[f32], reference: impl Fn(f64, f6
             let r = reference(f64::from(*x), f64::from(*y));
             (f64::from(*g) - r).abs() / r.abs().max(1.0)
         })
-        .fold(0.0, f64::max)
+        // A NaN error is the worst (`f64::max` would drop it and pass).
+        .fold(
+            0.0,
+            |worst: f64, e| if e > worst || e.is_nan() { e } else { worst },
+        )
 }
 
 trait ScalarRun {
