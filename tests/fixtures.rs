@@ -27,6 +27,25 @@ pub struct Episode {
     pub truncated: Vec<bool>,
 }
 
+impl Fixture {
+    /// Each episode's initial state, one lane each.
+    pub fn initial_states(&self) -> Vec<Vec<f64>> {
+        self.episodes
+            .iter()
+            .map(|e| e.initial_state.clone())
+            .collect()
+    }
+
+    /// Steps of the longest episode.
+    pub fn longest_episode(&self) -> usize {
+        self.episodes
+            .iter()
+            .map(|e| e.actions.len())
+            .max()
+            .unwrap_or(0)
+    }
+}
+
 impl Episode {
     /// gymnasium's state before step `t`.
     pub fn state_before(&self, t: usize) -> &[f64] {

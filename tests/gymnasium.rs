@@ -92,17 +92,8 @@ where
 {
     let fixture = load::<E>();
     let lanes = fixture.episodes.len();
-    let starts: Vec<Vec<f64>> = fixture
-        .episodes
-        .iter()
-        .map(|e| e.initial_state.clone())
-        .collect();
-    let longest = fixture
-        .episodes
-        .iter()
-        .map(|e| e.actions.len())
-        .max()
-        .unwrap();
+    let starts = fixture.initial_states();
+    let longest = fixture.longest_episode();
     let mut shortest = usize::MAX;
     for plan in util::plans_for::<E>() {
         let mut env = util::build_env(E::default(), lanes, EpisodeOptions::default_for::<E>(), plan)

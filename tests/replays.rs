@@ -33,17 +33,8 @@ where
     E::Action: Recorded,
 {
     let lanes = fixture.episodes.len();
-    let starts: Vec<Vec<f64>> = fixture
-        .episodes
-        .iter()
-        .map(|e| e.initial_state.clone())
-        .collect();
-    let longest = fixture
-        .episodes
-        .iter()
-        .map(|e| e.actions.len())
-        .max()
-        .unwrap_or(0);
+    let starts = fixture.initial_states();
+    let longest = fixture.longest_episode();
     let plan = StepPlan::Graph(Strategy::Fused);
     let mut env = VecEnv::build(
         backend,

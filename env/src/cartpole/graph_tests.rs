@@ -18,7 +18,10 @@ fn every_mode_and_layout_builds_and_plans() {
             let graph = cartpole_step_graph(autoreset, layout);
             for strategy in Strategy::ALL {
                 let plan = Plan::build(&graph, strategy, &PlanOptions::default());
-                assert!(plan.is_ok(), "{autoreset:?} {layout:?} {strategy}: {plan:?}");
+                assert!(
+                    plan.is_ok(),
+                    "{autoreset:?} {layout:?} {strategy}: {plan:?}"
+                );
             }
         }
     }
