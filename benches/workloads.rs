@@ -11,7 +11,7 @@ use cartfuse::fusion::cube::Cube;
 use cartfuse::fusion::cube::device::wgpu_client;
 use cartfuse::fusion::exec::{Backend, Executor};
 use cartfuse::fusion::plan::{Plan, Strategy};
-use cartfuse::harness::workloads::{Elementwise, TransformerTail, elementwise_inputs};
+use cartfuse::harness::studies::workloads::{Elementwise, TransformerTail, elementwise_inputs};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 fn bench_executor<B: Backend>(

@@ -10,8 +10,8 @@
 use cartfuse::fusion::cube::Cube;
 use cartfuse::fusion::cube::device::wgpu_client;
 use cartfuse::fusion::plan::Strategy;
-use cartfuse::harness::burn_bench::{BurnBackend, bench_backend};
 use cartfuse::harness::profile::{ProfileSettings, profile_cartpole};
+use cartfuse::harness::studies::burn::{BurnBackend, bench_backend};
 use cartfuse::{CartPoleConfig, StepPlan};
 
 fn main() -> anyhow::Result<()> {

@@ -30,7 +30,9 @@ pub use cartfuse_fusion as fusion;
 pub use cartfuse_harness as harness;
 pub use cartfuse_train as train;
 
+#[cfg(feature = "cube")]
+pub use cartfuse_env::CartPoleVecEnv;
 pub use cartfuse_env::{
-    AutoresetMode, CartPoleConfig, CartPoleParams, CartPoleState, CartPoleVecEnv, DeviceActions,
-    DeviceStep, EnvError, StepOutput, StepPlan,
+    AutoresetMode, CartPoleConfig, CartPoleParams, CartPoleState, DeviceActions, DeviceStep,
+    EnvError, StepOutput, StepPlan,
 };

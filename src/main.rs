@@ -8,6 +8,7 @@ use clap::Parser;
 fn main() -> std::process::ExitCode {
     let cli = cli::args::Cli::parse();
     init_tracing(cli.verbose);
+    #[cfg(feature = "cube")]
     cartfuse::fusion::cube::runtime_dir::ensure();
     let checked = cartfuse::fusion::switches::check_environment().map_err(anyhow::Error::from);
     match checked.and_then(|()| cli::run(cli)) {

@@ -5,7 +5,7 @@ use burn::backend::{NdArray, Wgpu};
 use burn::tensor::Tensor;
 use burn::tensor::backend::Backend;
 use cartfuse::env::reference::{ReferenceVecEnv, reset_state, step_physics};
-use cartfuse::harness::burn_step::{BurnCartPoleState, burn_cartpole_step};
+use cartfuse::harness::studies::burn_step::{BurnCartPoleState, burn_cartpole_step};
 use cartfuse::{CartPoleConfig, CartPoleState};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

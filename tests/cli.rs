@@ -540,7 +540,7 @@ fn reproduce_quick_writes_the_whole_report() {
     assert!(report["roofline"]["copy_gbps"].as_f64().unwrap() > 0.0);
     assert!(report["dispatch"]["empty_launch_s"].as_f64().unwrap() > 0.0);
     let cells = report["ablation"].as_array().unwrap();
-    let rows = cartfuse::harness::ablation::ladder().len();
+    let rows = cartfuse::harness::studies::ablation::ladder().len();
     assert_eq!(rows, 9);
     assert_eq!(cells.len(), rows * 3, "every row x 3 sizes");
     for cell in cells {

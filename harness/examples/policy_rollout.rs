@@ -6,7 +6,7 @@
 use cartfuse_fusion::cpu::Cpu;
 use cartfuse_fusion::cpu::CpuOptions;
 use cartfuse_fusion::plan::Strategy;
-use cartfuse_harness::policy_study::{HOST_SOURCE, PolicySettings, measure_policy};
+use cartfuse_harness::studies::policy::{HOST_SOURCE, PolicySettings, measure_policy};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut sizes = Vec::new();

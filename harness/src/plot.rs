@@ -8,8 +8,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 
-use crate::ablation::ladder;
 use crate::reproduce::Report;
+use crate::studies::ablation::ladder;
 
 mod roofline;
 
@@ -141,7 +141,7 @@ where
             ),
         ));
     }
-    for &backend in crate::burn_bench::BurnBackend::ALL {
+    for &backend in crate::studies::burn::BurnBackend::ALL {
         let burn: Vec<(f64, f64)> = report
             .burn
             .iter()

@@ -8,22 +8,23 @@ use cubecl::prelude::*;
 
 use cartfuse_fusion::cubecl;
 
-use crate::ablation::{ladder, ladder_cells};
-use crate::burn_bench::{BurnBackend, BurnProfile, bench_backend};
 pub use crate::cells::AblationCell;
 use crate::cells::pairs_in_turns;
-use crate::cpu_study::{CpuStudy, measure_cpu};
-use crate::dispatch::{
+use crate::plan_profile::{PlanProfile, profile_plan};
+use crate::profile::StepProfile;
+use crate::studies::ablation::{ladder, ladder_cells};
+use crate::studies::burn::{BurnBackend, BurnProfile, bench_backend};
+use crate::studies::cpu::{CpuStudy, measure_cpu};
+use crate::studies::dispatch::{
     DispatchTax, break_even_steps, busy_fraction, fit_launch_cost, measure_dispatch_tax,
 };
-use crate::env_study::{EnvStudy, measure_study};
-use crate::policy_study::{PolicyStudy, measure_policy};
-use crate::profile::{PlanProfile, StepProfile, profile_plan};
-use crate::roofline::{DeviceRoofline, measure_roofline};
-pub use crate::tail::TailRow;
-use crate::tail::measure_tail;
+use crate::studies::envs::{EnvStudy, measure_study};
+use crate::studies::policy::{PolicyStudy, measure_policy};
+use crate::studies::roofline::{DeviceRoofline, measure_roofline};
+pub use crate::studies::tail::TailRow;
+use crate::studies::tail::measure_tail;
+use crate::studies::workloads::{Elementwise, elementwise_inputs};
 use crate::turns::{InTurns, TurnsSettings};
-use crate::workloads::{Elementwise, elementwise_inputs};
 
 mod settings;
 

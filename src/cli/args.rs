@@ -237,7 +237,7 @@ pub struct StudyEnvs(pub Vec<&'static str>);
 
 /// `--env` of `reproduce`: a gymnasium id or `all`.
 fn parse_study_envs(value: &str) -> Result<StudyEnvs, String> {
-    cartfuse::harness::env_study::study_envs(value).map(StudyEnvs)
+    cartfuse::harness::studies::envs::study_envs(value).map(StudyEnvs)
 }
 
 /// `cartfuse plan`.
@@ -381,7 +381,7 @@ mod tests {
 
     #[test]
     fn probe_backend_names_match_the_harness() {
-        use cartfuse::harness::burn_bench::BurnBackend;
+        use cartfuse::harness::studies::burn::BurnBackend;
         for backend in BurnBackend::ALL
             .iter()
             .copied()

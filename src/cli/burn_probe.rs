@@ -1,6 +1,6 @@
 //! `cartfuse burn-probe` (hidden): the child process of the harness's `LaunchProbe`.
 
-use cartfuse::harness::burn_bench::{BurnBackend, launches_per_step_from_log};
+use cartfuse::harness::studies::burn::{BurnBackend, launches_per_step_from_log};
 
 use super::args::{BurnBackendArg, BurnProbeArgs};
 

@@ -9,14 +9,14 @@ use anyhow::Context;
 use cartfuse::StepPlan;
 use cartfuse::fusion::device::crossovers::{self, KeptCrossover};
 use cartfuse::fusion::device::{Device, RuntimeKind};
-use cartfuse::fusion::{cube::Cube, dispatch_runtime};
-use cartfuse::harness::crossover::{Crossover, measure_crossover, sizes};
-use cartfuse::harness::report::cpu::STUDY_CROSSOVER;
+use cartfuse::fusion::dispatch_runtime;
+use cartfuse::harness::studies::crossover::STUDY_CROSSOVER;
+use cartfuse::harness::studies::crossover::{Crossover, measure_crossover, sizes};
 use cartfuse::harness::turns::{RoundRatio, TurnsSettings};
 
 use super::args::CrossoverArgs;
 #[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(unused_imports))]
-use super::{progress, reproduce::device_description};
+use super::{device_description, progress};
 
 /// Measures, prints one line per plan and size and the crossover per plan, and writes
 /// `crossover.json` and `crossover.csv` into `--out` when given.
@@ -44,7 +44,8 @@ pub fn run(device: Device, args: CrossoverArgs) -> anyhow::Result<()> {
         let adapter = opened.description.clone();
         let description = device_description(kind, &opened.description);
         eprintln!("device: {description} ({kind})");
-        let backend = Cube::with_client(opened.client, &opened.device, description);
+        let backend =
+            cartfuse::fusion::cube::Cube::with_client(opened.client, &opened.device, description);
         let progress =
             progress::Progress::new((args.plans.len() * sizes.len()) as u64, "crossover");
         let measured = measure_crossover(&backend, &args.plans, &sizes, &settings, |m| {

@@ -3,17 +3,14 @@
 use anyhow::Context;
 use cartfuse::fusion::device::{Device, RuntimeKind};
 use cartfuse::fusion::dispatch_runtime;
-use cartfuse::harness::burn_bench::{BurnBackend, LaunchProbe};
 use cartfuse::harness::plot::write_plots;
 use cartfuse::harness::report::write_report;
-use cartfuse::harness::roofline::DriverCopyMeter;
-// A build without a device runtime has no device to reproduce on (an error at run time).
-#[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(unused_imports))]
 use cartfuse::harness::reproduce::{Report, ReproduceMode, ReproduceSettings, reproduce};
+use cartfuse::harness::studies::burn::{BurnBackend, LaunchProbe};
+use cartfuse::harness::studies::roofline::DriverCopyMeter;
 
 use super::args::ReproduceArgs;
-#[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(unused_imports))]
-use super::progress;
+use super::{device_description, progress};
 
 /// Envs and steps of the burn launch count.
 const PROBE_ENVS: usize = 1024;
@@ -90,7 +87,6 @@ pub fn run(device: Device, args: ReproduceArgs) -> anyhow::Result<()> {
 
 /// The last-level cache of the device the report runs on, where it is known: the host's
 /// for a wgpu adapter that emulates a GPU on the CPU (Mesa's lavapipe), the L2 for CUDA.
-#[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(dead_code))]
 fn device_cache_bytes(kind: RuntimeKind, description: &str) -> Option<u64> {
     match kind {
         RuntimeKind::Wgpu if description.contains("(Cpu, ") => {
@@ -103,7 +99,6 @@ fn device_cache_bytes(kind: RuntimeKind, description: &str) -> Option<u64> {
 }
 
 /// The driver's own device-to-device copy of `kind`'s runtime, the roofline's reference.
-#[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(dead_code))]
 fn driver_copy(kind: RuntimeKind) -> Option<DriverCopyMeter> {
     match kind {
         #[cfg(feature = "wgpu")]
@@ -118,16 +113,5 @@ fn driver_copy(kind: RuntimeKind) -> Option<DriverCopyMeter> {
         }),
         #[allow(unreachable_patterns)]
         _ => None,
-    }
-}
-
-/// The device's description for the report: the adapter's for wgpu (name, type, driver),
-/// the driver's for CUDA (name, driver API and kernel module versions).
-#[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(dead_code))]
-pub(super) fn device_description(kind: RuntimeKind, opened: &str) -> String {
-    match kind {
-        #[cfg(feature = "cuda")]
-        RuntimeKind::Cuda => super::cuda_info::description(0),
-        _ => opened.to_string(),
     }
 }

@@ -3,8 +3,8 @@
 
 mod ablation;
 
-use crate::ablation::ladder;
 use crate::reproduce::Report;
+use crate::studies::ablation::ladder;
 use crate::turns::RoundRatio;
 
 use super::roof::share_of_copy;
@@ -243,7 +243,7 @@ pub fn burn(report: &Report) -> Vec<String> {
         .map_or("not measured".into(), |p| {
             format!("{:.1}", p.launches_per_step)
         });
-    let (fusion_name, unfused_name) = crate::burn_bench::BurnBackend::names_on(&report.runtime);
+    let (fusion_name, unfused_name) = crate::studies::burn::BurnBackend::names_on(&report.runtime);
     if let Some(fusion) = report.burn_profile(fusion_name, small)
         && let (Some(blocks), Some(fused_ops), Some(unfused_ops)) = (
             fusion.fused_blocks_per_step,

@@ -2,8 +2,8 @@
 //! against CPU eager, and the CPU against the device (and burn's `NdArray`) over n, with the
 //! size from which the device wins. Tables and sentences come from the run's numbers.
 
-use crate::cpu_study::{CpuStudy, cpu_plans, crossover, fastest};
 use crate::reproduce::Report;
+use crate::studies::cpu::{CpuStudy, cpu_plans, crossover, fastest};
 
 use crate::cells::Over;
 
@@ -11,8 +11,7 @@ use super::commentary::{speed, speed_in_turns};
 use super::roof::share_of_copy;
 use super::table::{Cell, Column, Format, Shown, Table, factor_cells, factor_columns};
 
-/// The study's crossover: XLA's CPU backend beat the GPU below about this many simulations.
-pub const STUDY_CROSSOVER: usize = 70;
+pub use crate::studies::crossover::STUDY_CROSSOVER;
 
 /// The fastest device plan at `n` (eager or any ladder row): `(row, env-steps/s)`.
 pub fn device_best(report: &Report, n: usize) -> Option<(&str, f64)> {

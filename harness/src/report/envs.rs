@@ -2,7 +2,7 @@
 //! each runtime, and where fusion pays most. Tables and sentences come from the run.
 
 use crate::cells::Over;
-use crate::env_study::{EnvCell, EnvStudy};
+use crate::studies::envs::{EnvCell, EnvStudy};
 use crate::turns::RoundRatio;
 
 use super::table::{Cell, Column, Format, Shown, Table, factor_cells, factor_columns};

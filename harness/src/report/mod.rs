@@ -17,8 +17,8 @@ pub mod turns;
 
 use std::path::Path;
 
-use crate::ablation::ladder;
 use crate::reproduce::{Report, ReproduceMode};
+use crate::studies::ablation::ladder;
 
 pub use table::{Cell, Column, Format, Shown, Table};
 
@@ -174,7 +174,7 @@ pub fn markdown(report: &Report, tables: &tables::Tables, plots: &[(String, Stri
     md += &bullets(&commentary::dispatch(report));
 
     md += &format!(
-        "## {}\n\nThe CartPole step written with burn tensor ops (`env/src/burn_step.rs`: float \
+        "## {}\n\nThe CartPole step written with burn tensor ops (`harness/src/studies/burn_step.rs`: float \
          masks instead of bool and/or, no slice, cat or random op inside the step, resets from a \
          precomputed pool). Warm-up runs until burn's execution plans repeat from one chunk of 10 \
          steps to the next (its fusion search has settled: it replays the plans it found); fused \

@@ -2,8 +2,8 @@
 //! against the policy fused into the env's step, and PPO's time to its target, per device.
 //! Tables and sentences come from the run.
 
-use crate::policy_study::{HOST_SOURCE, PolicyStudy, TrainingRun};
-use crate::population_study::{POPULATION_SOURCE, PopulationRun};
+use crate::studies::policy::{HOST_SOURCE, PolicyStudy, TrainingRun};
+use crate::studies::population::{POPULATION_SOURCE, PopulationRun};
 
 use super::table::{Cell, Column, Format, Shown, Table};
 
@@ -298,7 +298,7 @@ fn range(lo: f64, hi: f64) -> String {
 mod tests {
     use super::*;
     use crate::error::Skipped;
-    use crate::policy_study::RolloutPoint;
+    use crate::studies::policy::RolloutPoint;
 
     fn point(source: &str, n: usize, rate: f64) -> RolloutPoint {
         RolloutPoint {

@@ -10,8 +10,8 @@
 //! the step's bytes fit in it. The study's factor is set against the limits too: between
 //! them, the launch share of a step it needs says how far its device was from this one.
 
-use crate::ablation::ladder;
 use crate::reproduce::Report;
+use crate::studies::ablation::ladder;
 use crate::turns::RoundRatio;
 
 use super::commentary::{STUDY_FACTORS, in_turns, speed_in_turns};

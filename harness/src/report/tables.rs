@@ -1,8 +1,8 @@
 //! The report's tables, each built once from a [`Report`].
 
-use crate::ablation::ladder;
 use crate::cells::Over;
 use crate::reproduce::{AblationCell, Report};
+use crate::studies::ablation::ladder;
 
 use super::table::{Cell, Column, Format, Shown, Table, factor_cells, factor_columns};
 
@@ -481,7 +481,7 @@ fn burn_vs_cartfuse(report: &Report) -> Table {
         vec![
             Column::new("n", ""),
             Column::new(
-                crate::burn_bench::BurnBackend::names_on(&report.runtime).0,
+                crate::studies::burn::BurnBackend::names_on(&report.runtime).0,
                 "s",
             ),
             Column::new("cartfuse fused", "s"),
@@ -494,7 +494,8 @@ fn burn_vs_cartfuse(report: &Report) -> Table {
     for eager in &report.eager {
         let n = eager.num_envs;
         let burn = |name: &str| report.burn_time(name, n);
-        let (fusion_name, unfused_name) = crate::burn_bench::BurnBackend::names_on(&report.runtime);
+        let (fusion_name, unfused_name) =
+            crate::studies::burn::BurnBackend::names_on(&report.runtime);
         let (fusion, unfused) = (burn(fusion_name), burn(unfused_name));
         let (fused, hand) = (
             report.step_time("fused", n),

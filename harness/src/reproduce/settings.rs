@@ -1,12 +1,12 @@
 //! What a reproduction measures and how hard: the default run (every section within about
 //! ten minutes on a 2-core machine), `--full` (every size, more rounds) and `--quick`.
 
-use crate::burn_bench::{BurnBackend, LaunchProbe};
-use crate::cpu_study::cpu_tasks;
-use crate::env_study::env_tasks;
-use crate::policy_study::{PolicySettings, policy_tasks};
 use crate::profile::ProfileSettings;
-use crate::roofline::DriverCopyMeter;
+use crate::studies::burn::{BurnBackend, LaunchProbe};
+use crate::studies::cpu::cpu_tasks;
+use crate::studies::envs::env_tasks;
+use crate::studies::policy::{PolicySettings, policy_tasks};
+use crate::studies::roofline::DriverCopyMeter;
 use crate::turns::TurnsSettings;
 
 use super::probed_backends;

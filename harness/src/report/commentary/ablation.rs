@@ -1,8 +1,8 @@
 //! The sentences under the study's ablation: each rung against the one before, the launch
 //! tax, the total and the hand-written kernel, from the run's own numbers.
 
-use crate::ablation::ladder;
 use crate::reproduce::Report;
+use crate::studies::ablation::ladder;
 
 use super::super::table::seconds;
 use super::{against_study, ends, fastest, in_turns, speed_in_turns, speed_or};
@@ -190,10 +190,10 @@ pub fn ablation(report: &Report) -> Vec<String> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::dispatch::DispatchTax;
     use crate::profile::StepProfile;
     use crate::reproduce::{AblationCell, Skipped};
-    use crate::roofline::DeviceRoofline;
+    use crate::studies::dispatch::DispatchTax;
+    use crate::studies::roofline::DeviceRoofline;
 
     /// A profile of made-up numbers for the report's tests.
     pub(crate) fn profile(plan: &str, n: usize, step_s: f64, launches: f64) -> StepProfile {
@@ -243,7 +243,7 @@ pub(crate) mod tests {
                     cell(row.label, n, Some(t))
                 })
                 .collect();
-            crate::ablation::set_ladder_factors(&mut at_n);
+            crate::studies::ablation::set_ladder_factors(&mut at_n);
             ablation.extend(at_n);
         }
         Report {
@@ -285,7 +285,7 @@ pub(crate) mod tests {
             launch_probe_envs: None,
             launch_probe_failures: vec![],
             in_turns: vec![],
-            cpu: crate::cpu_study::CpuStudy {
+            cpu: crate::studies::cpu::CpuStudy {
                 device: "a CPU".into(),
                 simd: "avx2".into(),
                 threads: 2,

@@ -27,7 +27,7 @@ use cartfuse_train::rollout::{EpisodeReturns, Rollout};
 use cartfuse_train::{ActorCritic, PpoConfig, TrainError, train_from, train_fused_from};
 
 use crate::error::Skipped;
-use crate::population_study::{PopulationRun, measure_population};
+use crate::studies::population::{PopulationRun, measure_population};
 
 /// The label of the unfused source: burn's forward pass, then one env step.
 pub const HOST_SOURCE: &str = "burn policy + env step";

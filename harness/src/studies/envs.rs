@@ -8,9 +8,9 @@ use cartfuse_env::{AutoresetMode, EnvBackend, EpisodeOptions, GraphEnv, with_env
 use cartfuse_fusion::cpu::Cpu;
 
 use crate::cells::{AblationCell, cells_in_turns, set_over_eager};
-use crate::cpu_study::cpu_plans;
 use crate::error::ReproduceError;
 use crate::profile::flops_per_env_step;
+use crate::studies::cpu::cpu_plans;
 use crate::turns::TurnsSettings;
 
 /// One environment under one plan at one size on one runtime.

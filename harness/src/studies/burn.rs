@@ -10,7 +10,7 @@
 
 use std::time::Instant;
 
-use crate::burn_step::{BurnCartPoleState, burn_cartpole_step};
+use crate::studies::burn_step::{BurnCartPoleState, burn_cartpole_step};
 use burn::tensor::Tensor;
 use burn::tensor::backend::Backend;
 use burn_fusion::inspect::{FusionInspector, FusionReport};

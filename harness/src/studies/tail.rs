@@ -4,15 +4,13 @@
 
 use std::collections::BTreeMap;
 
-use cartfuse_fusion::cube::Cube;
-use cartfuse_fusion::cubecl;
 use cartfuse_fusion::graph::{Graph, NodeId, Shape};
 use cartfuse_fusion::plan::{Plan, Slot};
-use cubecl::prelude::*;
 
 use crate::error::ReproduceError;
-use crate::profile::{PlanProfile, ProfileSettings, profile_plan};
-use crate::workloads::TransformerTail;
+use crate::plan_profile::{PlanProfile, profile_plan};
+use crate::profile::ProfileSettings;
+use crate::studies::workloads::TransformerTail;
 
 /// One partition of the transformer tail.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -34,8 +32,8 @@ pub struct TailRow {
 
 /// Profiles every partition of a `(rows, cols)` tail on `backend`; `progress(message)`
 /// before each.
-pub fn measure_tail<R: Runtime>(
-    backend: &Cube<R>,
+pub fn measure_tail<R: cartfuse_fusion::cubecl::Runtime>(
+    backend: &cartfuse_fusion::cube::Cube<R>,
     shape: (usize, u32),
     settings: &ProfileSettings,
     progress: &mut impl FnMut(&str),

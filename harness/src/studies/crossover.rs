@@ -14,9 +14,12 @@ use cartfuse_env::{EnvBackend, EnvError, StepPlan};
 use cartfuse_fusion::{cpu::Cpu, exec::Backend};
 
 use crate::cells::too_big;
-use crate::cpu_study::crossover;
 use crate::profile::TimedEnv;
+use crate::studies::cpu::crossover;
 use crate::turns::{RoundRatio, Turn, TurnsSettings, cartpole_next_step, run_rounds};
+
+/// The study's crossover: XLA's CPU backend beat the GPU below about this many simulations.
+pub const STUDY_CROSSOVER: usize = 70;
 
 /// One plan at one size on both sides.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
