@@ -241,7 +241,7 @@ mod tests {
     use super::*;
 
     fn cell(row: &str, rounds: &[f64]) -> AblationCell {
-        let profile = crate::report::commentary::test_profile(row, 64, rounds[0], 1.0);
+        let profile = crate::profile::test_profile(row, 64, rounds[0], 1.0);
         AblationCell::new(row, 64, Ok(profile), rounds.to_vec())
     }
 

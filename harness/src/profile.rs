@@ -344,3 +344,25 @@ pub fn profile_env<E: GraphEnv, B: EnvBackend>(
         flops,
     ))
 }
+
+/// A profile of made-up numbers (`plan` at `n` envs taking `step_s` a step, `launches` a
+/// step) for the tests of the tables and reports that read profiles.
+#[cfg(test)]
+pub(crate) fn test_profile(plan: &str, n: usize, step_s: f64, launches: f64) -> StepProfile {
+    StepProfile {
+        plan: plan.into(),
+        num_envs: n,
+        steps_per_call: 1,
+        calls_per_repeat: 10,
+        step_s_median: step_s,
+        step_s_min: step_s,
+        step_s_max: step_s,
+        env_steps_per_s: n as f64 / step_s,
+        launches_per_step: launches,
+        bytes_per_env_step: 88.0,
+        gbps: 1.0,
+        gflops: 1.0,
+        compile_s: 0.01,
+        launches_total: 100,
+    }
+}

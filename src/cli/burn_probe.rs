@@ -27,3 +27,22 @@ pub fn run(args: BurnProbeArgs) -> anyhow::Result<()> {
     );
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::ValueEnum;
+
+    #[test]
+    fn probe_backend_names_match_the_harness() {
+        use cartfuse::harness::studies::burn::BurnBackend;
+        for backend in BurnBackend::ALL
+            .iter()
+            .copied()
+            .filter(|b| b.launches_kernels())
+        {
+            let arg = BurnBackendArg::from_str(backend.probe_arg(), false).unwrap();
+            assert_eq!(super::backend(arg).unwrap(), backend);
+        }
+    }
+}

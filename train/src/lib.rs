@@ -2,6 +2,8 @@
 //! native batched learner or by burn.
 //!
 //! - [`config`]: [`PpoConfig`], every setting of a run.
+//! - [`shape`]: the actor-critic's layer widths and its flat parameter layout, shared by
+//!   burn's model and the native learner.
 //! - [`policy`]: [`ActorCritic`], the MLP policy and value network, and the categorical
 //!   draw from the counter-based generator.
 //! - [`rollout`]: a rollout's samples, GAE, and the record of episode returns.
@@ -36,6 +38,7 @@ pub mod policy;
 pub mod population;
 pub mod ppo;
 pub mod rollout;
+pub mod shape;
 pub mod streams;
 
 pub use config::PpoConfig;

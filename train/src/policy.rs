@@ -9,7 +9,7 @@ use burn::tensor::{Tensor, TensorData};
 use cartfuse_env::policy::{PolicySpec, PolicyWeights};
 
 use crate::error::TrainError;
-use crate::learner::shape::{Layer, Net, NetShape};
+use crate::shape::{Layer, Net, NetShape};
 
 /// Separate policy and value MLPs over the observation (burn's view of [`NetShape`]).
 #[derive(Module, Debug)]

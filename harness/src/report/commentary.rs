@@ -13,9 +13,9 @@ use super::table::{bytes, seconds};
 pub(crate) use ablation::STUDY_FACTORS;
 pub use ablation::ablation;
 
-/// A report and a profile of made-up numbers for the report's tests.
+/// A report of made-up numbers for the report's tests.
 #[cfg(test)]
-pub(crate) use ablation::tests::{profile as test_profile, report as test_report};
+pub(crate) use ablation::tests::report as test_report;
 
 /// Ratios within this distance of 1 are called "about the same" (timing noise).
 const SAME: f64 = 0.03;

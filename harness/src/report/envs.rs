@@ -184,7 +184,7 @@ mod tests {
     use crate::cells::AblationCell;
 
     fn cell(env: &str, plan: &str, step_s: &[f64], launches: f64, bytes: f64) -> EnvCell {
-        let mut profile = crate::report::commentary::test_profile(plan, 4096, step_s[0], launches);
+        let mut profile = crate::profile::test_profile(plan, 4096, step_s[0], launches);
         profile.bytes_per_env_step = bytes;
         EnvCell {
             env: env.into(),

@@ -155,7 +155,7 @@ mod tests {
     use super::*;
 
     fn cell(row: &str, n: usize, rate: f64) -> AblationCell {
-        let mut profile = crate::report::commentary::test_profile(row, n, n as f64 / rate, 1.0);
+        let mut profile = crate::profile::test_profile(row, n, n as f64 / rate, 1.0);
         profile.env_steps_per_s = rate;
         AblationCell::new(row, n, Ok(profile), vec![n as f64 / rate])
     }

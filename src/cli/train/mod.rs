@@ -2,19 +2,17 @@
 //! or a population with the native learner ([`native`]), or one agent learnt by burn
 //! ([`burn`]).
 
-mod args;
 mod burn;
 mod native;
 mod print;
-
-pub use args::TrainArgs;
 
 use cartfuse::env::{AutoresetMode, CartPole, EpisodeOptions};
 use cartfuse::fusion::device::Device;
 use cartfuse::fusion::plan::Strategy;
 use cartfuse::train::UpdateStats;
 
-use args::{LearnerArg, RolloutArg};
+use super::args::train as args;
+use args::{LearnerArg, RolloutArg, TrainArgs};
 
 /// Trains with the learner `--learner` names.
 pub fn run(device: Device, mut args: TrainArgs) -> anyhow::Result<()> {

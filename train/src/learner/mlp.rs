@@ -9,7 +9,7 @@ use cartfuse_fusion::cpu::SimdLevel;
 
 use super::kernels;
 use super::matmul;
-use super::shape::Layer;
+use crate::shape::Layer;
 
 /// A forward pass's activations, kept for the backward pass (buffers reused between calls).
 #[derive(Debug, Default, Clone)]
@@ -107,7 +107,7 @@ pub fn backward(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::learner::shape::{Net, NetShape};
+    use crate::shape::{Net, NetShape};
 
     /// The MLP's output, in f64, straight from the definition.
     fn reference(params: &[f32], layers: &[Layer; 3], x: &[f32], rows: usize) -> Vec<f64> {

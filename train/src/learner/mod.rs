@@ -11,7 +11,7 @@
 //! the fused policy computes), the products are matrixmultiply's (as burn's), and each
 //! layer is one pass over the whole minibatch.
 //!
-//! - [`shape`]: [`NetShape`], the flat parameter layout and the initial weights;
+//! - [`NetShape`] (in [`crate::shape`]): the flat parameter layout and the initial weights;
 //! - [`matmul`]: the three products a dense layer needs;
 //! - [`kernels`]: `tanh`, its gradient, bias gradients and Adam, vectorised;
 //! - [`mlp`]: one MLP's forward and backward passes;
@@ -27,7 +27,6 @@ pub mod kernels;
 pub mod loss;
 pub mod matmul;
 pub mod mlp;
-pub mod shape;
 
 use cartfuse_fusion::cpu::SimdLevel;
 use rayon::prelude::*;
@@ -35,7 +34,7 @@ use rayon::prelude::*;
 use crate::minibatch::Minibatch;
 use kernels::AdamStep;
 use mlp::{Backprop, Trace};
-pub use shape::{Net, NetShape};
+pub use crate::shape::{Net, NetShape};
 
 /// Adam's epsilon (CleanRL's `eps=1e-5`).
 pub const ADAM_EPSILON: f32 = 1e-5;

@@ -190,30 +190,10 @@ pub fn ablation(report: &Report) -> Vec<String> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::profile::StepProfile;
+    use crate::profile::test_profile;
     use crate::reproduce::{AblationCell, Skipped};
     use crate::studies::dispatch::DispatchTax;
     use crate::studies::roofline::DeviceRoofline;
-
-    /// A profile of made-up numbers for the report's tests.
-    pub(crate) fn profile(plan: &str, n: usize, step_s: f64, launches: f64) -> StepProfile {
-        StepProfile {
-            plan: plan.into(),
-            num_envs: n,
-            steps_per_call: 1,
-            calls_per_repeat: 10,
-            step_s_median: step_s,
-            step_s_min: step_s,
-            step_s_max: step_s,
-            env_steps_per_s: n as f64 / step_s,
-            launches_per_step: launches,
-            bytes_per_env_step: 88.0,
-            gbps: 1.0,
-            gflops: 1.0,
-            compile_s: 0.01,
-            launches_total: 100,
-        }
-    }
 
     /// A report on `device` where each ladder row at the large size takes `large_times[i]`.
     pub(crate) fn report(device: &str, large_times: [f64; 9]) -> Report {
@@ -223,7 +203,7 @@ pub(crate) mod tests {
             AblationCell::new(
                 row,
                 n,
-                t.map(|t| profile(row, n, t, 1.0)).ok_or(Skipped {
+                t.map(|t| test_profile(row, n, t, 1.0)).ok_or(Skipped {
                     reason: "does not fit".into(),
                 }),
                 t.map_or(Vec::new(), |t| vec![t, 0.9 * t, 1.1 * t]),

@@ -6,7 +6,7 @@ use cartfuse::fusion::plan::Strategy;
 use cartfuse::train::PpoConfig;
 use cartfuse::train::population::{AgentSettings, PopulationConfig};
 
-use crate::cli::args::parse_strategy;
+use super::parse_strategy;
 
 /// `cartfuse train`.
 #[derive(Debug, clap::Args)]
