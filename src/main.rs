@@ -10,7 +10,7 @@ fn main() -> std::process::ExitCode {
     init_tracing(cli.verbose);
     #[cfg(feature = "cube")]
     cartfuse::fusion::cube::runtime_dir::ensure();
-    let checked = cartfuse::fusion::switches::check_environment().map_err(anyhow::Error::from);
+    let checked = cartfuse::fusion::device::check_environment().map_err(anyhow::Error::from);
     match checked.and_then(|()| cli::run(cli)) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {

@@ -133,7 +133,7 @@ impl NativeVecEnv {
         params: Option<&Bound<'_, PyAny>>,
         num_threads: Option<usize>,
     ) -> PyResult<Self> {
-        cartfuse_fusion::switches::check_environment()
+        cartfuse_fusion::device::check_environment()
             .map_err(|error| PyValueError::new_err(error.to_string()))?;
         let (device, device_reason) = crate::device::parse(device, num_envs).map_err(to_py)?;
         let device = Some(device);

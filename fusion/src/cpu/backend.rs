@@ -5,12 +5,17 @@
 use std::sync::Arc;
 
 use super::launches::CpuLaunches;
-use super::{CpuBuffer, CpuOptions};
+use super::{CpuBuffer, CpuOptions, SimdLevel};
 use crate::exec::{
     Backend, BoundPlan, ExecError, LaunchLedger, Prepared, ReadError, RunArgs, check_range,
     check_write, copy_range_record,
 };
 use crate::plan::PlanOptions;
+
+/// The CPU cannot run the SIMD level asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("this CPU does not support the {0} SIMD level")]
+pub struct SimdUnsupported(pub SimdLevel);
 
 /// The host CPU with the options every runner it builds uses.
 #[derive(Debug, Clone)]
@@ -23,7 +28,7 @@ impl Cpu {
     /// The CPU with `options`; fails when the CPU lacks the requested SIMD level.
     pub fn new(options: CpuOptions) -> Result<Self, ExecError> {
         if !options.simd.is_supported() {
-            return Err(ExecError::SimdUnsupported(options.simd));
+            return Err(ExecError::backend(SimdUnsupported(options.simd)));
         }
         let description = format!(
             "{} ({}, {} kernels, {} threads)",

@@ -10,12 +10,13 @@
 
 use smallvec::SmallVec;
 
+use super::binder::Binder;
 use super::buffer::PAD;
 use super::cache::last_level_cache_bytes;
 use super::interp::ops::{ChunkProgram, Loc, Op as ChunkOp, dst_and_operands};
 use super::interp::program::compile;
 use super::launch::{Bases, Body, Pins, Scratch, run};
-use super::native::{Binder, CpuEngine, NativeKernels, compile_launches, emit};
+use super::native::{CpuEngine, NativeKernels, compile_launches, emit};
 use super::threads::CpuOptions;
 use crate::exec::{BoundPlan, ExecError, KernelLaunch, RunArgs, copy_state_record, kernels_record};
 use crate::graph::{NodeId, Op};

@@ -24,6 +24,7 @@
 //! documented error of [`interp::math`] for transcendental ones.
 
 mod backend;
+pub mod binder;
 mod buffer;
 pub mod cache;
 pub mod interp;
@@ -33,7 +34,7 @@ pub mod native;
 pub mod spin_pool;
 pub mod threads;
 
-pub use backend::Cpu;
+pub use backend::{Cpu, SimdUnsupported};
 pub use buffer::CpuBuffer;
 #[cfg(target_arch = "x86_64")]
 pub use interp::simd::{Avx2, Avx512};

@@ -8,6 +8,9 @@
 //! runtime in one place.
 
 pub mod crossovers;
+mod environment;
+
+pub use environment::{EnvironmentError, check_environment};
 
 pub use crate::exec::DeviceError;
 

@@ -1,5 +1,5 @@
 //! [`ExecError`]: why a plan cannot run on a runtime (shared by the device and CPU
-//! executors).
+//! executors; a backend's own errors sit behind [`ExecError::Backend`]).
 
 use crate::graph::BindError;
 
@@ -30,9 +30,6 @@ pub enum ExecError {
     /// A device read failed.
     #[error(transparent)]
     Read(#[from] ReadError),
-    /// The CPU cannot run the requested SIMD level (native CPU runtime).
-    #[error("this CPU does not support the {0} SIMD level")]
-    SimdUnsupported(crate::cpu::SimdLevel),
     /// A plan and graph combination the runtime cannot run.
     #[error("unsupported: {0}")]
     Unsupported(String),
@@ -68,9 +65,18 @@ pub enum ExecError {
         /// The device's limit (cubecl's, less its own metadata buffer).
         limit: usize,
     },
-    /// The CPU's compiled engine could not build a launch.
+    /// What one backend could not do, in its own words (the native CPU: a SIMD level the
+    /// CPU lacks, a compiled launch that did not build): the executor names no backend's
+    /// types, each backend converts its own errors into this one variant.
     #[error(transparent)]
-    Native(#[from] crate::cpu::native::NativeError),
+    Backend(Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl ExecError {
+    /// `error`, a backend's own, as an [`ExecError::Backend`].
+    pub fn backend(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self::Backend(Box::new(error))
+    }
 }
 
 /// A device read failed.

@@ -72,36 +72,3 @@ fn without_dead_nodes(
         .collect();
     Graph::new(kept, outputs, carries)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::graph::GraphBuilder;
-    use crate::graph::HostArray;
-    use crate::interpret::{Values, interpret};
-
-    #[test]
-    fn random_ops_become_inputs_and_their_counters_go() {
-        let g = GraphBuilder::new();
-        let key = [g.param("k0", DType::U32), g.param("k1", DType::U32)];
-        let x = g.input("x", DType::F32);
-        let counter = g.input("c", DType::U32) * g.u32(2);
-        let r = g.random_uniform(key, [g.lane_index(), counter], 0);
-        g.output("y", x + r);
-        let graph = g.build().unwrap();
-        let drawn = random_as_inputs(&graph, "draw").unwrap();
-        assert!(drawn.params().is_empty());
-        assert_eq!(
-            drawn.inputs().iter().map(|(_, n)| *n).collect::<Vec<_>>(),
-            ["x", "draw0"]
-        );
-        let inputs = [
-            ("x".to_string(), HostArray::F32(vec![1.0, 2.0])),
-            ("draw0".to_string(), HostArray::F32(vec![0.5, -0.5])),
-        ]
-        .into_iter()
-        .collect();
-        let out = interpret::<f32>(&drawn, 2, &inputs, &Default::default()).unwrap();
-        assert!(matches!(&out["y"], Values::Float(y) if y == &[1.5, 1.5]));
-    }
-}

@@ -32,9 +32,9 @@ use cartfuse_fusion::cpu::SimdLevel;
 use rayon::prelude::*;
 
 use crate::minibatch::Minibatch;
+pub use crate::shape::{Net, NetShape};
 use kernels::AdamStep;
 use mlp::{Backprop, Trace};
-pub use crate::shape::{Net, NetShape};
 
 /// Adam's epsilon (CleanRL's `eps=1e-5`).
 pub const ADAM_EPSILON: f32 = 1e-5;

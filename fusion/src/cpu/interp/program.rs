@@ -20,7 +20,7 @@ use std::collections::HashMap;
 
 use super::alloc;
 use super::ops::{ChunkProgram, L, Loc, Op};
-use crate::cpu::native::Binder;
+use crate::cpu::binder::Binder;
 use crate::graph::NodeId;
 use crate::lir::program::{GuardBlock, Instr, KernelProgram, LoweredLaunch, affine_chain};
 

@@ -62,6 +62,12 @@ pub enum NativeError {
     },
 }
 
+impl From<NativeError> for crate::exec::ExecError {
+    fn from(error: NativeError) -> Self {
+        Self::backend(error)
+    }
+}
+
 /// The C compiler in use: its command and version line.
 #[derive(Debug, Clone)]
 pub struct Compiler {

@@ -19,10 +19,10 @@ mod split;
 use std::fmt::Write;
 
 use super::prelude::float_literal;
+use crate::cpu::binder::Binder;
 use crate::graph::{LogicBinary, LogicUnary, NodeId};
 use crate::lir::program::LoweredLaunch;
 use crate::lir::program::{GuardBlock, Instr, KernelProgram, Reg};
-use crate::plan::Slot;
 use c_expr::{binary, compare, file, load, reg, store_state, ty, unary, zero};
 
 /// Lanes per block of a multi-step program (its state arrays: 1 KiB per carried value).
@@ -68,14 +68,6 @@ pub enum Unsupported {
     Rows,
     /// An instruction only the device's compaction pass emits.
     Compacted,
-}
-
-/// Maps the launch's bindings and pinned values to the executor's numbering.
-pub struct Binder<'a> {
-    /// Executor buffer of a plan slot.
-    pub buffer: &'a dyn Fn(Slot) -> u32,
-    /// Pinned value of a constant or param node.
-    pub pin: &'a dyn Fn(NodeId) -> u32,
 }
 
 /// The C function `name` running `launch` for `steps` steps per call.

@@ -27,9 +27,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::cpu::SimdLevel;
+use crate::cpu::binder::Binder;
 use crate::lir::program::LoweredLaunch;
 pub use compiler::NativeError;
-pub use emit::{Binder, KernelFn};
+pub use emit::KernelFn;
 
 /// How the CPU runtime executes a launch; its name (`Display`) is the one used on the
 /// command line and in reports.

@@ -300,7 +300,8 @@ fn bad_names_lengths_and_types_are_errors() {
 
 #[test]
 fn the_compiled_fused_step_draws_only_in_the_lanes_that_reset() {
-    use crate::cpu::native::emit::{Binder, SPLIT_MIN_LANES, emit_launch};
+    use crate::cpu::binder::Binder;
+    use crate::cpu::native::emit::{SPLIT_MIN_LANES, emit_launch};
     let binder = Binder {
         buffer: &|_| 0,
         pin: &|_| 0,

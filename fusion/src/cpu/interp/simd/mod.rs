@@ -235,7 +235,7 @@ impl SimdLevel {
         match std::env::var("CARTFUSE_CPU_SIMD").map(|v| v.parse::<SimdLevel>()) {
             Ok(Ok(forced)) => forced.min(best),
             Ok(Err(why)) => {
-                // The CLI and the Python package refuse it first (`switches::check_environment`).
+                // The CLI and the Python package refuse it first (`device::check_environment`).
                 static WARNED: std::sync::Once = std::sync::Once::new();
                 WARNED.call_once(|| tracing::warn!("ignoring CARTFUSE_CPU_SIMD: {why}"));
                 best
