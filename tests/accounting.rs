@@ -144,7 +144,7 @@ fn measure_env<E: GraphEnv + Default>(plan: StepPlan, n: usize) -> (u64, u64) {
     env.reset(Some(1)).unwrap();
     let before = env.ledger().totals();
     let k = env.steps_per_call();
-    let actions: Vec<E::Action> = (0..n * k).map(|i| E::default().pattern_action(i)).collect();
+    let actions = E::default().pattern_actions(n * k);
     env.step(&actions).unwrap();
     let delta = env.ledger().totals().since(&before);
     (delta.launches, delta.bytes_moved())

@@ -185,9 +185,7 @@ where
 
     fn time_device_steps(&mut self, calls: u64) -> Result<Duration, BackendError> {
         let n = self.vec_env.num_envs();
-        let pattern: Vec<E::Action> = (0..n)
-            .map(|i| self.vec_env.env().pattern_action(i))
-            .collect();
+        let pattern = self.vec_env.env().pattern_actions(n);
         let actions = self.vec_env.upload_actions(&pattern)?;
         self.vec_env.sync()?;
         let start = Instant::now();

@@ -208,14 +208,6 @@ impl GraphEnv for Acrobot {
         ActionSpace::discrete(3)
     }
 
-    fn action_is_valid(&self, action: u32) -> bool {
-        action <= 2
-    }
-
-    fn pattern_action(&self, index: usize) -> u32 {
-        ((index * 7 + index / 3) % 3) as u32
-    }
-
     fn graph_params(&self) -> Vec<(&'static str, Scalar)> {
         let (m1, m2) = (self.link_mass_1, self.link_mass_2);
         let (l1, lc1, lc2) = (self.link_length_1, self.link_com_pos_1, self.link_com_pos_2);
@@ -303,7 +295,7 @@ mod tests {
     use rand::{Rng, SeedableRng};
 
     use super::*;
-    use crate::env_tests;
+    use crate::conformance;
 
     /// Random states over the whole box, plus fast spins that wrap.
     fn states(count: usize) -> Vec<Vec<f64>> {
@@ -326,11 +318,11 @@ mod tests {
     fn every_plan_matches_the_f64_reference_on_the_cpu() {
         let env = Acrobot::default();
         let n = 2000;
-        let actions: Vec<u32> = (0..n).map(|i| env.pattern_action(i)).collect();
+        let actions = env.pattern_actions(n);
         // One f32 Runge-Kutta step loses more than CartPole's explicit Euler step: its worst
         // error over these states is printed (2.7e-6); gymnasium's trajectories agree within 1e-5
         // (tests/gymnasium.rs).
-        let worst = env_tests::every_plan_matches_the_reference(&env, &states(n), &actions, 1e-5);
+        let worst = conformance::every_plan_matches_the_reference(&env, &states(n), &actions, 1e-5);
         println!("Acrobot-v1: worst f32 error against f64 over {n} states: {worst:.2e}");
     }
 
@@ -344,7 +336,7 @@ mod tests {
 
     #[test]
     fn resets_draw_inside_gymnasiums_range_and_match_the_host_draws() {
-        for state in env_tests::resets_match_the_host_draws(&Acrobot::default(), 1000, 6) {
+        for state in conformance::resets_match_the_host_draws(&Acrobot::default(), 1000, 6) {
             assert!(state.iter().all(|v| v.abs() <= 0.1), "{state:?}");
         }
     }

@@ -14,6 +14,7 @@ use cartfuse_fusion::graph::{DType, GraphBuilder, Var};
 use crate::error::EnvError;
 use crate::gym_args::{Kwarg, ResetOptions};
 use crate::spaces::{ActionSpace, BoxSpace};
+use crate::step_engine::{HandWritten, NoHandWritten};
 
 /// The element type of an environment's actions.
 pub trait ActionElement: Copy + Send + Sync + PartialEq + std::fmt::Debug + 'static {
@@ -23,6 +24,18 @@ pub trait ActionElement: Copy + Send + Sync + PartialEq + std::fmt::Debug + 'sta
     fn upload<B: Backend>(backend: &B, actions: &[Self]) -> B::Buffer;
     /// The actions as the 32-bit words a buffer holds (no copy).
     fn words(actions: &[Self]) -> &[u32];
+    /// Whether `action` is one a step in `space` accepts: a discrete action below `n`; a
+    /// continuous one finite (the dynamics clip it into the box, as gymnasium's do). An
+    /// element of the other kind than the space is never valid.
+    fn is_valid(space: &ActionSpace, action: Self) -> bool;
+    /// A deterministic action that covers `space` as `index` runs (benchmarks, tests): every
+    /// discrete action, or 1.5 times the box in steps of 0.01 (a third of them clipped).
+    fn pattern(space: &ActionSpace, index: usize) -> Self;
+}
+
+/// The pattern's walk through `points` values: consecutive indices spread over them.
+fn pattern_point(index: usize, points: usize, stride: usize, every: usize) -> usize {
+    (index * stride + index / every) % points.max(1)
 }
 
 impl ActionElement for u32 {
@@ -33,6 +46,15 @@ impl ActionElement for u32 {
     fn words(actions: &[Self]) -> &[u32] {
         actions
     }
+    fn is_valid(space: &ActionSpace, action: Self) -> bool {
+        matches!(space, ActionSpace::Discrete(d) if action < d.n)
+    }
+    fn pattern(space: &ActionSpace, index: usize) -> Self {
+        match space {
+            ActionSpace::Discrete(d) => pattern_point(index, d.n as usize, 7, 3) as u32,
+            ActionSpace::Box(_) => 0,
+        }
+    }
 }
 
 impl ActionElement for f32 {
@@ -42,6 +64,26 @@ impl ActionElement for f32 {
     }
     fn words(actions: &[Self]) -> &[u32] {
         bytemuck::cast_slice(actions)
+    }
+    fn is_valid(space: &ActionSpace, action: Self) -> bool {
+        matches!(space, ActionSpace::Box(_)) && action.is_finite()
+    }
+    fn pattern(space: &ActionSpace, index: usize) -> Self {
+        let ActionSpace::Box(b) = space else {
+            return 0.0;
+        };
+        let (low, high) = (1.5 * b.low[0], 1.5 * b.high[0]);
+        let points = ((high - low) * 100.0).round() as usize + 1;
+        pattern_point(index, points, 7919, 5) as f32 / 100.0 + low
+    }
+}
+
+/// The error of a constructor argument `E` does not take.
+pub fn unknown_kwarg<E: GraphEnv>(name: &str) -> EnvError {
+    EnvError::UnknownKwarg {
+        env: E::ID,
+        name: name.to_owned(),
+        expected: E::KWARGS.iter().map(|k| k.name).collect(),
     }
 }
 
@@ -86,7 +128,7 @@ pub trait GraphEnv: Clone + PartialEq + std::fmt::Debug + Send + Sync + 'static 
     /// Sets constructor argument `name` (one of [`Self::KWARGS`]; a bool as 0 or 1).
     fn set_kwarg(&mut self, name: &str, value: f64) -> Result<(), EnvError> {
         let _ = value;
-        Err(crate::gym_args::unknown_kwarg::<Self>(name))
+        Err(unknown_kwarg::<Self>(name))
     }
     /// The `(low, high)` each of the [`Self::RESET_DRAWS`] drawn components of a reset is
     /// uniform in, by default (gymnasium's reset without options).
@@ -98,10 +140,28 @@ pub trait GraphEnv: Clone + PartialEq + std::fmt::Debug + Send + Sync + 'static 
     fn observation_space(&self) -> BoxSpace;
     /// The action space of one env, as gymnasium declares it.
     fn action_space(&self) -> ActionSpace;
-    /// Whether `action` lies in the action space (checked on the host before a step).
-    fn action_is_valid(&self, action: Self::Action) -> bool;
-    /// A deterministic action that covers the space as `index` runs (benchmarks, tests).
-    fn pattern_action(&self, index: usize) -> Self::Action;
+    /// Whether `action` lies in the action space (checked on the host before a step),
+    /// derived from [`Self::action_space`] ([`ActionElement::is_valid`]); the vector env
+    /// checks a batch against the space read once.
+    fn action_is_valid(&self, action: Self::Action) -> bool {
+        Self::Action::is_valid(&self.action_space(), action)
+    }
+    /// A deterministic action that covers the space as `index` runs (benchmarks, tests),
+    /// derived from [`Self::action_space`] ([`ActionElement::pattern`]).
+    fn pattern_action(&self, index: usize) -> Self::Action {
+        Self::Action::pattern(&self.action_space(), index)
+    }
+    /// The hand-written step this environment offers for `episode`, the plan
+    /// `hand-written` runs instead of its graph (`None`, the default: it has none).
+    fn hand_written(&self, episode: &EpisodeOptions) -> Option<impl HandWritten> {
+        let _ = episode;
+        None::<NoHandWritten>
+    }
+    /// The first `n` pattern actions, the space read once.
+    fn pattern_actions(&self, n: usize) -> Vec<Self::Action> {
+        let space = self.action_space();
+        (0..n).map(|i| Self::Action::pattern(&space, i)).collect()
+    }
 
     /// The runtime params the graph ops below read (through [`GraphBuilder::param`]).
     fn graph_params(&self) -> Vec<(&'static str, Scalar)>;

@@ -3,9 +3,6 @@
 //! `reset(options={"low": -0.1, "high": 0.1})`), declared once per environment so that the
 //! Python package builds its classes and parses options from them.
 
-use crate::environment::GraphEnv;
-use crate::error::EnvError;
-
 /// The kind of value a constructor argument takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, strum::Display, strum::IntoStaticStr)]
 #[strum(serialize_all = "lowercase")]
@@ -46,15 +43,6 @@ impl ResetOptions {
             ResetOptions::LowHigh => vec!["low", "high"],
             ResetOptions::Symmetric(names) => names.to_vec(),
         }
-    }
-}
-
-/// The error of a constructor argument `E` does not take.
-pub fn unknown_kwarg<E: GraphEnv>(name: &str) -> EnvError {
-    EnvError::UnknownKwarg {
-        env: E::ID,
-        name: name.to_owned(),
-        expected: E::KWARGS.iter().map(|k| k.name).collect(),
     }
 }
 

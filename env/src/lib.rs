@@ -6,7 +6,9 @@
 //! - [`environment`]: the [`GraphEnv`] trait and [`EpisodeOptions`].
 //! - [`graph`]: step and reset graphs of any environment; the episode logic written once.
 //! - [`gym_args`]: gymnasium's constructor arguments and reset options of an environment.
-//! - [`engine`]: the [`StepEngine`](engine::StepEngine) trait, the planned engine, [`StepPlan`].
+//! - [`step_engine`]: the [`StepEngine`](step_engine::StepEngine) trait every engine
+//!   implements, and the hand-written step an environment may offer.
+//! - [`engine`]: the planned engine and [`StepPlan`].
 //! - [`runtime`]: what a backend adds to host a vector env ([`EnvBackend`]).
 //! - [`vec_env`]: the vectorized env API, host and device-resident.
 //! - [`host_outputs`]: [`HostOutputs`], caller-owned memory a step writes its outputs into.
@@ -14,6 +16,7 @@
 //! - [`spaces`]: observation and action spaces.
 //! - [`params`]: the shared [`AutoresetMode`].
 //! - [`registry`]: every environment by gymnasium id, for the CLI and bindings.
+//! - [`conformance`]: the checks every environment passes (plans against its reference).
 //! - [`nn`]: a small MLP as graph ops, and an action drawn from its logits.
 //! - [`policy`]: the actor-critic a rollout step runs inside the graph.
 //! - [`rollout`]: a policy inside the step, T steps of policy + env in T / K launches.
@@ -22,6 +25,7 @@
 
 pub mod acrobot;
 pub mod cartpole;
+pub mod conformance;
 pub mod engine;
 pub mod environment;
 pub mod error;
@@ -39,10 +43,8 @@ pub mod registry;
 pub mod rollout;
 pub mod runtime;
 pub mod spaces;
+pub mod step_engine;
 pub mod vec_env;
-
-#[cfg(test)]
-mod env_tests;
 
 #[cfg(feature = "cube")]
 pub use cartpole::CartPoleVecEnv;

@@ -115,34 +115,7 @@ pub fn check(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cartpole::CartPoleParams;
     use crate::error::human_bytes;
-    use crate::params::AutoresetMode;
-    use cartfuse_fusion::plan::Strategy;
-
-    #[test]
-    fn cartpole_needs_at_least_its_inputs_outputs_and_carries() {
-        let env = CartPoleParams::default();
-        let episode = EpisodeOptions::default_for::<CartPoleParams>();
-        let fused = bytes_per_env(&env, &episode, StepPlan::Graph(Strategy::Fused));
-        // Step: 4 state + 3 counters + action in, their 7 next values, obs (4) + reward +
-        // 2 flags out; reset: 4 state + 3 counters + mask in, 7 next, obs (4) out.
-        assert!(fused >= 4 * ((8 + 7 + 7) + (8 + 7 + 4)), "{fused}");
-        let ten = bytes_per_env(&env, &episode, StepPlan::Graph(Strategy::FusedSteps(10)));
-        // Nine more steps of outputs (obs, reward, 2 flags) and actions per call.
-        assert_eq!(
-            ten,
-            fused + 4 * 9 * (7 + 1),
-            "outputs and actions are per step"
-        );
-        let same_step = EpisodeOptions {
-            autoreset: AutoresetMode::SameStep,
-            ..episode
-        };
-        let with_final = bytes_per_env(&env, &same_step, StepPlan::Graph(Strategy::Fused));
-        // Final observations (4 words) in, the step's needs_reset carry (2 words) out.
-        assert_eq!(with_final, fused + 4 * (4 - 2));
-    }
 
     #[test]
     fn the_error_names_the_size_the_bytes_and_the_memory() {

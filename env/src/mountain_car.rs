@@ -9,9 +9,10 @@
 use cartfuse_fusion::graph::Scalar;
 use cartfuse_fusion::graph::{DType, GraphBuilder, Var};
 
+use crate::environment::unknown_kwarg;
 use crate::environment::{GraphEnv, Transition};
 use crate::error::EnvError;
-use crate::gym_args::{Kwarg, KwargKind, unknown_kwarg};
+use crate::gym_args::{Kwarg, KwargKind};
 use crate::params::{check_finite, check_positive, f32_graph_params};
 use crate::spaces::{ActionSpace, BoxSpace};
 
@@ -264,7 +265,7 @@ pub(crate) mod tests {
     use rand::{Rng, SeedableRng};
 
     use super::*;
-    use crate::env_tests;
+    use crate::conformance;
 
     /// Random states over the valley's observation box, plus states at the left wall moving
     /// left and just before the flags (0.5 for `MountainCar`, 0.45 for `MountainCarContinuous`).
@@ -289,12 +290,12 @@ pub(crate) mod tests {
         let env = MountainCar::default();
         let n = 2000;
         let actions: Vec<u32> = (0..n).map(|i| env.pattern_action(i)).collect();
-        env_tests::every_plan_matches_the_reference(&env, &valley_states(3, n), &actions, 1e-6);
+        conformance::every_plan_matches_the_reference(&env, &valley_states(3, n), &actions, 1e-6);
     }
 
     #[test]
     fn resets_draw_inside_gymnasiums_range_and_match_the_host_draws() {
-        for state in env_tests::resets_match_the_host_draws(&MountainCar::default(), 1000, 9) {
+        for state in conformance::resets_match_the_host_draws(&MountainCar::default(), 1000, 9) {
             assert!((-0.6..-0.4).contains(&state[0]), "{state:?}");
             assert_eq!(state[1], 0.0);
         }

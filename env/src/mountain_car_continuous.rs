@@ -10,9 +10,10 @@
 use cartfuse_fusion::graph::Scalar;
 use cartfuse_fusion::graph::{DType, GraphBuilder, Var};
 
+use crate::environment::unknown_kwarg;
 use crate::environment::{GraphEnv, Transition};
 use crate::error::EnvError;
-use crate::gym_args::{Kwarg, unknown_kwarg};
+use crate::gym_args::Kwarg;
 use crate::mountain_car::{
     GOAL_VELOCITY, RESET_POSITIONS, Valley, drive, reached_goal, reference_reset, reset,
 };
@@ -210,7 +211,7 @@ impl GraphEnv for MountainCarContinuous {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::env_tests;
+    use crate::conformance;
     use crate::mountain_car::tests::valley_states;
 
     #[test]
@@ -219,7 +220,7 @@ mod tests {
         let n = 2000;
         let actions: Vec<f32> = (0..n).map(|i| env.pattern_action(i)).collect();
         assert!(actions.iter().any(|a| a.abs() > 1.0) && actions.iter().any(|a| a.abs() < 1.0));
-        env_tests::every_plan_matches_the_reference(&env, &valley_states(5, n), &actions, 1e-6);
+        conformance::every_plan_matches_the_reference(&env, &valley_states(5, n), &actions, 1e-6);
     }
 
     #[test]
@@ -233,7 +234,7 @@ mod tests {
     #[test]
     fn resets_draw_inside_gymnasiums_range_and_match_the_host_draws() {
         let env = MountainCarContinuous::default();
-        for state in env_tests::resets_match_the_host_draws(&env, 1000, 4) {
+        for state in conformance::resets_match_the_host_draws(&env, 1000, 4) {
             assert!((-0.6..-0.4).contains(&state[0]), "{state:?}");
             assert_eq!(state[1], 0.0);
         }

@@ -9,9 +9,10 @@ use std::f64::consts::PI;
 use cartfuse_fusion::graph::Scalar;
 use cartfuse_fusion::graph::{DType, GraphBuilder, Var};
 
+use crate::environment::unknown_kwarg;
 use crate::environment::{GraphEnv, Transition};
 use crate::error::EnvError;
-use crate::gym_args::{Kwarg, KwargKind, ResetOptions, unknown_kwarg};
+use crate::gym_args::{Kwarg, KwargKind, ResetOptions};
 use crate::params::{check_finite, check_positive, f32_graph_params};
 use crate::spaces::{ActionSpace, BoxSpace};
 
@@ -144,16 +145,6 @@ impl GraphEnv for Pendulum {
         })
     }
 
-    /// Any finite torque: gymnasium clips it into the box.
-    fn action_is_valid(&self, action: f32) -> bool {
-        action.is_finite()
-    }
-
-    /// Torques over `[-3, 3]`, a third of them clipped.
-    fn pattern_action(&self, index: usize) -> f32 {
-        ((index * 7919 + index / 5) % 601) as f32 / 100.0 - 3.0
-    }
-
     fn graph_params(&self) -> Vec<(&'static str, Scalar)> {
         let mut params = f32_graph_params(&[
             ("max_speed", self.max_speed),
@@ -218,7 +209,7 @@ mod tests {
     use rand::{Rng, SeedableRng};
 
     use super::*;
-    use crate::env_tests;
+    use crate::conformance;
 
     /// Random states over four turns either way and the whole speed range.
     fn states(count: usize) -> Vec<Vec<f64>> {
@@ -236,9 +227,9 @@ mod tests {
     fn every_plan_matches_the_f64_reference_on_the_cpu() {
         let env = Pendulum::default();
         let n = 2000;
-        let actions: Vec<f32> = (0..n).map(|i| env.pattern_action(i)).collect();
+        let actions = env.pattern_actions(n);
         assert!(actions.iter().any(|a| a.abs() > 2.0) && actions.iter().any(|a| a.abs() < 2.0));
-        env_tests::every_plan_matches_the_reference(&env, &states(n), &actions, 1e-5);
+        conformance::every_plan_matches_the_reference(&env, &states(n), &actions, 1e-5);
     }
 
     #[test]
@@ -262,7 +253,7 @@ mod tests {
 
     #[test]
     fn resets_draw_inside_gymnasiums_range_and_match_the_host_draws() {
-        for state in env_tests::resets_match_the_host_draws(&Pendulum::default(), 1000, 2) {
+        for state in conformance::resets_match_the_host_draws(&Pendulum::default(), 1000, 2) {
             assert!(state[0].abs() <= PI && state[1].abs() <= 1.0, "{state:?}");
         }
     }

@@ -110,24 +110,6 @@ fn all_valid<T: Copy>(values: &[T], is_valid: &impl Fn(T) -> bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::GraphEnv;
-    use crate::cartpole::CartPoleParams;
-
-    #[test]
-    fn cartpole_bounds_match_gymnasium() {
-        let space = CartPoleParams::default().observation_space();
-        assert_eq!(space.high[0], 4.8);
-        assert_eq!(space.high[1], f32::INFINITY);
-        assert!((space.high[2] - 0.418_879).abs() < 1e-6);
-        assert_eq!(space.low[3], f32::NEG_INFINITY);
-        let batched = batched_box(space, 8);
-        assert_eq!(batched.shape, vec![8, 4]);
-        let ActionSpace::Discrete(actions) = CartPoleParams::default().action_space().batched(8)
-        else {
-            panic!("CartPole's actions are discrete")
-        };
-        assert_eq!((actions.shape, actions.n), (vec![8], 2));
-    }
 
     #[test]
     fn first_invalid_finds_the_first_refused_value_or_none() {

@@ -279,13 +279,14 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
     /// action space.
     fn check_actions(&self, actions: &[E::Action]) -> Result<(), EnvError> {
         self.check_count("actions", actions.len(), self.steps_per_call())?;
+        let space = self.env.action_space();
         if let Some((index, value)) =
-            crate::spaces::first_invalid(actions, |a| self.env.action_is_valid(a))
+            crate::spaces::first_invalid(actions, |a| E::Action::is_valid(&space, a))
         {
             return Err(EnvError::InvalidAction {
                 env: index % self.num_envs,
                 value: format!("{value:?}"),
-                space: crate::spaces::describe_action_space(&self.env.action_space()),
+                space: crate::spaces::describe_action_space(&space),
             });
         }
         Ok(())

@@ -166,9 +166,7 @@ impl<E: GraphEnv, B: EnvBackend> TimedEnv<E, B> {
         env.reset(Some(0))?;
         let ahead = (cartfuse_fusion::cpu::native::total_build_time() - built_before).as_secs_f64();
         let k = env.steps_per_call();
-        let pattern: Vec<E::Action> = (0..num_envs * k)
-            .map(|i| env.env().pattern_action(i))
-            .collect();
+        let pattern = env.env().pattern_actions(num_envs * k);
         let actions = env.upload_actions(&pattern)?;
         sync(&env)?;
         let mut timed = Self {
@@ -193,9 +191,7 @@ impl<E: GraphEnv, B: EnvBackend> TimedEnv<E, B> {
     pub fn host_steps(mut self) -> Result<Self, EnvError> {
         let k = self.env.steps_per_call();
         let lanes = k * self.env.num_envs();
-        let actions = (0..lanes)
-            .map(|i| self.env.env().pattern_action(i))
-            .collect();
+        let actions = self.env.env().pattern_actions(lanes);
         let same_step = self.env.episode().autoreset == cartfuse_env::AutoresetMode::SameStep;
         self.host = Some(HostStep {
             actions,

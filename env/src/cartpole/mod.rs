@@ -10,6 +10,8 @@ mod graph_tests;
 pub mod hand_written;
 pub mod params;
 pub mod reference;
+#[cfg(test)]
+mod shared_module_tests;
 #[cfg(feature = "cube")]
 mod vector;
 
@@ -21,12 +23,14 @@ pub use reference::CartPoleState;
 #[cfg(feature = "cube")]
 pub use vector::CartPoleVecEnv;
 
+use crate::environment::unknown_kwarg;
 use crate::environment::{EpisodeOptions, GraphEnv, Transition};
 use crate::error::EnvError;
 use crate::graph::StateLayout;
-use crate::gym_args::{Kwarg, KwargKind, unknown_kwarg};
+use crate::gym_args::{Kwarg, KwargKind};
 use crate::params::AutoresetMode;
 use crate::spaces::{ActionSpace, BoxSpace};
+use crate::step_engine::HandWritten;
 
 /// CartPole-v1: an environment value is its physical params.
 pub type CartPole = CartPoleParams;
@@ -84,12 +88,12 @@ impl GraphEnv for CartPoleParams {
         ActionSpace::discrete(2)
     }
 
-    fn action_is_valid(&self, action: u32) -> bool {
-        action <= 1
-    }
-
-    fn pattern_action(&self, index: usize) -> u32 {
-        ((index * 7 + index / 3) % 2) as u32
+    fn hand_written(&self, episode: &EpisodeOptions) -> Option<impl HandWritten> {
+        Some(CartPoleConfig {
+            params: *self,
+            autoreset: episode.autoreset,
+            max_episode_steps: episode.max_episode_steps,
+        })
     }
 
     fn graph_params(&self) -> Vec<(&'static str, Scalar)> {

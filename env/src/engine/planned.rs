@@ -19,7 +19,6 @@ use cartfuse_fusion::graph::{HostArray, Scalar};
 use cartfuse_fusion::plan::{Plan, PlanOptions, Strategy};
 
 use super::draw_ahead::{DrawAhead, step_reading_draws};
-use super::keys::{LaneKeys, ResetRequest, Seeding};
 use super::pages::{StepPages, steps_per_launch};
 use super::{ActionFlag, OutputArena, StepBuffer, StepEngine};
 use crate::environment::{EpisodeOptions, GraphEnv};
@@ -29,6 +28,7 @@ use crate::graph::{
     reset_graph, step_graph,
 };
 use crate::gym_args::check_bounds;
+use crate::step_engine::{LaneKeys, ResetRequest, Seeding};
 
 /// Prefix of the reset kernel's name in the launch ledger.
 pub const RESET_KERNEL_PREFIX: &str = "reset";

@@ -1,6 +1,6 @@
 //! The native CPU runtime hosts vector envs: planned engines run through
-//! the one [`Executor`](cartfuse_fusion::exec::Executor), CartPole's hand-written step is
-//! [`NativeEngine`], device-resident actions are checked in place, and outputs are copied
+//! the one [`Executor`](cartfuse_fusion::exec::Executor), an environment's hand-written step
+//! is its [`HandWritten::native`] engine, device-resident actions are checked in place, and outputs are copied
 //! to the caller's memory by every worker thread at once.
 
 use std::sync::Arc;
@@ -11,22 +11,20 @@ use cartfuse_fusion::cpu::spin_pool::on_threads;
 use cartfuse_fusion::exec::{Backend, LaunchLedger};
 
 use super::{EnvBackend, OutputPages, check_actions_record, read_outputs};
-use crate::cartpole::CartPoleConfig;
-use crate::cartpole::hand_written::native::NativeEngine;
-use crate::engine::StepEngine;
+use crate::engine::{HandWritten, StepEngine};
 use crate::environment::GraphEnv;
 use crate::error::EnvError;
 use crate::host_outputs::HostOutputs;
 use crate::spaces::ActionSpace;
 
 impl EnvBackend for Cpu {
-    fn hand_written_cartpole(
+    fn hand_written<K: HandWritten>(
         &self,
+        kernels: &K,
         n: usize,
-        config: &CartPoleConfig,
         ledger: Arc<LaunchLedger>,
-    ) -> Box<dyn StepEngine<Self>> {
-        Box::new(NativeEngine::new(self, n, config, ledger))
+    ) -> Option<Box<dyn StepEngine<Self>>> {
+        kernels.native(self, n, ledger)
     }
 
     fn memory_available(&self) -> Option<(u64, String)> {
@@ -144,56 +142,6 @@ impl CopyPart<'_> {
         flags(&mut self.truncated);
         if let Some(rows) = &mut self.final_obs {
             floats(rows);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use cartfuse_fusion::cpu::CpuOptions;
-    use cartfuse_fusion::plan::Strategy;
-
-    use super::*;
-    use crate::cartpole::CartPoleParams;
-    use crate::environment::EpisodeOptions;
-    use crate::params::AutoresetMode;
-    use crate::{StepPlan, VecEnv};
-
-    /// A planned engine's outputs copied by every thread into the caller's memory equal
-    /// what reading its buffers gives, in every autoreset mode.
-    #[test]
-    fn split_copies_of_planned_outputs_equal_the_buffers() {
-        let modes = [
-            AutoresetMode::NextStep,
-            AutoresetMode::SameStep,
-            AutoresetMode::Disabled,
-        ];
-        for autoreset in modes {
-            let options = CpuOptions {
-                threads: 2,
-                parallel_min_lanes: 0,
-                ..CpuOptions::default()
-            };
-            let episode = EpisodeOptions {
-                autoreset,
-                max_episode_steps: 6,
-            };
-            let build = || {
-                let cpu = Cpu::new(options.clone()).unwrap();
-                let plan = StepPlan::Graph(Strategy::Fused);
-                let mut env =
-                    VecEnv::build(cpu, CartPoleParams::default(), 999, episode, plan).unwrap();
-                env.reset(Some(11)).unwrap();
-                env
-            };
-            let (mut copied, mut read) = (build(), build());
-            for step in 0..10 {
-                let actions: Vec<u32> = (0..999).map(|i| ((i + step) % 2) as u32).collect();
-                let got = copied.step(&actions).unwrap();
-                let uploaded = read.upload_actions(&actions).unwrap();
-                let want = read.step_device(&uploaded).unwrap().to_host().unwrap();
-                assert_eq!(got, want, "{autoreset:?} step {step}");
-            }
         }
     }
 }

@@ -1,5 +1,5 @@
-//! CubeCL runtimes host vector envs: CartPole's hand-written kernel, and a check kernel for
-//! device-resident discrete actions.
+//! CubeCL runtimes host vector envs: an environment's hand-written step is its
+//! [`HandWritten::cube`] engine, and a check kernel covers device-resident discrete actions.
 #![allow(missing_docs)] // `#[cube]` expands into undocumented items.
 
 use std::sync::Arc;
@@ -11,9 +11,7 @@ use cubecl::prelude::*;
 use cubecl::server::Handle;
 
 use super::{EnvBackend, check_actions_record};
-use crate::cartpole::CartPoleConfig;
-use crate::cartpole::hand_written::cube::HandWrittenEngine;
-use crate::engine::StepEngine;
+use crate::engine::{HandWritten, StepEngine};
 use crate::environment::GraphEnv;
 use crate::error::EnvError;
 use crate::spaces::ActionSpace;
@@ -28,13 +26,13 @@ pub fn check_actions_array(actions: &Array<u32>, flag: &mut Array<u32>, choices:
 }
 
 impl<R: Runtime> EnvBackend for Cube<R> {
-    fn hand_written_cartpole(
+    fn hand_written<K: HandWritten>(
         &self,
+        kernels: &K,
         n: usize,
-        config: &CartPoleConfig,
         ledger: Arc<LaunchLedger>,
-    ) -> Box<dyn StepEngine<Self>> {
-        Box::new(HandWrittenEngine::new(self, n, config, ledger))
+    ) -> Option<Box<dyn StepEngine<Self>>> {
+        kernels.cube(self, n, ledger)
     }
 
     /// A CPU-emulated device (Mesa's lavapipe) allocates host memory; other devices' free

@@ -1,7 +1,7 @@
 //! What a backend needs beyond running plans to host a vector env: building the engine a
 //! plan names, and checking device-resident actions.
 //!
-//! - [`cube`]: every CubeCL runtime (wgpu, CUDA); CartPole's hand-written `#[cube]` kernel.
+//! - [`cube`]: every CubeCL runtime (wgpu, CUDA).
 //! - [`cpu`]: the native CPU runtime.
 
 pub mod cpu;
@@ -13,9 +13,9 @@ use std::sync::Arc;
 use cartfuse_fusion::exec::{Arena, Backend};
 use cartfuse_fusion::exec::{KernelLaunch, LaunchLedger};
 
-use crate::cartpole::{CartPoleConfig, CartPoleParams};
 use crate::engine::{
-    OutputArena, PlannedEngine, RandomSource, StepBuffer, StepEngine, StepPlan, layout_for,
+    HandWritten, OutputArena, PlannedEngine, RandomSource, StepBuffer, StepEngine, StepPlan,
+    layout_for,
 };
 use crate::environment::{EpisodeOptions, GraphEnv};
 use crate::error::EnvError;
@@ -34,28 +34,11 @@ pub fn check_actions_record(len: usize) -> KernelLaunch<'static> {
     }
 }
 
-/// The CartPole config of a hand-written engine, when `plan` asks for one and `env` is
-/// CartPole (the only environment with hand-written kernels); `None` otherwise.
-fn hand_written_cartpole<E: GraphEnv>(
-    env: &E,
-    episode: &EpisodeOptions,
-    plan: StepPlan,
-) -> Option<CartPoleConfig> {
-    if plan != StepPlan::HandWritten {
-        return None;
-    }
-    let params = (env as &dyn std::any::Any).downcast_ref::<CartPoleParams>()?;
-    Some(CartPoleConfig {
-        params: *params,
-        autoreset: episode.autoreset,
-        max_episode_steps: episode.max_episode_steps,
-    })
-}
-
 /// A backend a vector env can run on.
 pub trait EnvBackend: Backend + Sized {
-    /// The engine `plan` names for `env` on this backend: CartPole's hand-written step
-    /// where the plan asks for it, else the planned engine.
+    /// The engine `plan` names for `env` on this backend: the hand-written step `env`
+    /// offers where the plan asks for it and it is written for this backend, else the
+    /// planned engine (which refuses `hand-written`).
     fn engine<E: GraphEnv>(
         &self,
         env: &E,
@@ -64,19 +47,24 @@ pub trait EnvBackend: Backend + Sized {
         plan: StepPlan,
         ledger: Arc<LaunchLedger>,
     ) -> Result<Box<dyn StepEngine<Self>>, EnvError> {
-        match hand_written_cartpole(env, episode, plan) {
-            Some(config) => Ok(self.hand_written_cartpole(n, &config, ledger)),
-            None => planned_engine(self, env, n, episode, plan, ledger),
+        if plan == StepPlan::HandWritten
+            && let Some(engine) = env
+                .hand_written(episode)
+                .and_then(|kernels| self.hand_written(&kernels, n, ledger.clone()))
+        {
+            return Ok(engine);
         }
+        planned_engine(self, env, n, episode, plan, ledger)
     }
 
-    /// CartPole's hand-written step on this runtime over `n` envs.
-    fn hand_written_cartpole(
+    /// The engine of `kernels`, an environment's hand-written step, on this backend over
+    /// `n` envs (`None` where it is not written for this backend's family).
+    fn hand_written<K: HandWritten>(
         &self,
+        kernels: &K,
         n: usize,
-        config: &CartPoleConfig,
         ledger: Arc<LaunchLedger>,
-    ) -> Box<dyn StepEngine<Self>>;
+    ) -> Option<Box<dyn StepEngine<Self>>>;
 
     /// Uploads actions of any element type.
     fn upload_actions<A: crate::environment::ActionElement>(&self, actions: &[A]) -> Self::Buffer {

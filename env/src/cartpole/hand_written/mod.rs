@@ -14,9 +14,40 @@ pub mod cube;
 pub mod kernel;
 pub mod native;
 
+use std::sync::Arc;
+
+use cartfuse_fusion::cpu::Cpu;
+use cartfuse_fusion::exec::LaunchLedger;
+
 use crate::cartpole::params::CartPoleConfig;
 use crate::error::EnvError;
 use crate::params::AutoresetMode;
+use crate::step_engine::{HandWritten, StepEngine};
+
+/// CartPole's hand-written step, offered by [`GraphEnv::hand_written`](crate::GraphEnv):
+/// the native engine on the CPU, the `#[cube]` kernels on every CubeCL runtime.
+impl HandWritten for CartPoleConfig {
+    fn native(
+        &self,
+        cpu: &Cpu,
+        n: usize,
+        ledger: Arc<LaunchLedger>,
+    ) -> Option<Box<dyn StepEngine<Cpu>>> {
+        Some(Box::new(native::NativeEngine::new(cpu, n, self, ledger)))
+    }
+
+    #[cfg(feature = "cube")]
+    fn cube<R: cubecl::Runtime>(
+        &self,
+        backend: &cartfuse_fusion::cube::Cube<R>,
+        n: usize,
+        ledger: Arc<LaunchLedger>,
+    ) -> Option<Box<dyn StepEngine<cartfuse_fusion::cube::Cube<R>>>> {
+        Some(Box::new(cube::HandWrittenEngine::new(
+            backend, n, self, ledger,
+        )))
+    }
+}
 
 /// CartPole's constants as the hand-written kernels use them: `f32`, in the `#[cube]`
 /// kernel's order, converted from the `f64` params in one place for both runtimes.
