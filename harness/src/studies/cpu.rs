@@ -150,6 +150,25 @@ pub fn cpu_tasks(sizes: usize) -> usize {
     1 + sizes
 }
 
+/// A study of made-up numbers on `device` holding `cells`, for the tests of what reads it.
+#[cfg(test)]
+impl CpuStudy {
+    pub(crate) fn made_up(device: &str, cells: Vec<AblationCell>) -> Self {
+        CpuStudy {
+            device: device.into(),
+            simd: "avx2".into(),
+            threads: 2,
+            copy_gbps: 10.0,
+            memcpy_gbps: 8.0,
+            streaming_gbps: 10.0,
+            copy_bytes: 1 << 30,
+            cache_bytes: Some(32 << 20),
+            gflops: 100.0,
+            cells,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,22 +181,14 @@ mod tests {
 
     #[test]
     fn crossover_is_the_first_size_from_which_the_device_always_wins() {
-        let study = CpuStudy {
-            device: "cpu".into(),
-            simd: "avx2".into(),
-            threads: 2,
-            copy_gbps: 10.0,
-            memcpy_gbps: 8.0,
-            streaming_gbps: 10.0,
-            copy_bytes: 1 << 30,
-            cache_bytes: Some(32 << 20),
-            gflops: 100.0,
-            cells: vec![
+        let study = CpuStudy::made_up(
+            "cpu",
+            vec![
                 cell("fused", 1, 10.0),
                 cell("fused", 64, 100.0),
                 cell("fused", 4096, 1000.0),
             ],
-        };
+        );
         let sizes = [1, 64, 4096];
         // The device wins at 4096 only.
         assert_eq!(

@@ -265,18 +265,7 @@ pub(crate) mod tests {
             launch_probe_envs: None,
             launch_probe_failures: vec![],
             in_turns: vec![],
-            cpu: crate::studies::cpu::CpuStudy {
-                device: "a CPU".into(),
-                simd: "avx2".into(),
-                threads: 2,
-                copy_gbps: 10.0,
-                memcpy_gbps: 8.0,
-                streaming_gbps: 10.0,
-                copy_bytes: 1 << 30,
-                cache_bytes: Some(32 << 20),
-                gflops: 100.0,
-                cells: vec![],
-            },
+            cpu: crate::studies::cpu::CpuStudy::made_up("a CPU", vec![]),
         }
     }
 
