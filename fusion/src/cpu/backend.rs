@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::launches::CpuLaunches;
 use super::{CpuBuffer, CpuOptions, SimdLevel};
 use crate::exec::{
-    Backend, BoundPlan, ExecError, LaunchLedger, Prepared, ReadError, RunArgs, check_range,
+    Backend, BoundPlan, ExecError, LaunchLedger, Lowered, ReadError, RunArgs, Target, check_range,
     check_write, copy_range_record,
 };
 use crate::plan::PlanOptions;
@@ -156,9 +156,12 @@ impl Backend for Cpu {
         Ok(())
     }
 
-    fn prepare(&self, bound: &BoundPlan) -> Result<Prepared<CpuLaunches>, ExecError> {
-        let (launches, in_place) = CpuLaunches::prepare(bound, &self.options)?;
-        Ok(Prepared { launches, in_place })
+    fn target(&self) -> Target {
+        CpuLaunches::target(&self.options)
+    }
+
+    fn prepare(&self, bound: &BoundPlan, lowered: &Lowered) -> Result<CpuLaunches, ExecError> {
+        CpuLaunches::prepare(bound, lowered, &self.options)
     }
 
     fn run(&self, launches: &mut CpuLaunches, args: RunArgs<'_, Self>) -> Result<(), ExecError> {

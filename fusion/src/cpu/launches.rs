@@ -18,10 +18,14 @@ use super::interp::program::compile;
 use super::launch::{Bases, Body, Pins, Scratch, run};
 use super::native::{CpuEngine, NativeKernels, compile_launches, emit};
 use super::threads::CpuOptions;
-use crate::exec::{BoundPlan, ExecError, KernelLaunch, RunArgs, copy_state_record, kernels_record};
+use std::sync::Arc;
+
+use crate::exec::{
+    BoundPlan, ExecError, KernelLaunch, Lowered, RunArgs, Target, copy_state_record, kernels_record,
+};
 use crate::graph::{NodeId, Op};
-use crate::lir::in_place::{PartOrder, carries_in_place};
-use crate::lir::lower::lower_plan;
+use crate::lir::in_place::PartOrder;
+use crate::lir::program::LoweredLaunch;
 use crate::plan::{PlannedLaunch, Slot};
 
 /// One launch of a run, with its ledger record computed once (a run at n = 1 lasts tens of
@@ -99,17 +103,37 @@ fn pinned_bits(bound: &BoundPlan, pins: &[NodeId]) -> Vec<u32> {
 }
 
 impl CpuLaunches {
-    /// Compiles every launch of `bound` under `options`, and says which carries the
-    /// compiled launches update in place.
+    /// The target the host lowers plans for: parts one after another over a chunk, no
+    /// compaction, loop or binding limit, and carries updated in place only by launches the
+    /// compiled engine writes as C (the interpreter's chunk programs keep them
+    /// double-buffered).
+    pub(super) fn target(options: &CpuOptions) -> Target {
+        let compiled = options.engine == CpuEngine::Compiled;
+        Target {
+            part_order: PartOrder::Sequential,
+            compact: false,
+            loop_limit: None,
+            max_bindings: None,
+            aliasing: true,
+            state_from_outputs: false,
+            in_place_launch: Arc::new(move |launch: &LoweredLaunch| {
+                compiled && emit::emittable(launch).is_ok()
+            }),
+        }
+    }
+
+    /// Compiles every launch of `lowered` (the plan of `bound`, lowered for
+    /// [`Self::target`]) under `options`.
     pub(super) fn prepare(
         bound: &BoundPlan,
+        lowered: &Lowered,
         options: &CpuOptions,
-    ) -> Result<(Self, Vec<NodeId>), ExecError> {
+    ) -> Result<Self, ExecError> {
         let (graph, plan, n) = (bound.graph(), bound.plan(), bound.lanes());
         let pins: Vec<NodeId> = (graph.ids())
             .filter(|id| matches!(graph.node(*id).op, Op::Param { .. } | Op::Constant(_)))
             .collect();
-        let lowered = lower_plan(graph, plan);
+        let lowered = lowered.launches.clone();
         let buffer_of = |slot: Slot| bound.buffer(slot) as u32;
         let binder = Binder {
             buffer: &buffer_of,
@@ -134,12 +158,6 @@ impl CpuLaunches {
                 Some(kernel) => Body::Native(kernel),
                 None => Body::Program(compile(launch, steps, &binder, options.lazy_selects)),
             })
-            .collect();
-        let compiled = |p: usize| kernel(p).is_some();
-        let in_place = carries_in_place(graph, &lowered, steps, PartOrder::Sequential, compiled)
-            .into_iter()
-            .map(|(input, _)| input.node())
-            .filter(|&input| bound.may_update_in_place(input))
             .collect();
         let threads = options.resolved_threads();
         let interpreted = || {
@@ -184,7 +202,7 @@ impl CpuLaunches {
                 },
             })
             .collect();
-        let launches = Self {
+        Ok(Self {
             broadcast_pins,
             pin_bits: pinned_bits(bound, &pins),
             bases: vec![std::ptr::null_mut(); bound.slots().len()],
@@ -194,8 +212,7 @@ impl CpuLaunches {
             launches,
             pins,
             scratch,
-        };
-        Ok((launches, in_place))
+        })
     }
 
     /// Runs every launch once (see [`crate::exec::Backend::run`]).

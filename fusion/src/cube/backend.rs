@@ -14,8 +14,8 @@ use super::kernel::{copy_range, elementwise_launch_shape};
 use super::launches::CubeLaunches;
 use crate::exec::transfers::{Transfer, TransferCounter};
 use crate::exec::{
-    Arena, Backend, BoundPlan, ExecError, Executor, LaunchLedger, Prepared, ReadError, RunArgs,
-    TransferCounts, check_range, check_write, copy_range_record,
+    Arena, Backend, BoundPlan, ExecError, Executor, LaunchLedger, Lowered, ReadError, RunArgs,
+    Target, TransferCounts, check_range, check_write, copy_range_record,
 };
 use crate::lir::loop_budget::LAVAPIPE_LOOP_ITERATIONS;
 use crate::plan::PlanOptions;
@@ -205,9 +205,12 @@ impl<R: Runtime> Backend for Cube<R> {
             .map_err(|error| ReadError(format!("{error:?}")))
     }
 
-    fn prepare(&self, bound: &BoundPlan) -> Result<Prepared<CubeLaunches<R>>, ExecError> {
-        let (launches, in_place) = CubeLaunches::prepare(&self.client, bound, self.loop_limit)?;
-        Ok(Prepared { launches, in_place })
+    fn target(&self) -> Target {
+        CubeLaunches::target(&self.client, self.loop_limit)
+    }
+
+    fn prepare(&self, bound: &BoundPlan, lowered: &Lowered) -> Result<CubeLaunches<R>, ExecError> {
+        Ok(CubeLaunches::prepare(&self.client, bound, lowered))
     }
 
     fn run(

@@ -19,17 +19,15 @@ use cubecl::server::Handle;
 use super::buffers::upload;
 use super::instr::BuffersLaunch;
 use super::kernel::{ELEMENTWISE_CUBE_DIM, copy_range, elementwise_launch_shape, fused_array};
-use crate::exec::{BoundPlan, ExecError, RunArgs, copy_state_record, kernels_record};
+use std::sync::Arc;
+
+use crate::exec::lowering::binding_count;
+use crate::exec::{BoundPlan, Lowered, RunArgs, Target, copy_state_record, kernels_record};
 use crate::graph::{DType, NodeId};
-use crate::lir::compact::compact;
-use crate::lir::in_place::{PartOrder, carries_in_place};
-use crate::lir::loop_budget::{launch_iterations, steps_within};
-use crate::lir::lower::lower_plan;
-use crate::lir::program::LoweredLaunch;
-use crate::lir::program::{LaunchProgram, ParamLayout};
-use crate::lir::state_reads::{binds_once, read_state_from_outputs};
+use crate::lir::in_place::PartOrder;
+use crate::lir::program::{LoweredLaunch, ParamLayout};
 use crate::lir::vector::VECTOR_WIDTH;
-use crate::plan::{PlanOptions, PlannedLaunch, Slot};
+use crate::plan::{PlannedLaunch, Slot};
 
 /// A plan's launches on CubeCL runtime `R`. See the [module docs](self).
 pub struct CubeLaunches<R: Runtime> {
@@ -49,59 +47,29 @@ pub struct CubeLaunches<R: Runtime> {
     pub vectorize: bool,
 }
 
-/// Storage buffers `launch` binds, the params buffers included (cubecl's `max_bindings`
-/// already leaves room for its metadata buffer).
-fn binding_count(launch: &LoweredLaunch) -> usize {
-    let b = &launch.bindings;
-    b.in_f.len() + b.in_u.len() + b.out_f.len() + b.out_u.len() + PlanOptions::RESERVED_BINDINGS
-}
-
 impl<R: Runtime> CubeLaunches<R> {
-    /// Lowers and checks every launch of `bound` for `client`'s device: refuses a launch
-    /// binding more buffers than the device has, or one whose threads would run more loop
-    /// iterations than `loop_limit`; says which carries are updated in place.
-    pub(super) fn prepare(
-        client: &ComputeClient<R>,
-        bound: &BoundPlan,
-        loop_limit: Option<u64>,
-    ) -> Result<(Self, Vec<NodeId>), ExecError> {
-        let (graph, plan) = (bound.graph(), bound.plan());
-        let lowered: Vec<LoweredLaunch> = (lower_plan(graph, plan).into_iter())
-            .map(|mut launch| {
-                let parts = launch.program.parts.iter().map(compact).collect();
-                launch.program = LaunchProgram::new(parts);
-                launch
-            })
-            .collect();
-        if let Some(limit) = loop_limit {
-            for launch in &lowered {
-                let iterations = launch_iterations(&launch.program);
-                if iterations > limit {
-                    return Err(ExecError::TooManyLoopIterations {
-                        kernel: launch.name.clone(),
-                        iterations,
-                        limit,
-                        most_steps: steps_within(&launch.program, limit),
-                    });
-                }
-            }
+    /// The target a CubeCL device lowers plans for: parts in different threads, dense
+    /// layers as loops, `loop_limit` iterations a thread (lavapipe), the device's storage
+    /// bindings, aliasing bindings on wgpu only (see the module docs), carries updated in
+    /// place read from their output's binding, and never by a rows kernel, whose thread
+    /// reads a whole row of lanes.
+    pub(super) fn target(client: &ComputeClient<R>, loop_limit: Option<u64>) -> Target {
+        Target {
+            part_order: PartOrder::Concurrent,
+            compact: true,
+            loop_limit,
+            // Past the limit, wgpu fails the pipeline on its device thread, not here.
+            max_bindings: Some(client.properties().hardware.max_bindings as usize),
+            aliasing: R::name(client).starts_with("wgpu"),
+            state_from_outputs: true,
+            in_place_launch: Arc::new(|launch: &LoweredLaunch| launch.rows_of.is_none()),
         }
-        let in_place = Self::carries_in_place(client, bound, &lowered);
-        let bound_launches: Vec<LoweredLaunch> = (lowered.iter())
-            .map(|launch| read_state_from_outputs(launch, &in_place))
-            .collect();
-        // Past the limit, wgpu fails the pipeline on its device thread, not here.
-        let limit = client.properties().hardware.max_bindings as usize;
-        for launch in &bound_launches {
-            let bindings = binding_count(launch);
-            if bindings > limit {
-                return Err(ExecError::TooManyBindings {
-                    launch: launch.name.clone(),
-                    bindings,
-                    limit,
-                });
-            }
-        }
+    }
+
+    /// The launches of `bound`, lowered for [`Self::target`], ready to run on `client`'s
+    /// device (each kernel compiled at its first launch).
+    pub(super) fn prepare(client: &ComputeClient<R>, bound: &BoundPlan, lowered: &Lowered) -> Self {
+        let graph = bound.graph();
         let layout = ParamLayout::of(graph);
         let place = |node: &NodeId| {
             let f = layout.f32_params.iter().position(|p| p == node);
@@ -110,42 +78,16 @@ impl<R: Runtime> CubeLaunches<R> {
                 .or(u.map(|i| (DType::U32, i)))
                 .expect("the param layout lists every param")
         };
-        let launches = Self {
-            vectorizable: lowered.iter().map(|l| l.vectorizable).collect(),
+        Self {
+            vectorizable: lowered.vectorizable.clone(),
             param_places: bound.params.nodes.iter().map(place).collect(),
             per_bank: (layout.f32_params.len(), layout.u32_params.len()),
             params_f: upload(client, &[0f32]),
             params_u: upload(client, &[0u32]),
             vectorize: crate::switches::enabled(crate::switches::VECTORIZE),
             client: client.clone(),
-            bound: bound_launches,
-        };
-        Ok((launches, in_place))
-    }
-
-    /// The carried inputs the launches may update in place on this runtime (see the
-    /// module docs).
-    fn carries_in_place(
-        client: &ComputeClient<R>,
-        bound: &BoundPlan,
-        lowered: &[LoweredLaunch],
-    ) -> Vec<NodeId> {
-        let aliasing = R::name(client).starts_with("wgpu");
-        // A rows kernel's thread reads a whole row of lanes: keep those double-buffered.
-        let by_lane = |p: usize| lowered[p].rows_of.is_none();
-        let steps = bound.plan().steps_per_launch;
-        carries_in_place(
-            bound.graph(),
-            lowered,
-            steps,
-            PartOrder::Concurrent,
-            by_lane,
-        )
-        .into_iter()
-        .map(|(input, _)| input.node())
-        .filter(|&input| bound.may_update_in_place(input))
-        .filter(|&input| aliasing || lowered.iter().all(|l| binds_once(l, input)))
-        .collect()
+            bound: lowered.launches.clone(),
+        }
     }
 
     /// Storage buffers each kernel launch binds, the two params buffers included and

@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use super::bound::BoundPlan;
 use super::holders::Holders;
+use super::lowering::Lowered;
 use super::{Arena, Backend, ExecError, LaunchLedger, RunArgs};
 use crate::graph::{DType, Graph, HostArray, Scalar};
 use crate::plan::Plan;
@@ -59,9 +60,10 @@ impl<B: Backend> Executor<B> {
                 false => backend.alloc(bound.len(b)),
             })
             .collect();
-        let launches = backend.prepare(&bound)?;
+        let lowered = Lowered::for_target(&bound, &backend.target())?;
+        let launches = backend.prepare(&bound, &lowered)?;
         let mut executor = Self {
-            launches: launches.launches,
+            launches,
             backend,
             bound,
             buffers,
@@ -69,7 +71,7 @@ impl<B: Backend> Executor<B> {
             ledger: Arc::new(LaunchLedger::new()),
             params_changed: true,
         };
-        executor.settle_carries(&launches.in_place);
+        executor.settle_carries(&lowered.in_place);
         Ok(executor)
     }
 
@@ -86,12 +88,12 @@ impl<B: Backend> Executor<B> {
     /// state in place changes): the launches are prepared again without it.
     pub fn double_buffer(&mut self) -> Result<(), ExecError> {
         self.bound.in_place_allowed = false;
-        let prepared = self.backend.prepare(&self.bound)?;
-        self.launches = prepared.launches;
+        let lowered = Lowered::for_target(&self.bound, &self.backend.target())?;
+        self.launches = self.backend.prepare(&self.bound, &lowered)?;
         for &(_, next) in self.bound.in_place() {
             self.buffers[next] = self.backend.alloc(self.bound.len(next));
         }
-        self.settle_carries(&prepared.in_place);
+        self.settle_carries(&lowered.in_place);
         self.params_changed = true;
         Ok(())
     }

@@ -1,8 +1,11 @@
 //! Running plans: one executor core over a small backend trait, so environments, vector envs
 //! and test suites are written once and run on every runtime.
 //!
-//! - [`Backend`]: what a runtime provides: buffers (allocate, upload, read, copy) and a
-//!   plan's launches (prepare them, run them).
+//! - [`Backend`]: what a runtime provides: buffers (allocate, upload, read, copy), the
+//!   [`Target`] its device lowers plans for, and a plan's lowered launches (compile them,
+//!   run them).
+//! - [`lowering`]: [`Lowered`], a plan lowered once for a backend's [`Target`]; backends
+//!   decide nothing about lowering themselves.
 //! - [`bound`]: [`BoundPlan`], a plan laid out over `n` lanes: buffers, carries, params and
 //!   every name and length check.
 //! - [`executor`]: [`Executor`], a bound plan with its buffers on one backend.
@@ -17,6 +20,7 @@ mod error;
 pub mod executor;
 pub mod holders;
 pub mod ledger;
+pub mod lowering;
 pub mod transfers;
 
 pub use bound::BoundPlan;
@@ -27,9 +31,9 @@ pub use ledger::{
     COPY_RANGE_KERNEL, KernelLaunch, LaunchLedger, LaunchTotals, copy_range_record,
     copy_state_record, kernels_record,
 };
+pub use lowering::{Lowered, Target};
 pub use transfers::{Arena, TransferCounts};
 
-use crate::graph::NodeId;
 use crate::plan::PlanOptions;
 
 /// A runtime: buffers of 32-bit words and the launches of plans over them.
@@ -121,21 +125,15 @@ pub trait Backend: Clone + Send + 'static {
         TransferCounts::default()
     }
 
-    /// Prepares the launches of `bound`, and says which carries they update in place (of
-    /// those [`BoundPlan::may_update_in_place`] allows).
-    fn prepare(&self, bound: &BoundPlan) -> Result<Prepared<Self::Launches>, ExecError>;
+    /// What this backend's device asks of a plan's lowering; the executor lowers every
+    /// plan once for it ([`Lowered::for_target`]).
+    fn target(&self) -> Target;
+    /// Compiles `lowered`, the launches of `bound` lowered for [`Self::target`], into
+    /// launches that run here (generated kernels, compiled code).
+    fn prepare(&self, bound: &BoundPlan, lowered: &Lowered) -> Result<Self::Launches, ExecError>;
     /// Runs every launch of the plan once over `args.buffers`, in plan order, each recorded
     /// in `args.ledger`.
     fn run(&self, launches: &mut Self::Launches, args: RunArgs<'_, Self>) -> Result<(), ExecError>;
-}
-
-/// A plan's launches prepared by a backend.
-pub struct Prepared<L> {
-    /// The launches.
-    pub launches: L,
-    /// Carried inputs the launches update in place (their state and next value share a
-    /// buffer), a subset of what [`crate::lir::in_place`] allows.
-    pub in_place: Vec<NodeId>,
 }
 
 /// What one run hands a backend.

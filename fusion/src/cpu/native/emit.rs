@@ -70,18 +70,9 @@ pub enum Unsupported {
     Compacted,
 }
 
-/// The C function `name` running `launch` for `steps` steps per call.
-/// `split_guards`: guard blocks that draw run over the lanes that take them ([`split`]),
-/// else every block is blended under a mask. `masked_from`: a one-step launch over this
-/// many lanes or more (`n`) runs its guard blocks masked anyway (see [`masked_from`]).
-pub fn emit_launch(
-    launch: &LoweredLaunch,
-    steps: u32,
-    name: &str,
-    binder: &Binder<'_>,
-    split_guards: bool,
-    masked_from: Option<u64>,
-) -> Result<String, Unsupported> {
+/// Whether the emitter writes `launch` as C (else it runs on the interpreter): not a rows
+/// kernel, at most [`MAX_INSTRUCTIONS`] instructions.
+pub fn emittable(launch: &LoweredLaunch) -> Result<(), Unsupported> {
     if launch.rows_of.is_some() || launch.program.parts.iter().any(|p| p.rows_of.is_some()) {
         return Err(Unsupported::Rows);
     }
@@ -94,6 +85,22 @@ pub fn emit_launch(
     if instructions > MAX_INSTRUCTIONS {
         return Err(Unsupported::TooLarge(instructions));
     }
+    Ok(())
+}
+
+/// The C function `name` running `launch` for `steps` steps per call.
+/// `split_guards`: guard blocks that draw run over the lanes that take them ([`split`]),
+/// else every block is blended under a mask. `masked_from`: a one-step launch over this
+/// many lanes or more (`n`) runs its guard blocks masked anyway (see [`masked_from`]).
+pub fn emit_launch(
+    launch: &LoweredLaunch,
+    steps: u32,
+    name: &str,
+    binder: &Binder<'_>,
+    split_guards: bool,
+    masked_from: Option<u64>,
+) -> Result<String, Unsupported> {
+    emittable(launch)?;
     let mut c = String::new();
     let _ = writeln!(
         c,
