@@ -5,6 +5,10 @@
 //! The whole environment is this module plus its line in [`crate::registry`]: params, the
 //! step as graph ops, spaces, the reset distribution and the f64 reference. It runs under
 //! every fusion plan on every runtime through [`GraphEnv`]; it has no hand-written kernel.
+//!
+//! The valley itself ([`Valley`]: its params, the `goal_velocity` argument, the reset
+//! distribution, the f64 physics and the same as graph ops) is defined here once and shared
+//! with [MountainCarContinuous-v0](crate::mountain_car_continuous).
 
 use cartfuse_fusion::graph::Scalar;
 use cartfuse_fusion::graph::{DType, GraphBuilder, Var};
@@ -24,31 +28,23 @@ pub const STATE: [&str; 2] = ["position", "velocity"];
 pub struct MountainCar {
     /// Acceleration per unit of action.
     pub force: f64,
-    /// The valley's pull (`cos(3 position)` times this).
-    pub gravity: f64,
-    /// Left wall: the position is clipped here and the velocity zeroed.
-    pub min_position: f64,
-    /// Right bound of the position.
-    pub max_position: f64,
-    /// Speed limit (both directions).
-    pub max_speed: f64,
-    /// The flag: the episode ends at or beyond it...
-    pub goal_position: f64,
-    /// ...moving at least this fast.
-    pub goal_velocity: f64,
+    /// The valley, with its flag at 0.5.
+    pub valley: Valley,
 }
 
 impl Default for MountainCar {
     fn default() -> Self {
         Self {
             force: 0.001,
-            gravity: 0.0025,
-            min_position: -1.2,
-            max_position: 0.6,
-            max_speed: 0.07,
-            goal_position: 0.5,
-            goal_velocity: 0.0,
+            valley: Valley::with_goal(0.5),
         }
+    }
+}
+
+impl MountainCar {
+    /// The car's own params with their names (the valley's are [`Valley::named`]).
+    fn named(&self) -> [(&'static str, f64); 1] {
+        [("force", self.force)]
     }
 }
 
@@ -63,11 +59,41 @@ pub(crate) const GOAL_VELOCITY: Kwarg = Kwarg {
     default: 0.0,
 };
 
-impl MountainCar {
+/// The valley both mountain cars drive in: its params (gymnasium's defaults from
+/// [`Valley::with_goal`]), read by the graphs under the field names.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Valley {
+    /// The valley's pull (`cos(3 position)` times this; a literal 0.0025 in gymnasium's
+    /// continuous car).
+    pub gravity: f64,
+    /// Left wall: the position is clipped here and the velocity zeroed.
+    pub min_position: f64,
+    /// Right bound of the position.
+    pub max_position: f64,
+    /// Speed limit (both directions).
+    pub max_speed: f64,
+    /// The flag: the episode ends at or beyond it...
+    pub goal_position: f64,
+    /// ...moving at least this fast (gymnasium's `goal_velocity` argument).
+    pub goal_velocity: f64,
+}
+
+impl Valley {
+    /// gymnasium's valley with its flag at `goal_position` (0.5, or 0.45 for the continuous car).
+    pub fn with_goal(goal_position: f64) -> Self {
+        Self {
+            gravity: 0.0025,
+            min_position: -1.2,
+            max_position: 0.6,
+            max_speed: 0.07,
+            goal_position,
+            goal_velocity: GOAL_VELOCITY.default,
+        }
+    }
+
     /// Every param with its name (validated, and handed to the graphs as `f32`).
-    fn named(&self) -> [(&'static str, f64); 7] {
+    pub(crate) fn named(&self) -> [(&'static str, f64); 6] {
         [
-            ("force", self.force),
             ("gravity", self.gravity),
             ("min_position", self.min_position),
             ("max_position", self.max_position),
@@ -76,34 +102,40 @@ impl MountainCar {
             ("goal_velocity", self.goal_velocity),
         ]
     }
-}
 
-impl MountainCar {
-    /// The valley this car drives in.
-    fn valley(&self) -> Valley {
-        Valley {
-            gravity: self.gravity,
-            min_position: self.min_position,
-            max_position: self.max_position,
-            max_speed: self.max_speed,
-            goal_position: self.goal_position,
-            goal_velocity: self.goal_velocity,
+    /// Checks the params: finite, `max_speed > 0`, `max_position > min_position`.
+    pub(crate) fn validate(&self) -> Result<(), EnvError> {
+        check_finite(&self.named())?;
+        check_positive("max_speed", self.max_speed)?;
+        if self.max_position <= self.min_position {
+            return Err(EnvError::InvalidParam {
+                name: "max_position",
+                value: self.max_position,
+                expected: "a number above min_position",
+            });
         }
+        Ok(())
     }
-}
 
-/// The valley both mountain cars drive in, as the f64 references compute it.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Valley {
-    pub gravity: f64,
-    pub min_position: f64,
-    pub max_position: f64,
-    pub max_speed: f64,
-    pub goal_position: f64,
-    pub goal_velocity: f64,
-}
+    /// Sets the constructor argument `name` of the car `E` driving here: `goal_velocity`,
+    /// the only one either car takes.
+    pub(crate) fn set_kwarg<E: GraphEnv>(
+        &mut self,
+        name: &str,
+        value: f64,
+    ) -> Result<(), EnvError> {
+        match name {
+            "goal_velocity" => self.goal_velocity = value,
+            _ => return Err(unknown_kwarg::<E>(name)),
+        }
+        Ok(())
+    }
 
-impl Valley {
+    /// The reset draw's bounds: the position only ([`RESET_POSITIONS`]).
+    pub(crate) fn reset_bounds(&self) -> Vec<(f64, f64)> {
+        vec![RESET_POSITIONS]
+    }
+
     /// `velocity += push - gravity cos(3 position)` within the speed limit, then the
     /// position within the track; the car stops at the left wall.
     pub fn drive(&self, state: &[f64], push: f64) -> Vec<f64> {
@@ -172,48 +204,28 @@ impl GraphEnv for MountainCar {
     type Action = u32;
 
     fn set_kwarg(&mut self, name: &str, value: f64) -> Result<(), EnvError> {
-        match name {
-            "goal_velocity" => self.goal_velocity = value,
-            _ => return Err(unknown_kwarg::<Self>(name)),
-        }
-        Ok(())
+        self.valley.set_kwarg::<Self>(name, value)
     }
 
     fn reset_bounds(&self) -> Vec<(f64, f64)> {
-        vec![RESET_POSITIONS]
+        self.valley.reset_bounds()
     }
 
     fn validate(&self) -> Result<(), EnvError> {
         check_finite(&self.named())?;
-        check_positive("max_speed", self.max_speed)?;
-        if self.max_position <= self.min_position {
-            return Err(EnvError::InvalidParam {
-                name: "max_position",
-                value: self.max_position,
-                expected: "a number above min_position",
-            });
-        }
-        Ok(())
+        self.valley.validate()
     }
 
     fn observation_space(&self) -> BoxSpace {
-        self.valley().observation_space()
+        self.valley.observation_space()
     }
 
     fn action_space(&self) -> ActionSpace {
         ActionSpace::discrete(3)
     }
 
-    fn action_is_valid(&self, action: u32) -> bool {
-        action <= 2
-    }
-
-    fn pattern_action(&self, index: usize) -> u32 {
-        ((index * 7 + index / 3) % 3) as u32
-    }
-
     fn graph_params(&self) -> Vec<(&'static str, Scalar)> {
-        f32_graph_params(&self.named())
+        f32_graph_params(&[&self.named()[..], &self.valley.named()].concat())
     }
 
     fn dynamics<'g>(&self, g: &'g GraphBuilder, s: &[Var<'g>], action: Var<'g>) -> Vec<Var<'g>> {
@@ -245,8 +257,8 @@ impl GraphEnv for MountainCar {
 
     fn reference_step(&self, state: &[f64], action: u32) -> (Vec<f64>, f64, bool) {
         let push = (f64::from(action) - 1.0) * self.force;
-        let next = self.valley().drive(state, push);
-        let terminated = self.valley().reached_goal(&next);
+        let next = self.valley.drive(state, push);
+        let terminated = self.valley.reached_goal(&next);
         (next, -1.0, terminated)
     }
 
@@ -285,6 +297,13 @@ pub(crate) mod tests {
         states
     }
 
+    /// The names of `env`'s graph params, sorted.
+    pub(crate) fn param_names<E: GraphEnv>(env: &E) -> Vec<&'static str> {
+        let mut names: Vec<_> = env.graph_params().iter().map(|(name, _)| *name).collect();
+        names.sort_unstable();
+        names
+    }
+
     #[test]
     fn every_plan_matches_the_f64_reference_on_the_cpu() {
         let env = MountainCar::default();
@@ -304,7 +323,10 @@ pub(crate) mod tests {
     #[test]
     fn bad_params_name_the_field() {
         let env = MountainCar {
-            max_speed: 0.0,
+            valley: Valley {
+                max_speed: 0.0,
+                ..Valley::with_goal(0.5)
+            },
             ..MountainCar::default()
         };
         assert!(matches!(
@@ -314,5 +336,44 @@ pub(crate) mod tests {
                 ..
             })
         ));
+        let env = MountainCar {
+            force: f64::NAN,
+            ..MountainCar::default()
+        };
+        assert!(matches!(
+            env.validate(),
+            Err(EnvError::InvalidParam { name: "force", .. })
+        ));
+    }
+
+    #[test]
+    fn the_graphs_read_the_params_under_gymnasiums_names() {
+        let env = MountainCar::default();
+        let names = [
+            "force",
+            "goal_position",
+            "goal_velocity",
+            "gravity",
+            "max_position",
+            "max_speed",
+            "min_position",
+        ];
+        assert_eq!(param_names(&env), names);
+        assert_eq!(env.valley.goal_position, 0.5);
+    }
+
+    #[test]
+    fn goal_velocity_is_the_only_kwarg() {
+        let mut env = MountainCar::default();
+        env.set_kwarg("goal_velocity", 0.05).unwrap();
+        assert_eq!(env.valley.goal_velocity, 0.05);
+        assert!(matches!(
+            env.set_kwarg("force", 1.0),
+            Err(EnvError::UnknownKwarg {
+                env: "MountainCar-v0",
+                ..
+            })
+        ));
+        assert_eq!(env.reset_bounds(), vec![RESET_POSITIONS]);
     }
 }

@@ -1,8 +1,8 @@
 //! MountainCarContinuous-v0, as gymnasium defines it
 //! (`gymnasium/envs/classic_control/continuous_mountain_car.py`): the valley of
-//! [MountainCar-v0](crate::mountain_car) driven by a continuous force in `[-1, 1]`
-//! (clipped, as gymnasium clips it), rewarded 100 at the flag minus `0.1 action^2` per step
-//! (the action as given, unclipped); truncated at 999 steps.
+//! [MountainCar-v0](crate::mountain_car) ([`Valley`], its flag at 0.45) driven by a
+//! continuous force in `[-1, 1]` (clipped, as gymnasium clips it), rewarded 100 at the flag
+//! minus `0.1 action^2` per step (the action as given, unclipped); truncated at 999 steps.
 //!
 //! gymnasium stores the state as `float32` after every step; cartfuse's state is `f32`
 //! throughout, and the f64 reference keeps `f64`.
@@ -10,14 +10,11 @@
 use cartfuse_fusion::graph::Scalar;
 use cartfuse_fusion::graph::{DType, GraphBuilder, Var};
 
-use crate::environment::unknown_kwarg;
 use crate::environment::{GraphEnv, Transition};
 use crate::error::EnvError;
 use crate::gym_args::Kwarg;
-use crate::mountain_car::{
-    GOAL_VELOCITY, RESET_POSITIONS, Valley, drive, reached_goal, reference_reset, reset,
-};
-use crate::params::{check_finite, check_positive, f32_graph_params};
+use crate::mountain_car::{GOAL_VELOCITY, Valley, drive, reached_goal, reference_reset, reset};
+use crate::params::{check_finite, f32_graph_params};
 use crate::spaces::{ActionSpace, BoxSpace};
 
 /// State components, in the order of gymnasium's `env.unwrapped.state`.
@@ -32,22 +29,12 @@ pub struct MountainCarContinuous {
     pub max_action: f64,
     /// Acceleration per unit of (clipped) action.
     pub power: f64,
-    /// The valley's pull (`cos(3 position)` times this; a literal 0.0025 in gymnasium).
-    pub gravity: f64,
-    /// Left wall: the position is clipped here and the velocity zeroed.
-    pub min_position: f64,
-    /// Right bound of the position.
-    pub max_position: f64,
-    /// Speed limit (both directions).
-    pub max_speed: f64,
-    /// The flag: the episode ends at or beyond it...
-    pub goal_position: f64,
-    /// ...moving at least this fast.
-    pub goal_velocity: f64,
     /// Reward for reaching the flag.
     pub goal_reward: f64,
     /// Each step costs this times the action squared.
     pub action_cost: f64,
+    /// The valley, with its flag at 0.45.
+    pub valley: Valley,
 }
 
 impl Default for MountainCarContinuous {
@@ -56,46 +43,23 @@ impl Default for MountainCarContinuous {
             min_action: -1.0,
             max_action: 1.0,
             power: 0.0015,
-            gravity: 0.0025,
-            min_position: -1.2,
-            max_position: 0.6,
-            max_speed: 0.07,
-            goal_position: 0.45,
-            goal_velocity: 0.0,
             goal_reward: 100.0,
             action_cost: 0.1,
+            valley: Valley::with_goal(0.45),
         }
     }
 }
 
 impl MountainCarContinuous {
-    /// Every param with its name (validated, and handed to the graphs as `f32`).
-    fn named(&self) -> [(&'static str, f64); 11] {
+    /// The car's own params with their names (the valley's are [`Valley::named`]).
+    fn named(&self) -> [(&'static str, f64); 5] {
         [
             ("min_action", self.min_action),
             ("max_action", self.max_action),
             ("power", self.power),
-            ("gravity", self.gravity),
-            ("min_position", self.min_position),
-            ("max_position", self.max_position),
-            ("max_speed", self.max_speed),
-            ("goal_position", self.goal_position),
-            ("goal_velocity", self.goal_velocity),
             ("goal_reward", self.goal_reward),
             ("action_cost", self.action_cost),
         ]
-    }
-
-    /// The valley this car drives in.
-    fn valley(&self) -> Valley {
-        Valley {
-            gravity: self.gravity,
-            min_position: self.min_position,
-            max_position: self.max_position,
-            max_speed: self.max_speed,
-            goal_position: self.goal_position,
-            goal_velocity: self.goal_velocity,
-        }
     }
 }
 
@@ -110,40 +74,31 @@ impl GraphEnv for MountainCarContinuous {
     type Action = f32;
 
     fn set_kwarg(&mut self, name: &str, value: f64) -> Result<(), EnvError> {
-        match name {
-            "goal_velocity" => self.goal_velocity = value,
-            _ => return Err(unknown_kwarg::<Self>(name)),
-        }
-        Ok(())
+        self.valley.set_kwarg::<Self>(name, value)
     }
 
     fn reset_bounds(&self) -> Vec<(f64, f64)> {
-        vec![RESET_POSITIONS]
+        self.valley.reset_bounds()
     }
 
     fn validate(&self) -> Result<(), EnvError> {
         check_finite(&self.named())?;
-        check_positive("max_speed", self.max_speed)?;
-        let ordered = [
-            ("max_position", self.max_position, self.min_position),
-            ("max_action", self.max_action, self.min_action),
-        ];
-        for (name, value, low) in ordered {
-            if value <= low {
-                return Err(EnvError::InvalidParam {
-                    name,
-                    value,
-                    expected: "a number above its minimum (min_position, min_action)",
-                });
-            }
+        if self.max_action <= self.min_action {
+            return Err(EnvError::InvalidParam {
+                name: "max_action",
+                value: self.max_action,
+                expected: "a number above min_action",
+            });
         }
-        Ok(())
+        self.valley.validate()
     }
 
     fn observation_space(&self) -> BoxSpace {
-        self.valley().observation_space()
+        self.valley.observation_space()
     }
 
+    /// `[min_action, max_action]`; any finite force is accepted, clipped into the box by
+    /// the dynamics as gymnasium clips it.
     fn action_space(&self) -> ActionSpace {
         ActionSpace::Box(BoxSpace {
             shape: vec![1],
@@ -152,18 +107,8 @@ impl GraphEnv for MountainCarContinuous {
         })
     }
 
-    /// Any finite force: gymnasium clips it into the box.
-    fn action_is_valid(&self, action: f32) -> bool {
-        action.is_finite()
-    }
-
-    /// Forces over `[-1.5, 1.5]`, a third of them clipped.
-    fn pattern_action(&self, index: usize) -> f32 {
-        ((index * 7919 + index / 5) % 301) as f32 / 100.0 - 1.5
-    }
-
     fn graph_params(&self) -> Vec<(&'static str, Scalar)> {
-        f32_graph_params(&self.named())
+        f32_graph_params(&[&self.named()[..], &self.valley.named()].concat())
     }
 
     fn dynamics<'g>(&self, g: &'g GraphBuilder, s: &[Var<'g>], action: Var<'g>) -> Vec<Var<'g>> {
@@ -193,8 +138,8 @@ impl GraphEnv for MountainCarContinuous {
     fn reference_step(&self, state: &[f64], action: f32) -> (Vec<f64>, f64, bool) {
         let action = f64::from(action);
         let force = action.clamp(self.min_action, self.max_action);
-        let next = self.valley().drive(state, force * self.power);
-        let terminated = self.valley().reached_goal(&next);
+        let next = self.valley.drive(state, force * self.power);
+        let terminated = self.valley.reached_goal(&next);
         let bonus = if terminated { self.goal_reward } else { 0.0 };
         (next, bonus - action * action * self.action_cost, terminated)
     }
@@ -212,7 +157,7 @@ impl GraphEnv for MountainCarContinuous {
 mod tests {
     use super::*;
     use crate::conformance;
-    use crate::mountain_car::tests::valley_states;
+    use crate::mountain_car::tests::{param_names, valley_states};
 
     #[test]
     fn every_plan_matches_the_f64_reference_on_the_cpu() {
@@ -250,6 +195,54 @@ mod tests {
             env.validate(),
             Err(EnvError::InvalidParam {
                 name: "max_action",
+                ..
+            })
+        ));
+        let env = MountainCarContinuous {
+            valley: Valley {
+                max_position: -1.2,
+                ..Valley::with_goal(0.45)
+            },
+            ..MountainCarContinuous::default()
+        };
+        assert!(matches!(
+            env.validate(),
+            Err(EnvError::InvalidParam {
+                name: "max_position",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn the_graphs_read_the_params_under_gymnasiums_names() {
+        let env = MountainCarContinuous::default();
+        let names = [
+            "action_cost",
+            "goal_position",
+            "goal_reward",
+            "goal_velocity",
+            "gravity",
+            "max_action",
+            "max_position",
+            "max_speed",
+            "min_action",
+            "min_position",
+            "power",
+        ];
+        assert_eq!(param_names(&env), names);
+        assert_eq!(env.valley, Valley::with_goal(0.45));
+    }
+
+    #[test]
+    fn goal_velocity_is_the_only_kwarg() {
+        let mut env = MountainCarContinuous::default();
+        env.set_kwarg("goal_velocity", 0.05).unwrap();
+        assert_eq!(env.valley.goal_velocity, 0.05);
+        assert!(matches!(
+            env.set_kwarg("power", 1.0),
+            Err(EnvError::UnknownKwarg {
+                env: "MountainCarContinuous-v0",
                 ..
             })
         ));
