@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Once;
 
-use plotters::coord::Shift;
+use plotters::coord::{CoordTranslate, Shift};
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 
@@ -21,6 +21,11 @@ type Point = (f64, f64);
 
 const SIZE: (u32, u32) = (1100, 720);
 const FONT: &str = "sans-serif";
+/// Text of every figure: its caption, tick labels, axis descriptions and legend.
+const CAPTION: (&str, u32) = (FONT, 24);
+const TICKS: (&str, u32) = (FONT, 16);
+const AXES: (&str, u32) = (FONT, 18);
+const LEGEND: (&str, u32) = (FONT, 15);
 
 fn register_font() {
     static ONCE: Once = Once::new();
@@ -48,22 +53,58 @@ fn palette(index: usize) -> RGBColor {
     COLORS[index % COLORS.len()]
 }
 
-/// Draws figure `$draw` of `$report` into `$dir/$stem.svg` and `$dir/$stem.png`; evaluates
-/// to the PNG's file name.
+/// Draws figure `$draw` of `$report` on a white page into `$dir/$stem.svg` and
+/// `$dir/$stem.png`; evaluates to the PNG's file name.
 macro_rules! both {
     ($dir:expr, $stem:expr, $report:expr, $draw:ident) => {{
         let svg = format!("{}.svg", $stem);
         let png = format!("{}.png", $stem);
-        $draw(
-            $report,
-            SVGBackend::new(&$dir.join(&svg), SIZE).into_drawing_area(),
-        )?;
-        $draw(
-            $report,
-            BitMapBackend::new(&$dir.join(&png), SIZE).into_drawing_area(),
-        )?;
+        let path = $dir.join(&svg);
+        let area = SVGBackend::new(&path, SIZE).into_drawing_area();
+        area.fill(&WHITE)?;
+        $draw($report, &area)?;
+        area.present()?;
+        let path = $dir.join(&png);
+        let area = BitMapBackend::new(&path, SIZE).into_drawing_area();
+        area.fill(&WHITE)?;
+        $draw($report, &area)?;
+        area.present()?;
         png
     }};
+}
+
+/// The chart every figure starts from: `caption` on top, the shared margin and label
+/// areas (`y_labels` pixels for the y axis's labels).
+fn chart_on<'a, 'b, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    caption: impl AsRef<str>,
+    y_labels: u32,
+) -> ChartBuilder<'a, 'b, DB> {
+    let mut builder = ChartBuilder::on(area);
+    builder
+        .caption(caption, CAPTION)
+        .margin(20)
+        .x_label_area_size(55)
+        .y_label_area_size(y_labels);
+    builder
+}
+
+/// The legend every figure draws, at `position`.
+fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font(LEGEND)
+        .draw()?;
+    Ok(())
 }
 
 fn range_log(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
@@ -111,11 +152,10 @@ pub fn write_plots(
     Ok(written)
 }
 
-fn env_steps<DB: DrawingBackend>(report: &Report, area: DrawingArea<DB, Shift>) -> DrawResult
+fn env_steps<DB: DrawingBackend>(report: &Report, area: &DrawingArea<DB, Shift>) -> DrawResult
 where
     DB::ErrorType: 'static,
 {
-    area.fill(&WHITE)?;
     let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     let points = |cells: Vec<&crate::reproduce::AblationCell>| -> Vec<(f64, f64)> {
         cells
@@ -159,11 +199,10 @@ where
     )
 }
 
-fn cpu_throughput<DB: DrawingBackend>(report: &Report, area: DrawingArea<DB, Shift>) -> DrawResult
+fn cpu_throughput<DB: DrawingBackend>(report: &Report, area: &DrawingArea<DB, Shift>) -> DrawResult
 where
     DB::ErrorType: 'static,
 {
-    area.fill(&WHITE)?;
     let caption = format!(
         "CartPole-v1 on the CPU ({}) against the device",
         report.cpu.simd
@@ -173,12 +212,11 @@ where
 
 fn policy_throughput<DB: DrawingBackend>(
     report: &Report,
-    area: DrawingArea<DB, Shift>,
+    area: &DrawingArea<DB, Shift>,
 ) -> DrawResult
 where
     DB::ErrorType: 'static,
 {
-    area.fill(&WHITE)?;
     throughput_chart(
         area,
         "PPO's sample collection: burn policy + env step against the policy fused into the step",
@@ -188,7 +226,7 @@ where
 
 /// Env-steps/s against n on log axes, one line per series.
 fn throughput_chart<DB: DrawingBackend>(
-    area: DrawingArea<DB, Shift>,
+    area: &DrawingArea<DB, Shift>,
     caption: &str,
     series: Vec<(String, Vec<(f64, f64)>)>,
 ) -> DrawResult
@@ -197,20 +235,16 @@ where
 {
     let xs = range_log(series.iter().flat_map(|(_, p)| p.iter().map(|p| p.0)));
     let ys = range_log(series.iter().flat_map(|(_, p)| p.iter().map(|p| p.1)));
-    let mut chart = ChartBuilder::on(&area)
-        .caption(caption, (FONT, 24))
-        .margin(20)
-        .x_label_area_size(55)
-        .y_label_area_size(85)
-        .build_cartesian_2d(xs.log_scale(), ys.log_scale())?;
+    let mut chart =
+        chart_on(area, caption, 85).build_cartesian_2d(xs.log_scale(), ys.log_scale())?;
     chart
         .configure_mesh()
         .x_desc("parallel envs n")
         .y_desc("env-steps per second")
         .y_label_formatter(&|v| format!("{v:.0e}"))
         .x_label_formatter(&|v| format!("{v:.0}"))
-        .label_style((FONT, 16))
-        .axis_desc_style((FONT, 18))
+        .label_style(TICKS)
+        .axis_desc_style(AXES)
         .draw()?;
     for (i, (label, points)) in series.into_iter().enumerate() {
         let color = palette(i);
@@ -226,22 +260,14 @@ where
                 .map(|p| Circle::new(p, 4, color.filled())),
         )?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font((FONT, 15))
-        .draw()?;
-    area.present()?;
+    legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
     Ok(())
 }
 
-fn ablation<DB: DrawingBackend>(report: &Report, area: DrawingArea<DB, Shift>) -> DrawResult
+fn ablation<DB: DrawingBackend>(report: &Report, area: &DrawingArea<DB, Shift>) -> DrawResult
 where
     DB::ErrorType: 'static,
 {
-    area.fill(&WHITE)?;
     let rows = ladder();
     let sizes: Vec<usize> = report.eager.iter().map(|c| c.num_envs).collect();
     let value = |row: &str, n: usize| {
@@ -256,14 +282,8 @@ where
         .flat_map(|r| sizes.iter().filter_map(|n| value(r.label, *n)))
         .fold(1.0f64, f64::max);
     let groups = sizes.len() as f64;
-    let mut chart = ChartBuilder::on(&area)
-        .caption(
-            "Ablation: time-per-step speedup over xla-default (log scale)",
-            (FONT, 24),
-        )
-        .margin(20)
-        .x_label_area_size(55)
-        .y_label_area_size(75)
+    let caption = "Ablation: time-per-step speedup over xla-default (log scale)";
+    let mut chart = chart_on(area, caption, 75)
         .build_cartesian_2d(0.0..groups, (0.1f64..top * 10.0).log_scale())?;
     chart
         .configure_mesh()
@@ -271,12 +291,12 @@ where
         .x_labels(0)
         .x_desc("parallel envs")
         .y_desc("speedup over xla-default (x)")
-        .label_style((FONT, 16))
-        .axis_desc_style((FONT, 18))
+        .label_style(TICKS)
+        .axis_desc_style(AXES)
         .draw()?;
     for (g, n) in sizes.iter().enumerate() {
         let (x, y) = chart.backend_coord(&(g as f64 + 0.5, 0.1));
-        area.draw(&Text::new(format!("n = {n}"), (x - 30, y + 8), (FONT, 16)))?;
+        area.draw(&Text::new(format!("n = {n}"), (x - 30, y + 8), TICKS))?;
     }
     let width = 0.8 / rows.len() as f64;
     for (r, row) in rows.iter().enumerate() {
@@ -296,22 +316,14 @@ where
             .label(row.label)
             .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], color.filled()));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font((FONT, 15))
-        .draw()?;
-    area.present()?;
+    legend(&mut chart, SeriesLabelPosition::UpperRight)?;
     Ok(())
 }
 
-fn workloads<DB: DrawingBackend>(report: &Report, area: DrawingArea<DB, Shift>) -> DrawResult
+fn workloads<DB: DrawingBackend>(report: &Report, area: &DrawingArea<DB, Shift>) -> DrawResult
 where
     DB::ErrorType: 'static,
 {
-    area.fill(&WHITE)?;
     let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     let names: Vec<String> = report.workloads.iter().fold(Vec::new(), |mut names, w| {
         if !names.contains(&w.workload) {
@@ -337,19 +349,16 @@ where
             .flat_map(|(_, p)| p.iter().map(|p| p.1))
             .chain([report.roofline.roof_gbps()]),
     );
-    let mut chart = ChartBuilder::on(&area)
-        .caption("Elementwise workloads: achieved bandwidth", (FONT, 24))
-        .margin(20)
-        .x_label_area_size(55)
-        .y_label_area_size(75)
-        .build_cartesian_2d(xs.clone().log_scale(), ys.log_scale())?;
+    let caption = "Elementwise workloads: achieved bandwidth";
+    let mut chart =
+        chart_on(area, caption, 75).build_cartesian_2d(xs.clone().log_scale(), ys.log_scale())?;
     chart
         .configure_mesh()
         .x_desc("working set of the fused kernel (MB)")
         .y_labels(12)
         .y_desc("achieved GB/s (compulsory bytes / time)")
-        .label_style((FONT, 16))
-        .axis_desc_style((FONT, 18))
+        .label_style(TICKS)
+        .axis_desc_style(AXES)
         .draw()?;
     let copy = report.roofline.roof_gbps();
     chart
@@ -377,13 +386,6 @@ where
                 .map(|p| Circle::new(p, 4, color.filled())),
         )?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font((FONT, 15))
-        .draw()?;
-    area.present()?;
+    legend(&mut chart, SeriesLabelPosition::LowerRight)?;
     Ok(())
 }

@@ -5,17 +5,16 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{DrawResult, FONT, Point, SIZE, palette, range_log};
+use super::{AXES, DrawResult, FONT, Point, SIZE, TICKS, chart_on, legend, palette, range_log};
 use crate::reproduce::Report;
 
 pub(super) fn roofline<DB: DrawingBackend>(
     report: &Report,
-    area: DrawingArea<DB, Shift>,
+    area: &DrawingArea<DB, Shift>,
 ) -> DrawResult
 where
     DB::ErrorType: 'static,
 {
-    area.fill(&WHITE)?;
     let r = &report.roofline;
     // Points: (label, eager (AI, GFLOP/s), fused (AI, GFLOP/s)).
     let mut pairs: Vec<(String, Point, Point)> = Vec::new();
@@ -84,21 +83,15 @@ where
             .flat_map(|(_, a, b)| [a.1, b.1])
             .chain([r.gflops]),
     );
-    let mut chart = ChartBuilder::on(&area)
-        .caption(
-            format!("Roofline on {} (measured)", report.device),
-            (FONT, 24),
-        )
-        .margin(20)
-        .x_label_area_size(55)
-        .y_label_area_size(75)
+    let caption = format!("Roofline on {} (measured)", report.device);
+    let mut chart = chart_on(area, caption, 75)
         .build_cartesian_2d(xs.clone().log_scale(), ys.clone().log_scale())?;
     chart
         .configure_mesh()
         .x_desc("arithmetic intensity (FLOP/byte)")
         .y_desc("achieved GFLOP/s")
-        .label_style((FONT, 16))
-        .axis_desc_style((FONT, 18))
+        .label_style(TICKS)
+        .axis_desc_style(AXES)
         .draw()?;
     let roof: Vec<(f64, f64)> = (0..=200)
         .map(|i| {
@@ -136,18 +129,11 @@ where
             color.filled(),
         )))?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font((FONT, 15))
-        .draw()?;
+    legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
     area.draw(&Text::new(
         "open circle: eager, triangle: fused (arrow from eager to fused)",
         (80, SIZE.1 as i32 - 22),
         (FONT, 14),
     ))?;
-    area.present()?;
     Ok(())
 }
