@@ -14,6 +14,8 @@
 mod burn;
 /// The binary end to end.
 mod cli;
+/// The binary's study commands end to end.
+mod cli_study;
 /// Float slices compared within a tolerance.
 mod close;
 /// burn's policy and the env step on one device (wgpu), against the host source.
