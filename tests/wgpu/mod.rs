@@ -24,3 +24,6 @@ mod in_place;
 
 /// The driver's own copy, the roofline's reference.
 mod driver_copy;
+
+/// Row reductions with a cube per row against a thread per row.
+mod row_reduction;

@@ -11,7 +11,7 @@ use cubecl::device::{Device, DeviceId};
 use super::buffers::{alloc_arena, download, read_arena, upload, write_into};
 use super::device::OpenedDevice;
 use super::kernel::{copy_range, elementwise_launch_shape};
-use super::launches::CubeLaunches;
+use super::launches::{CubeLaunches, RowReduction};
 use crate::exec::transfers::{Transfer, TransferCounter};
 use crate::exec::{
     Arena, Backend, BoundPlan, ExecError, Executor, LaunchLedger, Lowered, ReadError, RunArgs,
@@ -34,6 +34,9 @@ pub struct Cube<R: Runtime> {
     /// The most loop iterations a thread may run (lavapipe's; see
     /// [`crate::lir::loop_budget`]).
     loop_limit: Option<u64>,
+    /// How rows-domain launches reduce a row: a cube per row on a GPU, a thread per row on
+    /// a CPU-emulated device.
+    row_reduction: RowReduction,
 }
 
 impl<R: Runtime> Cube<R> {
@@ -54,10 +57,12 @@ impl<R: Runtime> Cube<R> {
         description: impl Into<Arc<str>>,
     ) -> Self {
         let description: Arc<str> = description.into();
-        let loop_limit = description
-            .to_lowercase()
-            .contains("llvmpipe")
-            .then_some(LAVAPIPE_LOOP_ITERATIONS);
+        let llvmpipe = description.to_lowercase().contains("llvmpipe");
+        let loop_limit = llvmpipe.then_some(LAVAPIPE_LOOP_ITERATIONS);
+        let row_reduction = match llvmpipe {
+            true => RowReduction::ThreadPerRow,
+            false => RowReduction::CubePerRow,
+        };
         Self {
             client,
             device: device.to_id(),
@@ -65,12 +70,25 @@ impl<R: Runtime> Cube<R> {
             transfers: TransferCounter::default(),
             max_buffer_bytes: None,
             loop_limit,
+            row_reduction,
         }
     }
 
     /// The compute client every launch goes to.
     pub fn client(&self) -> &ComputeClient<R> {
         &self.client
+    }
+
+    /// How this backend's rows-domain launches reduce a row.
+    pub fn row_reduction(&self) -> RowReduction {
+        self.row_reduction
+    }
+
+    /// This backend reducing rows as `mode` says (by default a cube per row, a thread per
+    /// row on lavapipe).
+    pub fn with_row_reduction(mut self, mode: RowReduction) -> Self {
+        self.row_reduction = mode;
+        self
     }
 
     /// This backend refusing plans whose threads would run more than `limit` loop
@@ -210,7 +228,12 @@ impl<R: Runtime> Backend for Cube<R> {
     }
 
     fn prepare(&self, bound: &BoundPlan, lowered: &Lowered) -> Result<CubeLaunches<R>, ExecError> {
-        Ok(CubeLaunches::prepare(&self.client, bound, lowered))
+        Ok(CubeLaunches::prepare(
+            &self.client,
+            bound,
+            lowered,
+            self.row_reduction,
+        ))
     }
 
     fn run(

@@ -24,12 +24,15 @@ use crate::lir::program::{GuardBlock, Instr, KernelProgram, LaunchProgram, Reg};
 /// * `threads` - threads of the domain per part: lanes / `N`, or rows for rows-domain parts.
 /// * `cubes_per_part` - cubes given to each part of a horizontal launch.
 /// * `launch` - the comptime program.
+/// * `row_units` - for rows-domain parts: `0`, one thread per row; else the units of a
+///   cube, which then reduces one row together (`threads` is rows times it).
 #[cube(launch_unchecked)]
 pub fn fused_array<N: Size>(
     bufs: &mut Buffers<N>,
     threads: usize,
     cubes_per_part: usize,
     #[comptime] launch: LaunchProgram,
+    #[comptime] row_units: u32,
 ) {
     // One part owns every cube: no division to find the part (an integer division per
     // thread is a scalarised loop on a CPU-backed device such as lavapipe).
@@ -43,7 +46,7 @@ pub fn fused_array<N: Size>(
         if part == p {
             let local = ABSOLUTE_POS - p * cubes_per_part * CUBE_DIM as usize;
             if local < threads {
-                run_program::<N>(bufs, local, threads, program);
+                run_program::<N>(bufs, local, threads, program, row_units);
             }
         }
     }
@@ -55,6 +58,7 @@ fn run_program<N: Size>(
     pos: usize,
     n: usize,
     #[comptime] program: KernelProgram,
+    #[comptime] row_units: u32,
 ) {
     let mut regs = Regs::<N> {
         f: Registry::<Reg, Vector<f32, N>>::new(),
@@ -63,41 +67,45 @@ fn run_program<N: Size>(
     };
     match comptime!(program.rows_of) {
         Some(cols) => {
-            // One thread per row: every phase loops over the row's columns.
-            let row_start = pos * cols as usize;
-            let lanes = n * cols as usize;
-            #[unroll]
-            for phase_index in 0..program.phases.len() {
-                let phase = comptime!(program.phases[phase_index].clone());
-                let mut acc = Vector::<f32, N>::new(f32::new(0.0));
-                if comptime!(phase.op == ReduceOp::Max) {
-                    acc = Vector::new(f32::new(comptime!(-f32::MAX)));
+            if comptime!(row_units > 0) {
+                row_per_cube::<N>(bufs, &mut regs, pos, n, program, cols, row_units);
+            } else {
+                // One thread per row: every phase loops over the row's columns.
+                let row_start = pos * cols as usize;
+                let lanes = n * cols as usize;
+                #[unroll]
+                for phase_index in 0..program.phases.len() {
+                    let phase = comptime!(program.phases[phase_index].clone());
+                    let mut acc = Vector::<f32, N>::new(f32::new(0.0));
+                    if comptime!(phase.op == ReduceOp::Max) {
+                        acc = Vector::new(f32::new(comptime!(-f32::MAX)));
+                    }
+                    for c in 0..cols as usize {
+                        let lane = row_start + c;
+                        #[unroll]
+                        for i in 0..phase.body.len() {
+                            let instr = comptime!(phase.body[i]);
+                            exec::<N>(bufs, &mut regs, lane, lanes, 0u32, instr);
+                        }
+                        let value = regs.f.find(comptime!(phase.value));
+                        if comptime!(phase.op == ReduceOp::Max) {
+                            acc = max(acc, value);
+                        } else {
+                            acc += value;
+                        }
+                    }
+                    if comptime!(phase.op == ReduceOp::Mean) {
+                        acc /= Vector::new(f32::new(comptime!(cols as f32)));
+                    }
+                    regs.f.insert(comptime!(phase.result), acc);
                 }
                 for c in 0..cols as usize {
                     let lane = row_start + c;
                     #[unroll]
-                    for i in 0..phase.body.len() {
-                        let instr = comptime!(phase.body[i]);
+                    for i in 0..program.body.len() {
+                        let instr = comptime!(program.body[i]);
                         exec::<N>(bufs, &mut regs, lane, lanes, 0u32, instr);
                     }
-                    let value = regs.f.find(comptime!(phase.value));
-                    if comptime!(phase.op == ReduceOp::Max) {
-                        acc = max(acc, value);
-                    } else {
-                        acc += value;
-                    }
-                }
-                if comptime!(phase.op == ReduceOp::Mean) {
-                    acc /= Vector::new(f32::new(comptime!(cols as f32)));
-                }
-                regs.f.insert(comptime!(phase.result), acc);
-            }
-            for c in 0..cols as usize {
-                let lane = row_start + c;
-                #[unroll]
-                for i in 0..program.body.len() {
-                    let instr = comptime!(program.body[i]);
-                    exec::<N>(bufs, &mut regs, lane, lanes, 0u32, instr);
                 }
             }
         }
@@ -198,6 +206,83 @@ fn advance_carries<T: Numeric, N: Size>(
 #[cube]
 fn assign<T: Numeric, N: Size>(target: &mut Vector<T, N>, value: Vector<T, N>) {
     *target = value;
+}
+
+/// A rows-domain program with one cube per row (`units` of them, a power of two): `pos /
+/// units` is the row, `pos % units` the unit. Each phase's body runs over the columns
+/// `unit, unit + units, ...` (adjacent units read adjacent columns: coalesced), the units'
+/// partial results meet in shared memory in a tree (`log2(units)` rounds, a barrier each),
+/// and every unit takes the row's result; the body then runs over the same strided columns.
+/// `n` is the rows times `units`.
+#[cube]
+fn row_per_cube<N: Size>(
+    bufs: &mut Buffers<N>,
+    regs: &mut Regs<N>,
+    pos: usize,
+    n: usize,
+    #[comptime] program: KernelProgram,
+    #[comptime] cols: u32,
+    #[comptime] units: u32,
+) {
+    let unit = pos % units as usize;
+    let row_start = (pos / units as usize) * cols as usize;
+    let lanes = (n / units as usize) * cols as usize;
+    let mut partials = SharedMemory::<Vector<f32, N>>::new(comptime!(units as usize));
+    #[unroll]
+    for phase_index in 0..program.phases.len() {
+        let phase = comptime!(program.phases[phase_index].clone());
+        let mut acc = Vector::<f32, N>::new(f32::new(0.0));
+        if comptime!(phase.op == ReduceOp::Max) {
+            acc = Vector::new(f32::new(comptime!(-f32::MAX)));
+        }
+        let mut c = unit;
+        while c < cols as usize {
+            let lane = row_start + c;
+            #[unroll]
+            for i in 0..phase.body.len() {
+                let instr = comptime!(phase.body[i]);
+                exec::<N>(bufs, regs, lane, lanes, 0u32, instr);
+            }
+            let value = regs.f.find(comptime!(phase.value));
+            if comptime!(phase.op == ReduceOp::Max) {
+                acc = max(acc, value);
+            } else {
+                acc += value;
+            }
+            c += units as usize;
+        }
+        partials[unit] = acc;
+        sync_cube();
+        #[unroll]
+        for round in 0..comptime!(units.trailing_zeros()) {
+            let stride = comptime!((units >> (round + 1)) as usize);
+            if unit < stride {
+                if comptime!(phase.op == ReduceOp::Max) {
+                    partials[unit] = max(partials[unit], partials[unit + stride]);
+                } else {
+                    partials[unit] = partials[unit] + partials[unit + stride];
+                }
+            }
+            sync_cube();
+        }
+        let mut total = partials[0];
+        // Every unit has read the total before the next phase writes its partial.
+        sync_cube();
+        if comptime!(phase.op == ReduceOp::Mean) {
+            total /= Vector::new(f32::new(comptime!(cols as f32)));
+        }
+        regs.f.insert(comptime!(phase.result), total);
+    }
+    let mut c = unit;
+    while c < cols as usize {
+        let lane = row_start + c;
+        #[unroll]
+        for i in 0..program.body.len() {
+            let instr = comptime!(program.body[i]);
+            exec::<N>(bufs, regs, lane, lanes, 0u32, instr);
+        }
+        c += units as usize;
+    }
 }
 
 /// Runs `body`, entering guard blocks where it says.

@@ -45,6 +45,32 @@ pub struct CubeLaunches<R: Runtime> {
     params_u: Handle,
     /// Whether launches that allow it run four lanes per thread.
     pub vectorize: bool,
+    /// How rows-domain launches reduce a row.
+    pub row_reduction: RowReduction,
+}
+
+/// How a rows-domain launch (row reductions: LayerNorm's mean and variance) spreads a row
+/// over threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::Display, strum::EnumIter)]
+pub enum RowReduction {
+    /// One thread per row loops over its columns: adjacent threads read addresses a row
+    /// apart. On a CPU-emulated device (lavapipe) each thread streams its own row.
+    #[strum(serialize = "a thread per row")]
+    ThreadPerRow,
+    /// One cube per row: its units read adjacent columns (coalesced on a GPU) and reduce
+    /// their partial results in shared memory, a tree of barriers.
+    #[strum(serialize = "a cube per row")]
+    CubePerRow,
+}
+
+impl RowReduction {
+    /// The kernel's `row_units` for this mode.
+    fn units(self) -> u32 {
+        match self {
+            RowReduction::ThreadPerRow => 0,
+            RowReduction::CubePerRow => ELEMENTWISE_CUBE_DIM,
+        }
+    }
 }
 
 impl<R: Runtime> CubeLaunches<R> {
@@ -68,7 +94,12 @@ impl<R: Runtime> CubeLaunches<R> {
 
     /// The launches of `bound`, lowered for [`Self::target`], ready to run on `client`'s
     /// device (each kernel compiled at its first launch).
-    pub(super) fn prepare(client: &ComputeClient<R>, bound: &BoundPlan, lowered: &Lowered) -> Self {
+    pub(super) fn prepare(
+        client: &ComputeClient<R>,
+        bound: &BoundPlan,
+        lowered: &Lowered,
+        row_reduction: RowReduction,
+    ) -> Self {
         let graph = bound.graph();
         let layout = ParamLayout::of(graph);
         let place = |node: &NodeId| {
@@ -85,6 +116,7 @@ impl<R: Runtime> CubeLaunches<R> {
             params_f: upload(client, &[0f32]),
             params_u: upload(client, &[0u32]),
             vectorize: crate::switches::enabled(crate::switches::VECTORIZE),
+            row_reduction,
             client: client.clone(),
             bound: lowered.launches.clone(),
         }
@@ -149,9 +181,17 @@ impl<R: Runtime> CubeLaunches<R> {
         let (bound, n) = (args.bound, args.bound.lanes());
         let launch = &self.bound[index];
         let width = self.vector_width(index, n, bound.bank_lanes());
-        // Rows kernels hand the kernel lane indices, the others thread indices.
+        // Rows kernels hand the kernel lane indices, the others thread indices; a cube per
+        // row gives each row all the cube's units.
+        let row_units = match launch.rows_of {
+            Some(_) => self.row_reduction.units(),
+            None => 0,
+        };
         let (threads, bank_threads) = match launch.rows_of {
-            Some(cols) => (n / cols as usize, bound.bank_lanes()),
+            Some(cols) => (
+                n / cols as usize * row_units.max(1) as usize,
+                bound.bank_lanes(),
+            ),
             None => (n / width, bound.bank_lanes() / width),
         };
         let cubes_per_part = threads.div_ceil(ELEMENTWISE_CUBE_DIM as usize);
@@ -191,6 +231,7 @@ impl<R: Runtime> CubeLaunches<R> {
                 threads,
                 cubes_per_part,
                 launch.program.clone(),
+                row_units,
             )
         });
     }

@@ -23,4 +23,4 @@ pub mod rng;
 pub mod runtime_dir;
 
 pub use backend::Cube;
-pub use launches::CubeLaunches;
+pub use launches::{CubeLaunches, RowReduction};

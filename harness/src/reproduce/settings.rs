@@ -164,7 +164,7 @@ impl ReproduceSettings {
     pub fn tasks(&self) -> usize {
         2 + (1 + self.burn_backends.len()) * self.ablation_sizes.len()
             + 6 * self.workload_bytes.len()
-            + 3
+            + crate::studies::tail::TAIL_ROWS
             + self
                 .launch_probe
                 .as_ref()

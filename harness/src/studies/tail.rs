@@ -1,9 +1,12 @@
 //! The transformer tail (LayerNorm -> GELU -> Dropout -> residual add) as 4, 2 and 1
 //! kernels: each partition profiled, with the intermediates it eliminates counted from the
-//! plans and the bytes that saves, modelled and measured.
+//! plans and the bytes that saves, modelled and measured; then the one kernel again under the
+//! other way to reduce a row (a cube per row, GPUs' default, against a thread per row,
+//! lavapipe's), so the report sets the two side by side on one device.
 
 use std::collections::BTreeMap;
 
+use cartfuse_fusion::cube::RowReduction;
 use cartfuse_fusion::graph::{Graph, NodeId, Shape};
 use cartfuse_fusion::plan::{Plan, Slot};
 
@@ -11,6 +14,10 @@ use crate::error::ReproduceError;
 use crate::plan_profile::{PlanProfile, profile_plan};
 use crate::profile::ProfileSettings;
 use crate::studies::workloads::TransformerTail;
+
+/// Rows of the tail: the 4-, 2- and 1-kernel partitions, then the 1-kernel one under the
+/// other row reduction ([`RowReduction`]: a cube or a thread per row).
+pub const TAIL_ROWS: usize = 4;
 
 /// One partition of the transformer tail.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -44,7 +51,22 @@ pub fn measure_tail<R: cartfuse_fusion::cubecl::Runtime>(
     let (inputs, params) = TransformerTail::bindings(lanes);
     let mut tail: Vec<TailRow> = Vec::new();
     let mut unfused_intermediates = None;
-    for (label, groups) in tail_graph.partitions() {
+    // Every partition under the device's row reduction, then the one kernel under the other.
+    let mut partitions: Vec<_> = (tail_graph.partitions().into_iter())
+        .map(|(label, groups)| (label.to_string(), groups, backend.clone()))
+        .collect();
+    if let Some((_, groups, _)) = partitions.last().cloned() {
+        let other = match backend.row_reduction() {
+            RowReduction::ThreadPerRow => RowReduction::CubePerRow,
+            RowReduction::CubePerRow => RowReduction::ThreadPerRow,
+        };
+        let label = format!(
+            "1 kernel, {other} (the rows above: {})",
+            backend.row_reduction()
+        );
+        partitions.push((label, groups, backend.clone().with_row_reduction(other)));
+    }
+    for (label, groups, backend) in partitions {
         progress(&format!("transformer tail, {label}"));
         let plan = Plan::from_partition(&tail_graph.graph, &groups)?;
         let materialized = intermediates(&tail_graph.graph, &plan);
@@ -63,7 +85,7 @@ pub fn measure_tail<R: cartfuse_fusion::cubecl::Runtime>(
             })
             .sum::<u64>() as f64;
         let profile = profile_plan(
-            backend,
+            &backend,
             &tail_graph.graph,
             plan,
             lanes,
