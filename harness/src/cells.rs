@@ -74,6 +74,11 @@ pub struct AblationCell {
 }
 
 impl AblationCell {
+    /// The profile of a cell that ran.
+    pub fn ran(&self) -> Option<&StepProfile> {
+        self.profile.as_ref().ok()
+    }
+
     /// A cell of `row` at `n` with `profile` and its rounds, no factors yet.
     pub fn new(
         row: &str,

@@ -68,45 +68,29 @@ fn run_program<N: Size>(
     match comptime!(program.rows_of) {
         Some(cols) => {
             if comptime!(row_units > 0) {
-                row_per_cube::<N>(bufs, &mut regs, pos, n, program, cols, row_units);
+                // A cube per row: this unit takes every `row_units`-th column.
+                let units = row_units as usize;
+                let lanes = (n / units) * cols as usize;
+                run_rows::<N>(
+                    bufs,
+                    &mut regs,
+                    (pos / units, pos % units),
+                    lanes,
+                    program,
+                    cols,
+                    row_units,
+                );
             } else {
-                // One thread per row: every phase loops over the row's columns.
-                let row_start = pos * cols as usize;
-                let lanes = n * cols as usize;
-                #[unroll]
-                for phase_index in 0..program.phases.len() {
-                    let phase = comptime!(program.phases[phase_index].clone());
-                    let mut acc = Vector::<f32, N>::new(f32::new(0.0));
-                    if comptime!(phase.op == ReduceOp::Max) {
-                        acc = Vector::new(f32::new(comptime!(-f32::MAX)));
-                    }
-                    for c in 0..cols as usize {
-                        let lane = row_start + c;
-                        #[unroll]
-                        for i in 0..phase.body.len() {
-                            let instr = comptime!(phase.body[i]);
-                            exec::<N>(bufs, &mut regs, lane, lanes, 0u32, instr);
-                        }
-                        let value = regs.f.find(comptime!(phase.value));
-                        if comptime!(phase.op == ReduceOp::Max) {
-                            acc = max(acc, value);
-                        } else {
-                            acc += value;
-                        }
-                    }
-                    if comptime!(phase.op == ReduceOp::Mean) {
-                        acc /= Vector::new(f32::new(comptime!(cols as f32)));
-                    }
-                    regs.f.insert(comptime!(phase.result), acc);
-                }
-                for c in 0..cols as usize {
-                    let lane = row_start + c;
-                    #[unroll]
-                    for i in 0..program.body.len() {
-                        let instr = comptime!(program.body[i]);
-                        exec::<N>(bufs, &mut regs, lane, lanes, 0u32, instr);
-                    }
-                }
+                // A thread per row: every phase loops over the row's columns.
+                run_rows::<N>(
+                    bufs,
+                    &mut regs,
+                    (pos, 0),
+                    n * cols as usize,
+                    program,
+                    cols,
+                    1u32,
+                );
             }
         }
         None => {
@@ -208,25 +192,24 @@ fn assign<T: Numeric, N: Size>(target: &mut Vector<T, N>, value: Vector<T, N>) {
     *target = value;
 }
 
-/// A rows-domain program with one cube per row (`units` of them, a power of two): `pos /
-/// units` is the row, `pos % units` the unit. Each phase's body runs over the columns
-/// `unit, unit + units, ...` (adjacent units read adjacent columns: coalesced), the units'
-/// partial results meet in shared memory in a tree (`log2(units)` rounds, a barrier each),
-/// and every unit takes the row's result; the body then runs over the same strided columns.
-/// `n` is the rows times `units`.
+/// One row of a rows-domain program, on `units` units (a power of two): with one, the
+/// thread loops over the row's columns; with more, the units of a cube share the row, each
+/// taking the columns `unit, unit + units, ...` (adjacent units read adjacent columns:
+/// coalesced on a GPU), and their partial results meet in shared memory in a tree
+/// (`log2(units)` rounds, a barrier each) that every unit reads the row's result from.
+/// `at` is `(row, unit)`; `lanes` the launch's.
 #[cube]
-fn row_per_cube<N: Size>(
+fn run_rows<N: Size>(
     bufs: &mut Buffers<N>,
     regs: &mut Regs<N>,
-    pos: usize,
-    n: usize,
+    at: (usize, usize),
+    lanes: usize,
     #[comptime] program: KernelProgram,
     #[comptime] cols: u32,
     #[comptime] units: u32,
 ) {
-    let unit = pos % units as usize;
-    let row_start = (pos / units as usize) * cols as usize;
-    let lanes = (n / units as usize) * cols as usize;
+    let (row, unit) = at;
+    let row_start = row * cols as usize;
     let mut partials = SharedMemory::<Vector<f32, N>>::new(comptime!(units as usize));
     #[unroll]
     for phase_index in 0..program.phases.len() {
@@ -251,27 +234,29 @@ fn row_per_cube<N: Size>(
             }
             c += units as usize;
         }
-        partials[unit] = acc;
-        sync_cube();
-        #[unroll]
-        for round in 0..comptime!(units.trailing_zeros()) {
-            let stride = comptime!((units >> (round + 1)) as usize);
-            if unit < stride {
-                if comptime!(phase.op == ReduceOp::Max) {
-                    partials[unit] = max(partials[unit], partials[unit + stride]);
-                } else {
-                    partials[unit] = partials[unit] + partials[unit + stride];
+        if comptime!(units > 1) {
+            partials[unit] = acc;
+            sync_cube();
+            #[unroll]
+            for round in 0..comptime!(units.trailing_zeros()) {
+                let stride = comptime!((units >> (round + 1)) as usize);
+                if unit < stride {
+                    if comptime!(phase.op == ReduceOp::Max) {
+                        partials[unit] = max(partials[unit], partials[unit + stride]);
+                    } else {
+                        partials[unit] = partials[unit] + partials[unit + stride];
+                    }
                 }
+                sync_cube();
             }
+            acc = partials[0];
+            // Every unit has read the total before the next phase writes its partial.
             sync_cube();
         }
-        let mut total = partials[0];
-        // Every unit has read the total before the next phase writes its partial.
-        sync_cube();
         if comptime!(phase.op == ReduceOp::Mean) {
-            total /= Vector::new(f32::new(comptime!(cols as f32)));
+            acc /= Vector::new(f32::new(comptime!(cols as f32)));
         }
-        regs.f.insert(comptime!(phase.result), total);
+        regs.f.insert(comptime!(phase.result), acc);
     }
     let mut c = unit;
     while c < cols as usize {

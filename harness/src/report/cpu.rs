@@ -9,7 +9,7 @@ use crate::cells::Over;
 
 use super::commentary::{speed, speed_in_turns};
 use super::roof::share_of_copy;
-use super::table::{Cell, Column, Format, Shown, Table, factor_cells, factor_columns};
+use super::table::{Cell, Format, Shown, Table, col, quantities};
 
 pub use crate::studies::crossover::STUDY_CROSSOVER;
 
@@ -28,34 +28,21 @@ fn rate(study: &CpuStudy, row: &str, n: usize) -> Option<f64> {
 /// The host roofline table.
 pub fn roofline(report: &Report) -> Table {
     let c = &report.cpu;
-    let mut table = Table::new(
-        "CPU roofline",
-        "cpu_roofline.csv",
-        vec![
-            Column::new("quantity", ""),
-            Column::new("measured", ""),
-            Column::new("unit", "").shown(Shown::CsvOnly),
-        ],
-    );
+    let gbps = Format::FixedUnit(2, "GB/s");
     let rows = [
         (
             "copy roof (read + write, every thread; the faster copy below)",
             c.copy_gbps,
-            Format::FixedUnit(2, "GB/s"),
+            gbps,
             "GB/s",
         ),
         (
             "copy with non-temporal stores (STREAM-style)",
             c.streaming_gbps,
-            Format::FixedUnit(2, "GB/s"),
+            gbps,
             "GB/s",
         ),
-        (
-            "copy by the platform memcpy",
-            c.memcpy_gbps,
-            Format::FixedUnit(2, "GB/s"),
-            "GB/s",
-        ),
+        ("copy by the platform memcpy", c.memcpy_gbps, gbps, "GB/s"),
         (
             "bytes moved per copy pass",
             c.copy_bytes as f64,
@@ -70,65 +57,49 @@ pub fn roofline(report: &Report) -> Table {
         ),
         ("threads", c.threads as f64, Format::Fixed(0), ""),
     ];
-    for (quantity, value, format, unit) in rows {
-        table.push(vec![
-            Cell::text(quantity),
-            Cell::Number(value, format),
-            Cell::text(unit),
-        ]);
-    }
-    table.push(vec![
-        Cell::text("SIMD level"),
-        Cell::text(c.simd.clone()),
-        Cell::text(""),
-    ]);
-    table
+    let rows = rows
+        .into_iter()
+        .map(|(quantity, value, format, unit)| {
+            (quantity.to_string(), Cell::Number(value, format), unit)
+        })
+        .chain([("SIMD level".into(), Cell::text(c.simd.clone()), "")]);
+    quantities("CPU roofline", "cpu_roofline.csv", rows.collect())
 }
 
 /// Every CPU plan at every size: env-steps/s and the ratio to CPU eager.
 pub fn plans(report: &Report) -> Table {
-    let mut columns = vec![
-        Column::new("plan", ""),
-        Column::new("n", ""),
-        Column::new("rounds", ""),
-        Column::new("env-steps/s", "1/s"),
-        Column::new("time per step (median round)", "s"),
-        Column::new("passes per step", ""),
-        Column::new("bytes per env-step", "bytes"),
-        Column::new("achieved bandwidth", "GB/s"),
-    ];
-    columns.extend(factor_columns("x CPU eager"));
-    columns.push(Column::new("skipped", "").shown(Shown::WhenPresent));
-    let mut table = Table::new(
-        "CartPole on the CPU: every plan against CPU eager",
-        "cpu_plans.csv",
-        columns,
-    );
     let mut cells: Vec<_> = report.cpu.cells.iter().collect();
     let plan_order = |row: &str| cpu_plans().iter().position(|(label, _)| *label == row);
     cells.sort_by_key(|c| plan_order(&c.row));
-    for cell in cells {
-        let p = cell.profile.as_ref().ok();
-        let mut row = vec![
-            Cell::text(cell.row.clone()),
-            Cell::Number(cell.num_envs as f64, Format::Fixed(0)),
-            Cell::Number(cell.rounds as f64, Format::Fixed(0)),
-            Cell::number(p.map(|p| p.env_steps_per_s), Format::Si),
-            Cell::number(p.map(|p| p.step_s_median), Format::Seconds),
-            Cell::number(p.map(|p| p.launches_per_step), Format::Fixed(1)),
-            Cell::number(p.map(|p| p.bytes_per_env_step), Format::Fixed(0)),
-            Cell::number(p.map(|p| p.gbps), Format::FixedUnit(2, "GB/s")),
-        ];
-        row.extend(factor_cells(cell.factor(Over::Eager)));
-        row.push(Cell::text(
-            cell.profile
-                .as_ref()
-                .err()
-                .map_or(String::new(), |s| s.reason.clone()),
-        ));
-        table.push(row);
-    }
-    table
+    let title = "CartPole on the CPU: every plan against CPU eager";
+    Table::of(title, "cpu_plans.csv", cells)
+        .col(col("plan", ""), |c| Cell::text(&c.row))
+        .num(col("n", ""), Format::Fixed(0), |c| c.num_envs as f64)
+        .num(col("rounds", ""), Format::Fixed(0), |c| c.rounds as f64)
+        .num(col("env-steps/s", "1/s"), Format::Si, |c| {
+            c.ran().map(|p| p.env_steps_per_s)
+        })
+        .num(
+            col("time per step (median round)", "s"),
+            Format::Seconds,
+            |c| c.ran().map(|p| p.step_s_median),
+        )
+        .num(col("passes per step", ""), Format::Fixed(1), |c| {
+            c.ran().map(|p| p.launches_per_step)
+        })
+        .num(col("bytes per env-step", "bytes"), Format::Fixed(0), |c| {
+            c.ran().map(|p| p.bytes_per_env_step)
+        })
+        .num(
+            col("achieved bandwidth", "GB/s"),
+            Format::FixedUnit(2, "GB/s"),
+            |c| c.ran().map(|p| p.gbps),
+        )
+        .factor(col("x CPU eager", ""), |c| c.factor(Over::Eager))
+        .col(col("skipped", "").shown(Shown::WhenPresent), |c| {
+            Cell::skipped(&c.profile)
+        })
+        .build()
 }
 
 /// One plan on the device against the same plan on the CPU.
@@ -168,72 +139,76 @@ fn plan_crossovers(report: &Report) -> Vec<PlanCrossover> {
 /// Each plan on the device against the same plan on the CPU: the size from which the device
 /// wins, beside the study's crossover.
 pub fn crossovers(report: &Report) -> Table {
-    let mut table = Table::new(
-        format!(
-            "Where {} starts to beat the CPU, plan by plan",
-            report.device_name
-        ),
-        "cpu_crossover.csv",
-        vec![
-            Column::new("device (driver; runtime)", ""),
-            Column::new("plan", ""),
-            Column::new("the device wins from n =", ""),
-            Column::new("device / CPU at the smallest n", ""),
-            Column::new("device / CPU at the largest n", ""),
-            Column::new("the study (XLA, GPU against CPU)", ""),
-        ],
+    let title = format!(
+        "Where {} starts to beat the CPU, plan by plan",
+        report.device_name
     );
     let largest = report.sizes().last().copied().unwrap_or(0);
-    for plan in plan_crossovers(report) {
-        table.push(vec![
-            Cell::text(format!("{} ({})", report.device, report.runtime)),
-            Cell::text(plan.row),
-            match plan.from {
+    let device = format!("{} ({})", report.device, report.runtime);
+    Table::of(title, "cpu_crossover.csv", plan_crossovers(report))
+        .col(col("device (driver; runtime)", ""), move |_| {
+            Cell::text(device.clone())
+        })
+        .col(col("plan", ""), |plan| Cell::text(plan.row))
+        .col(
+            col("the device wins from n =", ""),
+            move |plan| match plan.from {
                 Some(n) => Cell::Number(n as f64, Format::Fixed(0)),
                 None => Cell::text(format!("never (up to {largest})")),
             },
-            Cell::number(plan.ratios.0, Format::Ratio),
-            Cell::number(plan.ratios.1, Format::Ratio),
-            Cell::text(format!("about {STUDY_CROSSOVER}")),
-        ]);
-    }
-    table
+        )
+        .num(
+            col("device / CPU at the smallest n", ""),
+            Format::Ratio,
+            |plan| plan.ratios.0,
+        )
+        .num(
+            col("device / CPU at the largest n", ""),
+            Format::Ratio,
+            |plan| plan.ratios.1,
+        )
+        .col(col("the study (XLA, GPU against CPU)", ""), |_| {
+            Cell::text(format!("about {STUDY_CROSSOVER}"))
+        })
+        .build()
 }
 
 /// The CPU's best plan against the device's best plan and burn `NdArray` at every size.
 pub fn vs_device(report: &Report) -> Table {
-    let mut table = Table::new(
-        format!("CPU against {} and burn NdArray", report.device_name),
-        "cpu_vs_device.csv",
-        vec![
-            Column::new("n", ""),
-            Column::new("best CPU plan", ""),
-            Column::new("CPU env-steps/s", "1/s"),
-            Column::new("best device plan", ""),
-            Column::new("device env-steps/s", "1/s"),
-            Column::new("device / CPU", ""),
-            Column::new("burn ndarray env-steps/s", "1/s"),
-            Column::new("CPU / burn ndarray", ""),
-        ],
-    );
-    for n in report.sizes() {
-        let cpu = report.cpu.best(n);
-        let device = device_best(report, n);
-        let ndarray = report
+    let cpu = move |n| report.cpu.best(n);
+    let device = move |n| device_best(report, n);
+    let ndarray = move |n| {
+        report
             .burn_profile("burn ndarray", n)
-            .map(|b| b.env_steps_per_s);
-        table.push(vec![
-            Cell::Number(n as f64, Format::Fixed(0)),
-            cpu.map_or(Cell::Missing, |(row, _)| Cell::text(row)),
-            Cell::number(cpu.map(|c| c.1), Format::Si),
-            device.map_or(Cell::Missing, |(row, _)| Cell::text(row)),
-            Cell::number(device.map(|d| d.1), Format::Si),
-            Cell::number(device.zip(cpu).map(|(d, c)| d.1 / c.1), Format::Ratio),
-            Cell::number(ndarray, Format::Si),
-            Cell::number(cpu.zip(ndarray).map(|(c, b)| c.1 / b), Format::Ratio),
-        ]);
-    }
-    table
+            .map(|b| b.env_steps_per_s)
+    };
+    let title = format!("CPU against {} and burn NdArray", report.device_name);
+    Table::of(title, "cpu_vs_device.csv", report.sizes())
+        .num(col("n", ""), Format::Fixed(0), |&n| n as f64)
+        .col(col("best CPU plan", ""), move |&n| {
+            cpu(n).map_or(Cell::Missing, |(row, _)| Cell::text(row))
+        })
+        .num(col("CPU env-steps/s", "1/s"), Format::Si, move |&n| {
+            cpu(n).map(|c| c.1)
+        })
+        .col(col("best device plan", ""), move |&n| {
+            device(n).map_or(Cell::Missing, |(row, _)| Cell::text(row))
+        })
+        .num(col("device env-steps/s", "1/s"), Format::Si, move |&n| {
+            device(n).map(|d| d.1)
+        })
+        .num(col("device / CPU", ""), Format::Ratio, move |&n| {
+            device(n).zip(cpu(n)).map(|(d, c)| d.1 / c.1)
+        })
+        .num(
+            col("burn ndarray env-steps/s", "1/s"),
+            Format::Si,
+            move |&n| ndarray(n),
+        )
+        .num(col("CPU / burn ndarray", ""), Format::Ratio, move |&n| {
+            cpu(n).zip(ndarray(n)).map(|(c, b)| c.1 / b)
+        })
+        .build()
 }
 
 /// Sentences on the CPU side, each computed from this run's numbers.

@@ -5,7 +5,7 @@ use crate::cells::Over;
 use crate::studies::envs::{EnvCell, EnvStudy};
 use crate::turns::RoundRatio;
 
-use super::table::{Cell, Column, Format, Shown, Table, factor_cells, factor_columns};
+use super::table::{Cell, Format, Shown, Table, col, ratio_cell};
 
 fn profile(cell: Option<&EnvCell>) -> Option<&crate::profile::StepProfile> {
     cell.and_then(|c| c.cell.profile.as_ref().ok())
@@ -17,104 +17,94 @@ fn rate(cell: Option<&EnvCell>) -> Option<f64> {
 
 /// Every plan of every environment at every size on every runtime.
 pub fn plans(study: &EnvStudy) -> Table {
-    let mut columns = vec![
-        Column::new("environment", ""),
-        Column::new("runtime", ""),
-        Column::new("plan", ""),
-        Column::new("n", ""),
-        Column::new("rounds", ""),
-        Column::new("env-steps/s", "1/s"),
-        Column::new("launches per step", ""),
-        Column::new("bytes per env-step", "bytes"),
-        Column::new("FLOPs per env-step", "FLOP"),
-        Column::new("achieved GFLOP/s", "GFLOP/s"),
-    ];
-    columns.extend(factor_columns("x eager"));
-    columns.push(Column::new("skipped", "").shown(Shown::WhenPresent));
-    let mut table = Table::new(
-        "Every environment under every plan",
-        "env_plans.csv",
-        columns,
-    );
-    for env_cell in &study.cells {
-        let cell = &env_cell.cell;
-        let p = cell.profile.as_ref().ok();
-        let mut row = vec![
-            Cell::text(env_cell.env.clone()),
-            Cell::text(env_cell.runtime.clone()),
-            Cell::text(cell.row.clone()),
-            Cell::Number(cell.num_envs as f64, Format::Fixed(0)),
-            Cell::Number(cell.rounds as f64, Format::Fixed(0)),
-            Cell::number(p.map(|p| p.env_steps_per_s), Format::Si),
-            Cell::number(p.map(|p| p.launches_per_step), Format::Fixed(1)),
-            Cell::number(p.map(|p| p.bytes_per_env_step), Format::Fixed(0)),
-            Cell::Number(env_cell.flops_per_env_step, Format::Fixed(0)),
-            Cell::number(p.map(|p| p.gflops), Format::Fixed(2)),
-        ];
-        row.extend(factor_cells(cell.factor(Over::Eager)));
-        row.push(Cell::text(
-            cell.profile
-                .as_ref()
-                .err()
-                .map_or(String::new(), |s| s.reason.clone()),
-        ));
-        table.push(row);
-    }
-    table
+    let title = "Every environment under every plan";
+    Table::of(title, "env_plans.csv", &study.cells)
+        .col(col("environment", ""), |c| Cell::text(&c.env))
+        .col(col("runtime", ""), |c| Cell::text(&c.runtime))
+        .col(col("plan", ""), |c| Cell::text(&c.cell.row))
+        .num(col("n", ""), Format::Fixed(0), |c| c.cell.num_envs as f64)
+        .num(col("rounds", ""), Format::Fixed(0), |c| {
+            c.cell.rounds as f64
+        })
+        .num(col("env-steps/s", "1/s"), Format::Si, |c| {
+            c.cell.ran().map(|p| p.env_steps_per_s)
+        })
+        .num(col("launches per step", ""), Format::Fixed(1), |c| {
+            c.cell.ran().map(|p| p.launches_per_step)
+        })
+        .num(col("bytes per env-step", "bytes"), Format::Fixed(0), |c| {
+            c.cell.ran().map(|p| p.bytes_per_env_step)
+        })
+        .num(col("FLOPs per env-step", "FLOP"), Format::Fixed(0), |c| {
+            c.flops_per_env_step
+        })
+        .num(col("achieved GFLOP/s", "GFLOP/s"), Format::Fixed(2), |c| {
+            c.cell.ran().map(|p| p.gflops)
+        })
+        .factor(col("x eager", ""), |c| c.cell.factor(Over::Eager))
+        .col(col("skipped", "").shown(Shown::WhenPresent), |c| {
+            Cell::skipped(&c.cell.profile)
+        })
+        .build()
+}
+
+/// One environment on one runtime at one size: its eager and fused cells, its fastest plan.
+struct Fusion<'s> {
+    env: &'s str,
+    runtime: &'s str,
+    n: usize,
+    eager: Option<&'s EnvCell>,
+    fused: Option<&'s EnvCell>,
+    best: Option<(&'s str, f64)>,
 }
 
 /// Fused against eager per environment: what fusion removes and what it buys.
 pub fn fusion(study: &EnvStudy) -> Table {
-    let mut table = Table::new(
-        "Where fusion pays: fused against eager per environment",
-        "env_fusion.csv",
-        vec![
-            Column::new("environment", ""),
-            Column::new("runtime", ""),
-            Column::new("n", ""),
-            Column::new("eager launches per step", ""),
-            Column::new("eager bytes per env-step", "bytes"),
-            Column::new("fused bytes per env-step", "bytes"),
-            Column::new("FLOPs per env-step", "FLOP"),
-            Column::new("fused x eager (median round; slowest-fastest)", ""),
-            Column::new("best plan", ""),
-            Column::new("best env-steps/s", "1/s"),
-        ],
-    );
+    let mut rows = Vec::new();
     for runtime in study.runtimes() {
         for &n in &study.sizes {
-            for env in &study.envs {
-                let eager = study.cell(env, runtime, "eager", n);
-                let fused = study.cell(env, runtime, "fused", n);
-                let best = best(study, env, runtime, n);
-                table.push(vec![
-                    Cell::text(env.clone()),
-                    Cell::text(runtime),
-                    Cell::Number(n as f64, Format::Fixed(0)),
-                    Cell::number(
-                        profile(eager).map(|p| p.launches_per_step),
-                        Format::Fixed(0),
-                    ),
-                    Cell::number(
-                        profile(eager).map(|p| p.bytes_per_env_step),
-                        Format::Fixed(0),
-                    ),
-                    Cell::number(
-                        profile(fused).map(|p| p.bytes_per_env_step),
-                        Format::Fixed(0),
-                    ),
-                    Cell::number(fused.map(|c| c.flops_per_env_step), Format::Fixed(0)),
-                    factor_cells(fused.and_then(|c| c.cell.factor(Over::Eager)))
-                        .into_iter()
-                        .next()
-                        .expect("a median cell"),
-                    best.map_or(Cell::Missing, |(plan, _)| Cell::text(plan)),
-                    Cell::number(best.map(|b| b.1), Format::Si),
-                ]);
-            }
+            rows.extend(study.envs.iter().map(|env| Fusion {
+                env,
+                runtime,
+                n,
+                eager: study.cell(env, runtime, "eager", n),
+                fused: study.cell(env, runtime, "fused", n),
+                best: best(study, env, runtime, n),
+            }));
         }
     }
-    table
+    let title = "Where fusion pays: fused against eager per environment";
+    Table::of(title, "env_fusion.csv", rows)
+        .col(col("environment", ""), |r| Cell::text(r.env))
+        .col(col("runtime", ""), |r| Cell::text(r.runtime))
+        .num(col("n", ""), Format::Fixed(0), |r| r.n as f64)
+        .num(col("eager launches per step", ""), Format::Fixed(0), |r| {
+            profile(r.eager).map(|p| p.launches_per_step)
+        })
+        .num(
+            col("eager bytes per env-step", "bytes"),
+            Format::Fixed(0),
+            |r| profile(r.eager).map(|p| p.bytes_per_env_step),
+        )
+        .num(
+            col("fused bytes per env-step", "bytes"),
+            Format::Fixed(0),
+            |r| profile(r.fused).map(|p| p.bytes_per_env_step),
+        )
+        .num(col("FLOPs per env-step", "FLOP"), Format::Fixed(0), |r| {
+            r.fused.map(|c| c.flops_per_env_step)
+        })
+        .col(
+            col("fused x eager (median round; slowest-fastest)", ""),
+            |r| ratio_cell(r.fused.and_then(|c| c.cell.factor(Over::Eager))),
+        )
+        .col(col("best plan", ""), |r| {
+            r.best.map_or(Cell::Missing, |(plan, _)| Cell::text(plan))
+        })
+        .num(col("best env-steps/s", "1/s"), Format::Si, |r| {
+            r.best.map(|b| b.1)
+        })
+        .build()
 }
 
 /// The fastest plan of `env` on `runtime` at `n`.

@@ -5,109 +5,108 @@
 use crate::studies::policy::{HOST_SOURCE, PolicyStudy, TrainingRun};
 use crate::studies::population::{POPULATION_SOURCE, PopulationRun};
 
-use super::table::{Cell, Column, Format, Shown, Table};
+use super::table::{Cell, Format, Shown, Table, col};
 
 /// Collection env-steps/s of every source at every size on every device.
 pub fn rollouts(studies: &[PolicyStudy]) -> Table {
-    let mut table = Table::new(
-        "Policy rollout: burn policy + env step against the policy fused into the step",
-        "policy_rollout.csv",
-        vec![
-            Column::new("device", ""),
-            Column::new("n", ""),
-            Column::new("source", ""),
-            Column::new("env-steps/s", "1/s"),
-            Column::new("x burn policy + env step", ""),
-            Column::new("env launches per step", ""),
-            Column::new("skipped", "").shown(Shown::WhenPresent),
-        ],
-    );
-    for study in studies {
-        for point in &study.points {
-            table.push(vec![
-                Cell::text(study.device.clone()),
-                Cell::Number(point.num_envs as f64, Format::Fixed(0)),
-                Cell::text(point.source.clone()),
-                Cell::number(point.env_steps_per_s.as_ref().ok().copied(), Format::Si),
-                Cell::number(
-                    study
-                        .speedup(&point.source, point.num_envs)
-                        .filter(|_| point.source != HOST_SOURCE),
-                    Format::Ratio,
-                ),
-                Cell::number(point.launches_per_step, Format::Fixed(2)),
-                Cell::text(
-                    point
-                        .env_steps_per_s
-                        .as_ref()
-                        .err()
-                        .map_or(String::new(), |s| s.reason.clone()),
-                ),
-            ]);
-        }
-    }
-    table
+    let points = studies
+        .iter()
+        .flat_map(|s| s.points.iter().map(move |p| (s, p)));
+    let title = "Policy rollout: burn policy + env step against the policy fused into the step";
+    Table::of(title, "policy_rollout.csv", points)
+        .col(col("device", ""), |(s, _)| Cell::text(&s.device))
+        .num(col("n", ""), Format::Fixed(0), |(_, p)| p.num_envs as f64)
+        .col(col("source", ""), |(_, p)| Cell::text(&p.source))
+        .num(col("env-steps/s", "1/s"), Format::Si, |(_, p)| {
+            p.env_steps_per_s.as_ref().ok().copied()
+        })
+        .num(
+            col("x burn policy + env step", ""),
+            Format::Ratio,
+            |(s, p)| {
+                let speedup = s.speedup(&p.source, p.num_envs);
+                speedup.filter(|_| p.source != HOST_SOURCE)
+            },
+        )
+        .num(
+            col("env launches per step", ""),
+            Format::Fixed(2),
+            |(_, p)| p.launches_per_step,
+        )
+        .col(col("skipped", "").shown(Shown::WhenPresent), |(_, p)| {
+            Cell::skipped(&p.env_steps_per_s)
+        })
+        .build()
+}
+
+/// One row of the training table: one PPO run, or a whole population.
+struct Trained<'s> {
+    device: &'s str,
+    source: String,
+    seed: Cell,
+    steps_to_target: Option<f64>,
+    seconds_to_target: Option<f64>,
+    final_mean_return: Option<f64>,
+    env_steps: u64,
+    env_steps_per_s: Option<f64>,
+    error: Option<&'s str>,
 }
 
 /// Every PPO run, then each population (one row: the median agent's env-steps and the whole
 /// population's seconds to the target, every agent's env-steps run).
 pub fn training(studies: &[PolicyStudy]) -> Table {
-    let mut table = Table::new(
-        "PPO to the target return",
-        "policy_training.csv",
-        vec![
-            Column::new("device", ""),
-            Column::new("samples from", ""),
-            Column::new("seed", ""),
-            Column::new("env-steps to target", ""),
-            Column::new("seconds to target", "s"),
-            Column::new("final mean return", ""),
-            Column::new("env-steps run", ""),
-            Column::new("collection env-steps/s", "1/s"),
-            Column::new("error", "").shown(Shown::WhenPresent),
-        ],
-    );
+    let mut rows = Vec::new();
     for study in studies {
-        for run in &study.training {
-            table.push(vec![
-                Cell::text(study.device.clone()),
-                Cell::text(run.source.clone()),
-                Cell::Number(run.seed as f64, Format::Fixed(0)),
-                Cell::number(run.solved.map(|s| s.0 as f64), Format::Fixed(0)),
-                Cell::number(run.solved.map(|s| s.1), Format::Fixed(1)),
-                Cell::number(run.final_mean_return, Format::Fixed(1)),
-                Cell::Number(run.env_steps as f64, Format::Fixed(0)),
-                Cell::number(
-                    (run.error.is_none()).then_some(run.rollout_env_steps_per_s),
-                    Format::Si,
-                ),
-                Cell::text(run.error.clone().unwrap_or_default()),
-            ]);
-        }
-        if let Some(p) = &study.population {
-            table.push(vec![
-                Cell::text(study.device.clone()),
-                Cell::text(format!(
-                    "{POPULATION_SOURCE}: population of {}, {} reached the target",
-                    p.agents, p.reached_target
-                )),
-                Cell::text(format!("1-{}", p.agents)),
-                Cell::number(
-                    p.median_env_steps_to_target.map(|s| s as f64),
-                    Format::Fixed(0),
-                ),
-                Cell::number(
-                    (p.reached_target == p.agents).then_some(p.seconds),
-                    Format::Fixed(1),
-                ),
-                Cell::number(p.median_final_mean_return, Format::Fixed(1)),
-                Cell::Number(p.env_steps as f64, Format::Fixed(0)),
-                Cell::number(p.error.is_none().then_some(p.env_steps_per_s), Format::Si),
-                Cell::text(p.error.clone().unwrap_or_default()),
-            ]);
-        }
+        let device = study.device.as_str();
+        rows.extend(study.training.iter().map(|run| Trained {
+            device,
+            source: run.source.clone(),
+            seed: Cell::Number(run.seed as f64, Format::Fixed(0)),
+            steps_to_target: run.solved.map(|s| s.0 as f64),
+            seconds_to_target: run.solved.map(|s| s.1),
+            final_mean_return: run.final_mean_return,
+            env_steps: run.env_steps,
+            env_steps_per_s: run.error.is_none().then_some(run.rollout_env_steps_per_s),
+            error: run.error.as_deref(),
+        }));
+        rows.extend(study.population.iter().map(|p| Trained {
+            device,
+            source: format!(
+                "{POPULATION_SOURCE}: population of {}, {} reached the target",
+                p.agents, p.reached_target
+            ),
+            seed: Cell::text(format!("1-{}", p.agents)),
+            steps_to_target: p.median_env_steps_to_target.map(|s| s as f64),
+            seconds_to_target: (p.reached_target == p.agents).then_some(p.seconds),
+            final_mean_return: p.median_final_mean_return,
+            env_steps: p.env_steps,
+            env_steps_per_s: p.error.is_none().then_some(p.env_steps_per_s),
+            error: p.error.as_deref(),
+        }));
     }
-    table
+    Table::of("PPO to the target return", "policy_training.csv", rows)
+        .col(col("device", ""), |r| Cell::text(r.device))
+        .col(col("samples from", ""), |r| Cell::text(&r.source))
+        .col(col("seed", ""), |r| r.seed.clone())
+        .num(col("env-steps to target", ""), Format::Fixed(0), |r| {
+            r.steps_to_target
+        })
+        .num(col("seconds to target", "s"), Format::Fixed(1), |r| {
+            r.seconds_to_target
+        })
+        .num(col("final mean return", ""), Format::Fixed(1), |r| {
+            r.final_mean_return
+        })
+        .num(col("env-steps run", ""), Format::Fixed(0), |r| {
+            r.env_steps as f64
+        })
+        .num(col("collection env-steps/s", "1/s"), Format::Si, |r| {
+            r.env_steps_per_s
+        })
+        .col(col("error", "").shown(Shown::WhenPresent), |r| {
+            Cell::text(r.error.unwrap_or_default())
+        })
+        .build()
 }
 
 /// `(device: source, [(n, env-steps/s)])` of every measured source, for the plot.

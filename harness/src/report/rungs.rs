@@ -15,7 +15,7 @@ use crate::studies::ablation::ladder;
 use crate::turns::RoundRatio;
 
 use super::commentary::{STUDY_FACTORS, in_turns, speed_in_turns};
-use super::table::{Cell, Column, Format, Table, bytes, factor_cells, factor_columns, seconds};
+use super::table::{Cell, Format, Table, bytes, col, seconds};
 
 /// One rung at one size, modelled and measured.
 #[derive(Debug, Clone, PartialEq)]
@@ -141,54 +141,39 @@ pub fn models(report: &Report) -> Vec<RungModel> {
 /// The table: every rung at every size, model beside measurement.
 pub fn table(report: &Report) -> Table {
     let (launch, source) = report.dispatch.launch_cost();
-    let mut columns = vec![
-        Column::new("rung", ""),
-        Column::new("n", ""),
-        Column::new("launches/step before -> after", ""),
-        Column::new("bytes/step before -> after", ""),
-        Column::new("launch-bound limit", ""),
-        Column::new("bandwidth-bound limit", ""),
-        Column::new(
-            format!(
-                "model ({} a launch, {:.1} GB/s)",
-                seconds(launch),
-                report.roofline.copy_gbps
-            ),
-            "",
-        ),
-        Column::new(format!("launch share of the step before ({source})"), ""),
-    ];
-    columns.extend(factor_columns("measured in turns"));
-    columns.extend([
-        Column::new("study", ""),
-        Column::new("study needs launch share", ""),
-        Column::new("what decides", ""),
-    ]);
-    let mut table = Table::new(
-        "Why each rung gives its factor on this device",
-        "rungs.csv",
-        columns,
+    let model = format!(
+        "model ({} a launch, {:.1} GB/s)",
+        seconds(launch),
+        report.roofline.copy_gbps
     );
-    for m in models(report) {
-        let mut row = vec![
-            Cell::text(format!("{} -> {}", m.previous, m.rung)),
-            Cell::Number(m.num_envs as f64, Format::Fixed(0)),
-            Cell::text(format!("{:.1} -> {:.1}", m.launches.0, m.launches.1)),
-            Cell::text(format!("{} -> {}", bytes(m.bytes.0), bytes(m.bytes.1))),
-            Cell::Number(m.launch_limit, Format::Ratio),
-            Cell::Number(m.bytes_limit, Format::Ratio),
-            Cell::Number(m.model, Format::Ratio),
-            Cell::Number(m.launch_share, Format::Percent),
-        ];
-        row.extend(factor_cells(Some(m.measured)));
-        row.extend([
-            Cell::number(m.study, Format::Ratio),
-            Cell::number(m.study.and_then(|s| m.launch_share_for(s)), Format::Percent),
-            Cell::text(m.decides()),
-        ]);
-        table.push(row);
-    }
-    table
+    let share = format!("launch share of the step before ({source})");
+    let title = "Why each rung gives its factor on this device";
+    Table::of(title, "rungs.csv", models(report))
+        .col(col("rung", ""), |m| {
+            Cell::text(format!("{} -> {}", m.previous, m.rung))
+        })
+        .num(col("n", ""), Format::Fixed(0), |m| m.num_envs as f64)
+        .col(col("launches/step before -> after", ""), |m| {
+            Cell::text(format!("{:.1} -> {:.1}", m.launches.0, m.launches.1))
+        })
+        .col(col("bytes/step before -> after", ""), |m| {
+            Cell::text(format!("{} -> {}", bytes(m.bytes.0), bytes(m.bytes.1)))
+        })
+        .num(col("launch-bound limit", ""), Format::Ratio, |m| {
+            m.launch_limit
+        })
+        .num(col("bandwidth-bound limit", ""), Format::Ratio, |m| {
+            m.bytes_limit
+        })
+        .num(col(model, ""), Format::Ratio, |m| m.model)
+        .num(col(share, ""), Format::Percent, |m| m.launch_share)
+        .factor(col("measured in turns", ""), |m| Some(m.measured))
+        .num(col("study", ""), Format::Ratio, |m| m.study)
+        .num(col("study needs launch share", ""), Format::Percent, |m| {
+            m.study.and_then(|s| m.launch_share_for(s))
+        })
+        .col(col("what decides", ""), |m| Cell::text(m.decides()))
+        .build()
 }
 
 /// One sentence per rung the study measured, at the smallest and the largest size.

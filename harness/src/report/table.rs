@@ -1,7 +1,11 @@
 //! One table type for every table of the report, rendered to Markdown and to CSV from the
-//! same column list.
+//! same column list. A table is defined once as its columns over its rows ([`Table::of`]):
+//! each column's header, unit and where it appears beside the cell it takes from a row.
 
 use std::fmt::Write as _;
+
+use crate::error::Skipped;
+use crate::turns::RoundRatio;
 
 /// How a number is shown in Markdown (CSV always gets the raw value).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -116,6 +120,11 @@ impl Cell {
         Cell::Text(text.into())
     }
 
+    /// Why a measurement was skipped (empty where it ran).
+    pub fn skipped<P>(result: &Result<P, Skipped>) -> Cell {
+        Cell::text(result.as_ref().err().map_or("", |s| s.reason.as_str()))
+    }
+
     fn markdown(&self) -> String {
         match self {
             Cell::Number(value, format) => format.show(*value),
@@ -149,33 +158,18 @@ fn csv_field(text: &str) -> String {
     }
 }
 
-/// The three columns of a factor taken round by round: `name` (the median round's; Markdown
-/// shows the slowest and fastest round beside it), then its slowest and fastest round (CSV
-/// only). [`factor_cells`] fills them.
-pub fn factor_columns(name: &str) -> [Column; 3] {
-    [
-        Column::new(name, ""),
-        Column::new(format!("{name}: slowest round"), "").shown(Shown::CsvOnly),
-        Column::new(format!("{name}: fastest round"), "").shown(Shown::CsvOnly),
-    ]
-}
-
-/// The cells of [`factor_columns`] for `ratio` (missing cells for `None`).
-pub fn factor_cells(ratio: Option<crate::turns::RoundRatio>) -> [Cell; 3] {
-    match ratio {
-        Some(r) => [
-            Cell::Number(
-                r.median,
-                Format::RatioSpread {
-                    slowest: r.slowest_round,
-                    fastest: r.fastest_round,
-                },
-            ),
-            Cell::Number(r.slowest_round, Format::Ratio),
-            Cell::Number(r.fastest_round, Format::Ratio),
-        ],
-        None => [Cell::Missing, Cell::Missing, Cell::Missing],
-    }
+/// The median round's `ratio` in Markdown beside its slowest and fastest round:
+/// `1.23x (0.98-1.51)` (missing for `None`).
+pub fn ratio_cell(ratio: Option<RoundRatio>) -> Cell {
+    ratio.map_or(Cell::Missing, |r| {
+        Cell::Number(
+            r.median,
+            Format::RatioSpread {
+                slowest: r.slowest_round,
+                fastest: r.fastest_round,
+            },
+        )
+    })
 }
 
 /// Where a column appears.
@@ -227,6 +221,21 @@ impl Column {
     }
 }
 
+/// A column shown everywhere: [`Column::new`], short for the columns of a [`TableOf`].
+pub fn col(name: impl Into<String>, unit: &'static str) -> Column {
+    Column::new(name, unit)
+}
+
+/// A table of measured quantities, one a row: its name, its value, and the unit of its raw
+/// value (CSV only).
+pub fn quantities(title: &str, file: &str, rows: Vec<(String, Cell, &'static str)>) -> Table {
+    Table::of(title, file, rows)
+        .col(col("quantity", ""), |q| Cell::text(&q.0))
+        .col(col("measured", ""), |q| q.1.clone())
+        .col(col("unit", "").shown(Shown::CsvOnly), |q| Cell::text(q.2))
+        .build()
+}
+
 /// A table of the report: written once, rendered to Markdown and CSV.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {
@@ -241,23 +250,23 @@ pub struct Table {
 }
 
 impl Table {
-    /// An empty table.
-    pub fn new(title: impl Into<String>, file: impl Into<String>, columns: Vec<Column>) -> Self {
-        Self {
-            title: title.into(),
-            file: file.into(),
-            columns,
-            rows: Vec::new(),
+    /// A table of `rows`, to be defined column by column ([`TableOf::col`]) and finished by
+    /// [`TableOf::build`].
+    pub fn of<'a, T>(
+        title: impl Into<String>,
+        file: impl Into<String>,
+        rows: impl IntoIterator<Item = T>,
+    ) -> TableOf<'a, T> {
+        TableOf {
+            table: Self {
+                title: title.into(),
+                file: file.into(),
+                columns: Vec::new(),
+                rows: Vec::new(),
+            },
+            rows: rows.into_iter().collect(),
+            cells: Vec::new(),
         }
-    }
-
-    /// Appends a row.
-    ///
-    /// # Panics
-    /// If the row does not have one cell per column.
-    pub fn push(&mut self, row: Vec<Cell>) {
-        assert_eq!(row.len(), self.columns.len(), "{}: row width", self.title);
-        self.rows.push(row);
     }
 
     /// The table as CSV: every column, raw values.
@@ -342,34 +351,93 @@ impl Table {
     }
 }
 
+/// A table of rows of `T` being defined column by column: each column once, with the cell it
+/// takes from a row, so that the header list and the cells of every row cannot drift apart.
+pub struct TableOf<'a, T> {
+    table: Table,
+    rows: Vec<T>,
+    cells: Vec<CellOf<'a, T>>,
+}
+
+/// How a column takes its cell from a row of `T`.
+type CellOf<'a, T> = Box<dyn Fn(&T) -> Cell + 'a>;
+
+impl<'a, T> TableOf<'a, T> {
+    /// Adds `column`, whose cell of a row is `cell(row)`.
+    pub fn col(mut self, column: Column, cell: impl Fn(&T) -> Cell + 'a) -> Self {
+        self.table.columns.push(column);
+        self.cells.push(Box::new(cell));
+        self
+    }
+
+    /// Adds `column` of numbers shown as `format` (`None`: missing).
+    pub fn num<V: Into<Option<f64>>>(
+        self,
+        column: Column,
+        format: Format,
+        value: impl Fn(&T) -> V + 'a,
+    ) -> Self {
+        self.col(column, move |row| Cell::number(value(row).into(), format))
+    }
+
+    /// Adds the three columns of a factor taken round by round: `column`, the median round's
+    /// (Markdown shows the slowest and the fastest round beside it, see [`ratio_cell`]), then
+    /// its slowest and its fastest round (CSV only); all missing where `ratio` is `None`.
+    pub fn factor(
+        self,
+        column: Column,
+        ratio: impl Fn(&T) -> Option<RoundRatio> + Clone + 'a,
+    ) -> Self {
+        let (slowest, fastest) = (ratio.clone(), ratio.clone());
+        let csv = |what: &str| col(format!("{}: {what} round", column.name), "");
+        let (slowest_column, fastest_column) = (csv("slowest"), csv("fastest"));
+        self.col(column, move |row| ratio_cell(ratio(row)))
+            .num(
+                slowest_column.shown(Shown::CsvOnly),
+                Format::Ratio,
+                move |row| slowest(row).map(|r| r.slowest_round),
+            )
+            .num(
+                fastest_column.shown(Shown::CsvOnly),
+                Format::Ratio,
+                move |row| fastest(row).map(|r| r.fastest_round),
+            )
+    }
+
+    /// The table: one row of cells per row, in order.
+    pub fn build(self) -> Table {
+        let Self {
+            mut table,
+            rows,
+            cells,
+        } = self;
+        table.rows = rows
+            .iter()
+            .map(|row| cells.iter().map(|cell| cell(row)).collect())
+            .collect();
+        table
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn sample() -> Table {
-        let mut table = Table::new(
-            "t",
-            "t.csv",
-            vec![
-                Column::new("n", "").shown(Shown::GroupBy),
-                Column::new("plan", ""),
-                Column::new("time/step", "s"),
-                Column::new("launches/step", ""),
-                Column::new("min", "s").shown(Shown::CsvOnly),
-                Column::new("note", "").shown(Shown::WhenPresent),
-            ],
-        );
-        for n in [1.0, 2.0] {
-            table.push(vec![
-                Cell::Number(n, Format::Fixed(0)),
-                Cell::text("fused, x"),
-                Cell::Number(2e-3, Format::Seconds),
-                Cell::number(None, Format::Fixed(1)),
-                Cell::Number(1e-3, Format::Seconds),
-                Cell::text(""),
-            ]);
-        }
-        table
+        Table::of("t", "t.csv", [1.0_f64, 2.0])
+            .num(col("n", "").shown(Shown::GroupBy), Format::Fixed(0), |&n| n)
+            .col(col("plan", ""), |_| Cell::text("fused, x"))
+            .num(col("time/step", "s"), Format::Seconds, |_| 2e-3)
+            .num(col("launches/step", ""), Format::Fixed(1), |_| None::<f64>)
+            .num(
+                col("min", "s").shown(Shown::CsvOnly),
+                Format::Seconds,
+                |_| 1e-3,
+            )
+            .col(col("note", "").shown(Shown::WhenPresent), |_| {
+                Cell::text("")
+            })
+            .build()
     }
 
     #[test]
@@ -395,21 +463,28 @@ mod tests {
     }
 
     #[test]
-    fn a_factor_shows_its_rounds_in_markdown_and_three_columns_in_csv() {
+    fn a_table_of_rows_takes_each_cell_from_its_column() {
         let ratio = crate::turns::RoundRatio {
             median: 1.234,
             slowest_round: 0.98,
             fastest_round: 1.51,
             rounds: 9,
         };
-        let mut table = Table::new("t", "t.csv", factor_columns("vs eager").to_vec());
-        table.push(factor_cells(Some(ratio)).to_vec());
-        table.push(factor_cells(None).to_vec());
-        assert!(table.markdown().contains("| 1.23x (0.98-1.51) |"));
+        let rows = [("a|b", Some(ratio)), ("c", None)];
+        let table = Table::of("t", "t.csv", &rows)
+            .col(col("plan", ""), |row| Cell::text(row.0))
+            .factor(col("vs eager", ""), |row| row.1)
+            .build();
         assert_eq!(
             table.csv(),
-            "vs eager,vs eager: slowest round,vs eager: fastest round\n1.234,0.98,1.51\n,,\n"
+            "plan,vs eager,vs eager: slowest round,vs eager: fastest round\n\
+             a|b,1.234,0.98,1.51\nc,,,\n"
         );
+        assert_eq!(
+            table.markdown(),
+            "| plan | vs eager |\n|---|---:|\n| a\\|b | 1.23x (0.98-1.51) |\n| c | - |\n"
+        );
+        assert_eq!(ratio_cell(None), Cell::Missing);
     }
 
     #[test]

@@ -1,10 +1,12 @@
-//! The report's tables, each built once from a [`Report`].
+//! The report's tables, each built once from a [`Report`] and defined as its columns (see
+//! [`Table::of`]).
 
 use crate::cells::Over;
 use crate::reproduce::{AblationCell, Report};
 use crate::studies::ablation::ladder;
+use crate::studies::burn::BurnBackend;
 
-use super::table::{Cell, Column, Format, Shown, Table, factor_cells, factor_columns};
+use super::table::{Cell, Column, Format, Shown, Table, col, quantities};
 
 /// Every table of the report.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,318 +115,266 @@ fn n_cell(n: usize) -> Cell {
     Cell::Number(n as f64, Format::Fixed(0))
 }
 
+/// A column in the CSV only.
+fn csv_only(name: impl Into<String>, unit: &'static str) -> Column {
+    col(name, unit).shown(Shown::CsvOnly)
+}
+
 fn device(report: &Report) -> Table {
-    let mut table = Table::new(
-        "Device roofline",
-        "device.csv",
-        vec![
-            Column::new("quantity", ""),
-            Column::new("measured", ""),
-            Column::new("unit", "").shown(Shown::CsvOnly),
-        ],
-    );
     let (r, d) = (&report.roofline, &report.dispatch);
-    let rows = [
-        (
+    let gbps = |value| Cell::Number(value, Format::FixedUnit(2, "GB/s"));
+    let number = |quantity: &str, value, format, unit| {
+        (quantity.to_string(), Cell::Number(value, format), unit)
+    };
+    let mut rows = vec![
+        number(
             "copy bandwidth (read + write kernel)",
             r.copy_gbps,
             Format::FixedUnit(2, "GB/s"),
             "GB/s",
         ),
-        (
+        number(
             "bytes moved per copy launch",
             r.copy_bytes as f64,
             Format::Mebibytes,
             "bytes",
         ),
-        (
+        number(
             "peak arithmetic (chains of multiply-adds)",
             r.gflops,
             Format::FixedUnit(2, "GFLOP/s"),
             "GFLOP/s",
         ),
-        (
+        number(
             "ridge point",
             r.ridge_flops_per_byte,
             Format::FixedUnit(2, "FLOP/byte"),
             "FLOP/byte",
         ),
-        ("empty launch", d.empty_launch_s, Format::Seconds, "s"),
-        (
+        number("empty launch", d.empty_launch_s, Format::Seconds, "s"),
+        number(
             "1-element launch",
             d.one_element_launch_s,
             Format::Seconds,
             "s",
         ),
     ];
-    for (quantity, value, format, unit) in rows {
-        table.push(vec![
-            Cell::text(quantity),
-            Cell::Number(value, format),
-            Cell::text(unit),
-        ]);
-    }
+    let driver = "the driver's copy of the same bytes";
     match &r.driver_copy {
-        Ok(driver) => {
-            table.push(vec![
-                Cell::text(format!(
-                    "the driver's copy of the same bytes ({})",
-                    driver.call
-                )),
-                Cell::Number(driver.gbps, Format::FixedUnit(2, "GB/s")),
-                Cell::text("GB/s"),
-            ]);
-            table.push(vec![
-                Cell::text("copy kernel / driver's copy"),
+        Ok(copy) => rows.extend([
+            (format!("{driver} ({})", copy.call), gbps(copy.gbps), "GB/s"),
+            (
+                "copy kernel / driver's copy".into(),
                 Cell::number(r.kernel_over_driver(), Format::Percent),
-                Cell::text("fraction"),
-            ]);
-            table.push(vec![
-                Cell::text("copy roof (the faster copy; the shares below are of it)"),
-                Cell::Number(r.roof_gbps(), Format::FixedUnit(2, "GB/s")),
-                Cell::text("GB/s"),
-            ]);
-        }
-        Err(why) => table.push(vec![
-            Cell::text("the driver's copy of the same bytes"),
-            Cell::text(format!("not measured: {why}")),
-            Cell::text("GB/s"),
+                "fraction",
+            ),
+            (
+                "copy roof (the faster copy; the shares below are of it)".into(),
+                gbps(r.roof_gbps()),
+                "GB/s",
+            ),
         ]),
+        Err(why) => rows.push((
+            driver.into(),
+            Cell::text(format!("not measured: {why}")),
+            "GB/s",
+        )),
     }
-    table
+    quantities("Device roofline", "device.csv", rows)
 }
 
 fn ablation(report: &Report) -> Table {
-    let mut columns = vec![
-        Column::new("n", "").shown(Shown::GroupBy),
-        Column::new("row", ""),
-        Column::new("launches/step", ""),
-        Column::new("study's kernels/step", ""),
-        Column::new(format!("bytes/env-step {MODEL_BYTES}"), "bytes"),
-        Column::new("time/step (median round)", "s"),
-        Column::new("fastest round", "s").shown(Shown::CsvOnly),
-        Column::new("slowest round", "s").shown(Shown::CsvOnly),
-        Column::new("env-steps/s", ""),
-        Column::new("JIT compile", "s"),
-        Column::new("rounds", ""),
-    ];
-    columns.extend(factor_columns("vs previous"));
-    columns.extend(factor_columns("vs xla-default"));
-    columns.extend(factor_columns("vs eager").map(|c| c.shown(Shown::CsvOnly)));
-    columns.extend([
-        Column::new("study", ""),
-        Column::new("skipped", "").shown(Shown::WhenPresent),
-    ]);
-    let mut table = Table::new(
-        "The study's CartPole ablation, replayed",
-        "ablation.csv",
-        columns,
-    );
     let row_of = |label: &str| ladder().into_iter().find(|row| row.label == label);
-    let study = |label: &str| row_of(label).map_or("", |row| row.study);
-    let study_launches = |label: &str| {
-        row_of(label)
-            .and_then(|row| row.study_launches)
-            .map(f64::from)
-    };
     let mut cells: Vec<&AblationCell> = report.ablation.iter().collect();
     let order = |n: usize| report.eager.iter().position(|c| c.num_envs == n);
     cells.sort_by_key(|c| order(c.num_envs));
-    for cell in cells {
-        let p = cell.profile.as_ref().ok();
-        let num = |value: Option<f64>, format| Cell::number(value, format);
-        let mut row = vec![
-            n_cell(cell.num_envs),
-            Cell::text(&cell.row),
-            num(p.map(|p| p.launches_per_step), Format::Fixed(1)),
-            num(study_launches(&cell.row), Format::Fixed(0)),
-            num(p.map(|p| p.bytes_per_env_step), Format::FixedUnit(1, "B")),
-            num(p.map(|p| p.step_s_median), Format::Seconds),
-            num(p.map(|p| p.step_s_min), Format::Seconds),
-            num(p.map(|p| p.step_s_max), Format::Seconds),
-            num(p.map(|p| p.env_steps_per_s), Format::Si),
-            num(p.map(|p| p.compile_s), Format::Millis),
-            Cell::Number(cell.rounds as f64, Format::Fixed(0)),
-        ];
-        for over in [Over::Previous, Over::XlaDefault, Over::Eager] {
-            row.extend(factor_cells(cell.factor(over)));
-        }
-        row.extend([
-            Cell::text(study(&cell.row)),
-            Cell::text(
-                cell.profile
-                    .as_ref()
-                    .err()
-                    .map_or("", |s| s.reason.as_str()),
-            ),
-        ]);
-        table.push(row);
-    }
-    table
+    let title = "The study's CartPole ablation, replayed";
+    Table::of(title, "ablation.csv", cells)
+        .col(col("n", "").shown(Shown::GroupBy), |c| n_cell(c.num_envs))
+        .col(col("row", ""), |c| Cell::text(&c.row))
+        .num(col("launches/step", ""), Format::Fixed(1), |c| {
+            c.ran().map(|p| p.launches_per_step)
+        })
+        .num(
+            col("study's kernels/step", ""),
+            Format::Fixed(0),
+            move |c| {
+                row_of(&c.row)
+                    .and_then(|row| row.study_launches)
+                    .map(f64::from)
+            },
+        )
+        .num(
+            col(format!("bytes/env-step {MODEL_BYTES}"), "bytes"),
+            Format::FixedUnit(1, "B"),
+            |c| c.ran().map(|p| p.bytes_per_env_step),
+        )
+        .num(col("time/step (median round)", "s"), Format::Seconds, |c| {
+            c.ran().map(|p| p.step_s_median)
+        })
+        .num(csv_only("fastest round", "s"), Format::Seconds, |c| {
+            c.ran().map(|p| p.step_s_min)
+        })
+        .num(csv_only("slowest round", "s"), Format::Seconds, |c| {
+            c.ran().map(|p| p.step_s_max)
+        })
+        .num(col("env-steps/s", ""), Format::Si, |c| {
+            c.ran().map(|p| p.env_steps_per_s)
+        })
+        .num(col("JIT compile", "s"), Format::Millis, |c| {
+            c.ran().map(|p| p.compile_s)
+        })
+        .num(col("rounds", ""), Format::Fixed(0), |c| c.rounds as f64)
+        .factor(col("vs previous", ""), |c| c.factor(Over::Previous))
+        .factor(col("vs xla-default", ""), |c| c.factor(Over::XlaDefault))
+        .factor(csv_only("vs eager", ""), |c| c.factor(Over::Eager))
+        .col(col("study", ""), move |c| {
+            Cell::text(row_of(&c.row).map_or("", |row| row.study))
+        })
+        .col(col("skipped", "").shown(Shown::WhenPresent), |c| {
+            Cell::skipped(&c.profile)
+        })
+        .build()
 }
 
 fn vs_eager(report: &Report) -> Table {
-    let mut columns = vec![
-        Column::new("n", ""),
-        Column::new("rounds", ""),
-        Column::new("eager launches/step", "").shown(Shown::CsvOnly),
-        Column::new(format!("eager bytes/env-step {MODEL_BYTES}"), "bytes").shown(Shown::CsvOnly),
-        Column::new("eager time/step", "s"),
-    ];
-    columns.extend(ladder().iter().flat_map(|row| factor_columns(row.label)));
-    let mut table = Table::new("Every plan against eager", "vs_eager.csv", columns);
-    for eager in &report.eager {
-        let n = eager.num_envs;
-        let p = eager.profile.as_ref().ok();
-        let mut row = vec![
-            n_cell(n),
-            Cell::Number(eager.rounds as f64, Format::Fixed(0)),
-            Cell::number(p.map(|p| p.launches_per_step), Format::Fixed(1)),
-            Cell::number(p.map(|p| p.bytes_per_env_step), Format::Fixed(1)),
-            Cell::number(p.map(|p| p.step_s_median), Format::Seconds),
-        ];
-        row.extend(ladder().iter().flat_map(|r| {
-            factor_cells(
-                report
-                    .ablation
-                    .iter()
-                    .find(|c| c.row == r.label && c.num_envs == n)
-                    .and_then(|c| c.factor(Over::Eager)),
-            )
-        }));
-        table.push(row);
-    }
-    table
+    let table = Table::of("Every plan against eager", "vs_eager.csv", &report.eager)
+        .col(col("n", ""), |e| n_cell(e.num_envs))
+        .num(col("rounds", ""), Format::Fixed(0), |e| e.rounds as f64)
+        .num(csv_only("eager launches/step", ""), Format::Fixed(1), |e| {
+            e.ran().map(|p| p.launches_per_step)
+        })
+        .num(
+            csv_only(format!("eager bytes/env-step {MODEL_BYTES}"), "bytes"),
+            Format::Fixed(1),
+            |e| e.ran().map(|p| p.bytes_per_env_step),
+        )
+        .num(col("eager time/step", "s"), Format::Seconds, |e| {
+            e.ran().map(|p| p.step_s_median)
+        });
+    let factors = ladder().into_iter().fold(table, |table, row| {
+        table.factor(col(row.label, ""), move |e| {
+            report
+                .cell(row.label, e.num_envs)
+                .and_then(|c| c.factor(Over::Eager))
+        })
+    });
+    factors.build()
 }
 
 fn workloads(report: &Report) -> Table {
-    let mut table = Table::new(
-        "Elementwise roofline workloads",
-        "workloads.csv",
-        vec![
-            Column::new("workload", ""),
-            Column::new("plan", ""),
-            Column::new("size", "bytes"),
-            Column::new("lanes", "").shown(Shown::CsvOnly),
-            Column::new("lanes/thread", ""),
-            Column::new("time/step", "s"),
-            Column::new(format!("bytes/step {MODEL_BYTES}"), "bytes").shown(Shown::CsvOnly),
-            Column::new("FLOPs/step", "").shown(Shown::CsvOnly),
-            Column::new("compulsory bytes / time", "GB/s"),
-            Column::new("FLOPs / time", "GFLOP/s"),
-            Column::new("FLOP/byte", ""),
-            Column::new("JIT compile", "s").shown(Shown::CsvOnly),
-        ],
-    );
-    for point in &report.workloads {
-        let p = &point.profile;
-        table.push(vec![
-            Cell::text(&point.workload),
-            Cell::text(&p.plan),
-            Cell::Number(point.size_bytes as f64, Format::Mebibytes),
-            Cell::Number(p.lanes as f64, Format::Fixed(0)),
-            Cell::Number(p.vector_width as f64, Format::Fixed(0)),
-            Cell::Number(p.step_s_median, Format::Seconds),
-            Cell::Number(p.bytes_per_step, Format::Bytes),
-            Cell::Number(p.flops_per_step, Format::Si),
-            Cell::Number(p.gbps, Format::Fixed(2)),
-            Cell::Number(p.gflops, Format::Fixed(2)),
-            Cell::Number(p.flops_per_step / p.bytes_per_step, Format::Fixed(2)),
-            Cell::Number(p.compile_s, Format::Millis),
-        ]);
-    }
-    table
+    let title = "Elementwise roofline workloads";
+    Table::of(title, "workloads.csv", &report.workloads)
+        .col(col("workload", ""), |w| Cell::text(&w.workload))
+        .col(col("plan", ""), |w| Cell::text(&w.profile.plan))
+        .num(col("size", "bytes"), Format::Mebibytes, |w| {
+            w.size_bytes as f64
+        })
+        .num(csv_only("lanes", ""), Format::Fixed(0), |w| {
+            w.profile.lanes as f64
+        })
+        .num(col("lanes/thread", ""), Format::Fixed(0), |w| {
+            w.profile.vector_width as f64
+        })
+        .num(col("time/step", "s"), Format::Seconds, |w| {
+            w.profile.step_s_median
+        })
+        .num(
+            csv_only(format!("bytes/step {MODEL_BYTES}"), "bytes"),
+            Format::Bytes,
+            |w| w.profile.bytes_per_step,
+        )
+        .num(csv_only("FLOPs/step", ""), Format::Si, |w| {
+            w.profile.flops_per_step
+        })
+        .num(
+            col("compulsory bytes / time", "GB/s"),
+            Format::Fixed(2),
+            |w| w.profile.gbps,
+        )
+        .num(col("FLOPs / time", "GFLOP/s"), Format::Fixed(2), |w| {
+            w.profile.gflops
+        })
+        .num(col("FLOP/byte", ""), Format::Fixed(2), |w| {
+            w.profile.flops_per_step / w.profile.bytes_per_step
+        })
+        .num(csv_only("JIT compile", "s"), Format::Millis, |w| {
+            w.profile.compile_s
+        })
+        .build()
 }
 
 fn tail(report: &Report) -> Table {
-    let mut table = Table::new(
-        "Transformer tail: LayerNorm -> GELU -> Dropout -> residual add",
-        "transformer_tail.csv",
-        vec![
-            Column::new("kernels", ""),
-            Column::new("launches/step", "").shown(Shown::CsvOnly),
-            Column::new("intermediates eliminated (from the plans)", ""),
-            Column::new(format!("bytes/step {MODEL_BYTES}"), "bytes"),
-            Column::new("FLOPs/step", "").shown(Shown::CsvOnly),
-            Column::new("FLOP/byte", ""),
-            Column::new("FLOPs / time", "GFLOP/s"),
-            Column::new("time/step", "s"),
-            Column::new("speedup over 4 kernels", ""),
-            Column::new("bytes saved (ledger)", "bytes"),
-            Column::new("bytes saved (model)", "bytes"),
-        ],
-    );
-    for t in &report.tail {
-        let p = &t.profile;
-        table.push(vec![
-            Cell::text(&t.partition),
-            Cell::Number(p.launches_per_step, Format::Fixed(1)),
-            Cell::Number(t.eliminated_intermediates as f64, Format::Fixed(0)),
-            Cell::Number(p.bytes_per_step, Format::Bytes),
-            Cell::Number(p.flops_per_step, Format::Si),
-            Cell::Number(p.flops_per_step / p.bytes_per_step, Format::Fixed(2)),
-            Cell::Number(p.gflops, Format::Fixed(2)),
-            Cell::Number(p.step_s_median, Format::Seconds),
-            Cell::Number(t.speedup, Format::Ratio),
-            Cell::Number(t.measured_saving_bytes, Format::Bytes),
-            Cell::Number(t.analytic_saving_bytes, Format::Bytes),
-        ]);
-    }
-    table
+    let title = "Transformer tail: LayerNorm -> GELU -> Dropout -> residual add";
+    Table::of(title, "transformer_tail.csv", &report.tail)
+        .col(col("kernels", ""), |t| Cell::text(&t.partition))
+        .num(csv_only("launches/step", ""), Format::Fixed(1), |t| {
+            t.profile.launches_per_step
+        })
+        .num(
+            col("intermediates eliminated (from the plans)", ""),
+            Format::Fixed(0),
+            |t| t.eliminated_intermediates as f64,
+        )
+        .num(
+            col(format!("bytes/step {MODEL_BYTES}"), "bytes"),
+            Format::Bytes,
+            |t| t.profile.bytes_per_step,
+        )
+        .num(csv_only("FLOPs/step", ""), Format::Si, |t| {
+            t.profile.flops_per_step
+        })
+        .num(col("FLOP/byte", ""), Format::Fixed(2), |t| {
+            t.profile.flops_per_step / t.profile.bytes_per_step
+        })
+        .num(col("FLOPs / time", "GFLOP/s"), Format::Fixed(2), |t| {
+            t.profile.gflops
+        })
+        .num(col("time/step", "s"), Format::Seconds, |t| {
+            t.profile.step_s_median
+        })
+        .num(col("speedup over 4 kernels", ""), Format::Ratio, |t| {
+            t.speedup
+        })
+        .num(col("bytes saved (ledger)", "bytes"), Format::Bytes, |t| {
+            t.measured_saving_bytes
+        })
+        .num(col("bytes saved (model)", "bytes"), Format::Bytes, |t| {
+            t.analytic_saving_bytes
+        })
+        .build()
 }
 
 fn busy(report: &Report) -> Table {
-    let mut table = Table::new(
-        "Dispatch tax and compile break-even",
-        "busy_fraction.csv",
-        vec![
-            Column::new("plan", ""),
-            Column::new("n", ""),
-            Column::new("launches/step", ""),
-            Column::new("time/step", "s"),
-            Column::new("busy fraction (model)", ""),
-        ],
-    );
-    for b in &report.busy {
-        table.push(vec![
-            Cell::text(&b.plan),
-            n_cell(b.num_envs),
-            Cell::Number(b.launches_per_step, Format::Fixed(1)),
-            Cell::Number(b.step_s, Format::Seconds),
-            Cell::Number(b.busy_fraction, Format::Percent),
-        ]);
-    }
-    table
+    let title = "Dispatch tax and compile break-even";
+    Table::of(title, "busy_fraction.csv", &report.busy)
+        .col(col("plan", ""), |b| Cell::text(&b.plan))
+        .col(col("n", ""), |b| n_cell(b.num_envs))
+        .num(col("launches/step", ""), Format::Fixed(1), |b| {
+            b.launches_per_step
+        })
+        .num(col("time/step", "s"), Format::Seconds, |b| b.step_s)
+        .num(col("busy fraction (model)", ""), Format::Percent, |b| {
+            b.busy_fraction
+        })
+        .build()
 }
 
 fn break_even(report: &Report) -> Table {
-    let mut table = Table::new(
-        "Compile break-even against eager",
-        "break_even.csv",
-        vec![
-            Column::new("plan", ""),
-            Column::new("against", "").shown(Shown::CsvOnly),
-            Column::new("n", ""),
-            Column::new("JIT compile", "s"),
-            Column::new("break-even steps", ""),
-            Column::new("note", "").shown(Shown::WhenPresent),
-        ],
-    );
-    for b in &report.break_even {
-        table.push(vec![
-            Cell::text(&b.plan),
-            Cell::text(&b.against),
-            n_cell(b.num_envs),
-            Cell::Number(b.compile_s, Format::Millis),
-            Cell::number(b.steps, Format::Fixed(1)),
-            Cell::text(if b.steps.is_some() {
-                String::new()
-            } else {
-                format!("not faster than {}", b.against)
-            }),
-        ]);
-    }
-    table
+    let title = "Compile break-even against eager";
+    Table::of(title, "break_even.csv", &report.break_even)
+        .col(col("plan", ""), |b| Cell::text(&b.plan))
+        .col(csv_only("against", ""), |b| Cell::text(&b.against))
+        .col(col("n", ""), |b| n_cell(b.num_envs))
+        .num(col("JIT compile", "s"), Format::Millis, |b| b.compile_s)
+        .num(col("break-even steps", ""), Format::Fixed(1), |b| b.steps)
+        .col(col("note", "").shown(Shown::WhenPresent), |b| {
+            match b.steps {
+                Some(_) => Cell::text(""),
+                None => Cell::text(format!("not faster than {}", b.against)),
+            }
+        })
+        .build()
 }
 
 fn burn(report: &Report) -> Table {
@@ -432,85 +382,66 @@ fn burn(report: &Report) -> Table {
         Some(n) => format!("launches/step (CubeCL log, n = {n})"),
         None => "launches/step (CubeCL log, not counted)".into(),
     };
-    let mut table = Table::new(
-        "burn's fusion backend on the same step",
-        "burn.csv",
-        vec![
-            Column::new("backend", ""),
-            Column::new("n", ""),
-            Column::new("time/step", "s"),
-            Column::new("fastest repeat", "s").shown(Shown::CsvOnly),
-            Column::new("slowest repeat", "s").shown(Shown::CsvOnly),
-            Column::new("env-steps/s", ""),
-            Column::new(launches, ""),
-            Column::new("fused kernels/step", ""),
-            Column::new("ops fused/step", ""),
-            Column::new("ops unfused/step", ""),
-            Column::new("first step", "s"),
-            Column::new("warm-up steps", ""),
-            Column::new("warm-up", "s"),
-            Column::new("plans settled", ""),
-        ],
-    );
-    for b in &report.burn {
-        let opt = |v: Option<f64>| Cell::number(v, Format::Fixed(1));
-        table.push(vec![
-            Cell::text(&b.backend),
-            n_cell(b.num_envs),
-            Cell::Number(b.step_s_median, Format::Seconds),
-            Cell::Number(b.step_s_min, Format::Seconds),
-            Cell::Number(b.step_s_max, Format::Seconds),
-            Cell::Number(b.env_steps_per_s, Format::Si),
-            opt(b.launches_per_step),
-            opt(b.fused_blocks_per_step),
-            opt(b.fused_ops_per_step),
-            opt(b.unfused_ops_per_step),
-            Cell::Number(b.first_step_s, Format::Seconds),
-            Cell::Number(b.warmup_steps as f64, Format::Fixed(0)),
-            Cell::Number(b.warmup_s, Format::Seconds),
-            Cell::text(if b.settled { "yes" } else { "no" }),
-        ]);
-    }
-    table
+    let title = "burn's fusion backend on the same step";
+    Table::of(title, "burn.csv", &report.burn)
+        .col(col("backend", ""), |b| Cell::text(&b.backend))
+        .col(col("n", ""), |b| n_cell(b.num_envs))
+        .num(col("time/step", "s"), Format::Seconds, |b| b.step_s_median)
+        .num(csv_only("fastest repeat", "s"), Format::Seconds, |b| {
+            b.step_s_min
+        })
+        .num(csv_only("slowest repeat", "s"), Format::Seconds, |b| {
+            b.step_s_max
+        })
+        .num(col("env-steps/s", ""), Format::Si, |b| b.env_steps_per_s)
+        .num(col(launches, ""), Format::Fixed(1), |b| b.launches_per_step)
+        .num(col("fused kernels/step", ""), Format::Fixed(1), |b| {
+            b.fused_blocks_per_step
+        })
+        .num(col("ops fused/step", ""), Format::Fixed(1), |b| {
+            b.fused_ops_per_step
+        })
+        .num(col("ops unfused/step", ""), Format::Fixed(1), |b| {
+            b.unfused_ops_per_step
+        })
+        .num(col("first step", "s"), Format::Seconds, |b| b.first_step_s)
+        .num(col("warm-up steps", ""), Format::Fixed(0), |b| {
+            b.warmup_steps as f64
+        })
+        .num(col("warm-up", "s"), Format::Seconds, |b| b.warmup_s)
+        .col(col("plans settled", ""), |b| {
+            Cell::text(if b.settled { "yes" } else { "no" })
+        })
+        .build()
 }
 
 fn burn_vs_cartfuse(report: &Report) -> Table {
-    let mut table = Table::new(
-        "burn against cartfuse",
-        "burn_vs_cartfuse.csv",
-        vec![
-            Column::new("n", ""),
-            Column::new(
-                crate::studies::burn::BurnBackend::names_on(&report.runtime).0,
-                "s",
-            ),
-            Column::new("cartfuse fused", "s"),
-            Column::new("burn / fused", ""),
-            Column::new("cartfuse hand-written", "s"),
-            Column::new("burn / hand-written", ""),
-            Column::new("burn unfused / cartfuse eager", ""),
-        ],
-    );
-    for eager in &report.eager {
-        let n = eager.num_envs;
-        let burn = |name: &str| report.burn_time(name, n);
-        let (fusion_name, unfused_name) =
-            crate::studies::burn::BurnBackend::names_on(&report.runtime);
-        let (fusion, unfused) = (burn(fusion_name), burn(unfused_name));
-        let (fused, hand) = (
-            report.step_time("fused", n),
-            report.step_time("hand-written", n),
-        );
-        let div = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| a / b);
-        table.push(vec![
-            n_cell(n),
-            Cell::number(fusion, Format::Seconds),
-            Cell::number(fused, Format::Seconds),
-            Cell::number(div(fusion, fused), Format::Ratio),
-            Cell::number(hand, Format::Seconds),
-            Cell::number(div(fusion, hand), Format::Ratio),
-            Cell::number(div(unfused, report.step_time("eager", n)), Format::Ratio),
-        ]);
-    }
-    table
+    let (fusion, unfused) = BurnBackend::names_on(&report.runtime);
+    let burn = move |name, n| report.burn_time(name, n);
+    let ours = move |row, n| report.step_time(row, n);
+    let over = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| a / b);
+    let title = "burn against cartfuse";
+    Table::of(title, "burn_vs_cartfuse.csv", report.sizes())
+        .col(col("n", ""), |&n| n_cell(n))
+        .num(col(fusion, "s"), Format::Seconds, move |&n| burn(fusion, n))
+        .num(col("cartfuse fused", "s"), Format::Seconds, move |&n| {
+            ours("fused", n)
+        })
+        .num(col("burn / fused", ""), Format::Ratio, move |&n| {
+            over(burn(fusion, n), ours("fused", n))
+        })
+        .num(
+            col("cartfuse hand-written", "s"),
+            Format::Seconds,
+            move |&n| ours("hand-written", n),
+        )
+        .num(col("burn / hand-written", ""), Format::Ratio, move |&n| {
+            over(burn(fusion, n), ours("hand-written", n))
+        })
+        .num(
+            col("burn unfused / cartfuse eager", ""),
+            Format::Ratio,
+            move |&n| over(burn(unfused, n), ours("eager", n)),
+        )
+        .build()
 }

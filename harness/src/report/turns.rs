@@ -6,7 +6,7 @@ use crate::reproduce::Report;
 use crate::turns::InTurns;
 
 use super::commentary::speed;
-use super::table::{Cell, Column, Format, Shown, Table};
+use super::table::{Cell, Format, Shown, Table, col};
 
 /// The target: `fused` at most this much slower than the hand-written kernel.
 pub const TOLERANCE: f64 = 0.10;
@@ -14,36 +14,33 @@ pub const TOLERANCE: f64 = 0.10;
 /// Every comparison in turns: the median step of each plan, the median round's ratio and
 /// its spread.
 pub fn table(report: &Report) -> Table {
-    let mut table = Table::new(
-        "fused against hand-written, timed in turns",
-        "fused_vs_hand_written.csv",
-        vec![
-            Column::new("device", "").shown(Shown::GroupBy),
-            Column::new("n", ""),
-            Column::new("rounds", ""),
-            Column::new("fused time per step", "s"),
-            Column::new("hand-written time per step", "s"),
-            Column::new("fused speed / hand-written (median round)", ""),
-            Column::new("slowest round", ""),
-            Column::new("fastest round", ""),
-            Column::new("within 10%", ""),
-        ],
-    );
-    for turns in &report.in_turns {
-        let (slowest, fastest) = turns.ratio_range();
-        table.push(vec![
-            Cell::text(turns.device.clone()),
-            Cell::Number(turns.num_envs as f64, Format::Fixed(0)),
-            Cell::Number(turns.plan_step_s.len() as f64, Format::Fixed(0)),
-            Cell::Number(turns.plan_median_s(), Format::Seconds),
-            Cell::Number(turns.reference_median_s(), Format::Seconds),
-            Cell::Number(turns.median_ratio(), Format::Ratio),
-            Cell::Number(slowest, Format::Ratio),
-            Cell::Number(fastest, Format::Ratio),
-            Cell::text(within_text(turns)),
-        ]);
-    }
-    table
+    let title = "fused against hand-written, timed in turns";
+    let ratio = col("fused speed / hand-written (median round)", "");
+    Table::of(title, "fused_vs_hand_written.csv", &report.in_turns)
+        .col(col("device", "").shown(Shown::GroupBy), |t| {
+            Cell::text(&t.device)
+        })
+        .num(col("n", ""), Format::Fixed(0), |t| t.num_envs as f64)
+        .num(col("rounds", ""), Format::Fixed(0), |t| {
+            t.plan_step_s.len() as f64
+        })
+        .num(col("fused time per step", "s"), Format::Seconds, |t| {
+            t.plan_median_s()
+        })
+        .num(
+            col("hand-written time per step", "s"),
+            Format::Seconds,
+            |t| t.reference_median_s(),
+        )
+        .num(ratio, Format::Ratio, |t| t.median_ratio())
+        .num(col("slowest round", ""), Format::Ratio, |t| {
+            t.ratio_range().0
+        })
+        .num(col("fastest round", ""), Format::Ratio, |t| {
+            t.ratio_range().1
+        })
+        .col(col("within 10%", ""), |t| Cell::text(within_text(t)))
+        .build()
 }
 
 /// `yes` or `no` by the median round, and `(rounds either side)` when the rounds spread
