@@ -46,6 +46,9 @@ def test_gymnasiums_checker_passes_with_rendering(env_id: str) -> None:
 def test_rgb_array_frames_have_gymnasiums_size_and_change_with_the_state(env_id: str) -> None:
     env = gym.make(f"cartfuse/{env_id}", render_mode="rgb_array")
     env.reset(seed=0)
+    # Seeded: unseeded draws left MountainCarContinuous, which starts near the valley's
+    # bottom, within a pixel of its start in about 1.5% of runs.
+    env.action_space.seed(0)
     first = env.render()
     assert isinstance(first, np.ndarray)
     assert first.shape == (*SIZES[env_id], 3)
