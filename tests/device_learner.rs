@@ -128,3 +128,16 @@ fn a_device_sourced_update_learns_as_the_host_sourced_one() {
     assert!((d.value_loss - h.value_loss).abs() < 1e-3 * h.value_loss.abs().max(1.0));
     assert!((d.entropy - h.entropy).abs() < 1e-4);
 }
+
+/// The device learner's update (burn tensor ops on wgpu's `CubeBackend`, agents a batch
+/// dimension) against the native learner's, from the same weights and samples.
+#[test]
+fn the_device_learner_updates_as_the_native_learner_on_wgpu() {
+    use cartfuse_train::tensor_learner::check::difference_from_native;
+    wgpu_client().expect("a wgpu adapter (lavapipe on machines without a GPU)");
+    let device = WgpuDevice::default();
+    let d = difference_from_native::<Autodiff<Learner>>(4, 64, &device).expect("update");
+    assert!(d.weights < 1e-4 && d.losses < 1e-4, "{d:?}");
+    assert!(d.stopped_agent_kept_its_weights, "{d:?}");
+    assert!(d.moved > 100.0 * d.weights.max(1e-7), "{d:?}");
+}

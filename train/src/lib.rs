@@ -15,6 +15,8 @@
 //! - [`ppo`]: [`train`], the loop with burn's learner (collect, then clipped-objective epochs
 //!   with Adam).
 //! - [`learner`]: the native learner, `K` agents' gradient steps at once on the CPU.
+//! - [`tensor_learner`]: the same steps as burn tensor ops for `K` agents at once, agents a
+//!   batch dimension, on any burn backend (a CubeCL device: `--learner device`).
 //! - [`population`]: [`population::train_population`], `K` agents trained together (each its
 //!   own seed, learning rate, entropy coefficient and clip range), one agent being a
 //!   population of one.
@@ -40,6 +42,7 @@ pub mod ppo;
 pub mod rollout;
 pub mod shape;
 pub mod streams;
+pub mod tensor_learner;
 
 pub use config::PpoConfig;
 pub use error::TrainError;

@@ -8,8 +8,10 @@ use cartfuse_fusion::cpu::Cpu;
 use cartfuse_fusion::plan::Strategy;
 use cartfuse_train::learner::{Learner, NetShape};
 use cartfuse_train::population::{
-    AgentSettings, PopulationConfig, PopulationReport, Rollouts, train_population_on,
+    AgentSettings, PopulationConfig, PopulationLearner, PopulationReport, Rollouts,
+    train_population_on,
 };
+use cartfuse_train::tensor_learner::TensorLearner;
 use cartfuse_train::{PpoConfig, TrainError, UpdateStats, train};
 
 fn episode() -> EpisodeOptions {
@@ -32,10 +34,20 @@ fn shared(updates: u64) -> PpoConfig {
 }
 
 fn run(config: &PopulationConfig, rollouts: Rollouts) -> (Learner, PopulationReport) {
+    run_with(config, rollouts, |learner| learner)
+}
+
+/// `config`'s population trained by the learner `learner` makes of its agents' first
+/// weights.
+fn run_with<L: PopulationLearner>(
+    config: &PopulationConfig,
+    rollouts: Rollouts,
+    learner: impl FnOnce(Learner) -> L,
+) -> (Learner, PopulationReport) {
     let seeds: Vec<u64> = config.agents.iter().map(|a| a.seed).collect();
     let shape = NetShape::new(CartPole::OBS_DIM, config.shared.hidden, 2);
-    let learner = Learner::from_seeds(shape, &seeds);
-    train_population_on(
+    let learner = learner(Learner::from_seeds(shape, &seeds));
+    let (learner, report) = train_population_on(
         &Cpu::default(),
         &CartPole::default(),
         &episode(),
@@ -44,7 +56,8 @@ fn run(config: &PopulationConfig, rollouts: Rollouts) -> (Learner, PopulationRep
         learner,
         |_, _| {},
     )
-    .expect("train")
+    .expect("train");
+    (learner.into_host(), report)
 }
 
 fn close(a: f32, b: f32) -> bool {
@@ -85,6 +98,43 @@ fn three_agents(updates: u64) -> PopulationConfig {
         AgentSettings { seed: 2, ..base },
     ];
     PopulationConfig { shared, agents }
+}
+
+/// The tensor learner (here on NdArray; on a device with `--learner device`) on the host
+/// rollouts of three agents.
+fn run_tensor(config: &PopulationConfig) -> (Learner, PopulationReport) {
+    let host = Rollouts::Host(StepPlan::default());
+    run_with(config, host, |learner| {
+        TensorLearner::<Autodiff<NdArray>>::new(learner, &Default::default())
+    })
+}
+
+#[test]
+fn the_tensor_learner_trains_each_agent_as_alone_and_as_the_native_learner() {
+    let config = three_agents(3);
+    let (population, report) = run_tensor(&config);
+    let (native, native_report) = run(&config, Rollouts::Host(StepPlan::default()));
+    for (i, settings) in config.agents.iter().enumerate() {
+        let alone = PopulationConfig {
+            shared: config.agent_config(i),
+            agents: vec![*settings],
+        };
+        let (single, single_report) = run_tensor(&alone);
+        let what = format!("tensor learner, agent {i}");
+        let history = &report.agents[i].history;
+        assert_same_history(history, &single_report.agents[0].history, &what);
+        assert_same_history(history, &native_report.agents[i].history, &what);
+        for (want, of) in [(single.params(0), "alone"), (native.params(i), "native")] {
+            let largest = population
+                .params(i)
+                .iter()
+                .zip(want)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0f32, f32::max);
+            assert!(largest < 1e-4, "{what}: weights {largest} from {of}");
+        }
+    }
+    assert_ne!(population.params(0), population.params(2));
 }
 
 #[test]

@@ -39,6 +39,12 @@ pub struct Cube<R: Runtime> {
     row_reduction: RowReduction,
 }
 
+/// Whether the adapter `description` names is a CPU emulating a GPU (Mesa's llvmpipe,
+/// under lavapipe): its threads are the CPU's, so what pays on a GPU may not pay there.
+pub fn is_cpu_emulated(description: &str) -> bool {
+    description.to_lowercase().contains("llvmpipe")
+}
+
 impl<R: Runtime> Cube<R> {
     /// The backend of an opened device, named by its description in reports.
     pub fn new(opened: &OpenedDevice<R>) -> Self {
@@ -57,7 +63,7 @@ impl<R: Runtime> Cube<R> {
         description: impl Into<Arc<str>>,
     ) -> Self {
         let description: Arc<str> = description.into();
-        let llvmpipe = description.to_lowercase().contains("llvmpipe");
+        let llvmpipe = is_cpu_emulated(&description);
         let loop_limit = llvmpipe.then_some(LAVAPIPE_LOOP_ITERATIONS);
         let row_reduction = match llvmpipe {
             true => RowReduction::ThreadPerRow,

@@ -22,5 +22,5 @@ pub mod ops;
 pub mod rng;
 pub mod runtime_dir;
 
-pub use backend::Cube;
+pub use backend::{Cube, is_cpu_emulated};
 pub use launches::{CubeLaunches, RowReduction};

@@ -12,10 +12,10 @@ use super::parse_strategy;
 #[derive(Debug, clap::Args)]
 pub struct TrainArgs {
     /// Agents trained together, seeded `--seed`, `--seed + 1`, ... (a population: its envs,
-    /// rollouts and gradient steps batched over agents; native learner only).
+    /// rollouts and gradient steps batched over agents; native or device learner).
     #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096), conflicts_with = "seeds")]
     pub agents: Option<usize>,
-    /// The agents' seeds, comma-separated (one agent per seed; native learner only).
+    /// The agents' seeds, comma-separated (one agent per seed; native or device learner).
     #[arg(long, value_delimiter = ',', num_args = 1..)]
     pub seeds: Option<Vec<u64>>,
     /// Envs stepped in parallel (per agent).
@@ -66,9 +66,11 @@ pub struct TrainArgs {
     /// at `PATH-seed<seed>.mpk`).
     #[arg(long)]
     pub save: Option<PathBuf>,
-    /// What learns: the native batched learner, or a burn backend (one agent; the envs run
-    /// on `--device`).
-    #[arg(long, value_enum, default_value_t = LearnerArg::Native)]
+    /// What learns: the native batched learner on the CPU, the device learner (burn tensor
+    /// ops on `--device`, agents a batch dimension), or a burn backend (one agent; the envs
+    /// run on `--device`). `auto`: the device learner on a GPU, the native one on the CPU
+    /// runtime and on CPU-emulated devices (lavapipe), where it measured faster.
+    #[arg(long, value_enum, default_value_t = LearnerArg::Auto)]
     pub learner: LearnerArg,
     /// Where the policy runs while collecting: `host` (the learner's forward pass, then the
     /// env step), a plan name (`fused`, `fused-x8`, ...): the policy fused into the env's
@@ -163,8 +165,14 @@ impl TrainArgs {
 /// `cartfuse train --learner`: what computes the gradients.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum LearnerArg {
+    /// The device learner on a GPU, the native one elsewhere (resolved before training).
+    Auto,
     /// The native batched learner on the CPU (any number of agents).
     Native,
+    /// PPO's update as burn tensor ops on `--device` (wgpu or cuda), the agents a batch
+    /// dimension (any number of agents); samples uploaded once per update.
+    #[cfg(feature = "cube")]
+    Device,
     /// burn's NdArray backend on the CPU.
     Ndarray,
     /// burn's Wgpu backend with fusion (any Vulkan/Metal GPU, or lavapipe).
@@ -173,6 +181,19 @@ pub enum LearnerArg {
     /// burn's Cuda backend with fusion.
     #[cfg(feature = "cuda")]
     Cuda,
+}
+
+impl LearnerArg {
+    /// Whether it learns populations (the native and the device learner), as opposed to
+    /// one of burn's single-agent learners.
+    pub fn learns_populations(self) -> bool {
+        match self {
+            LearnerArg::Native => true,
+            #[cfg(feature = "cube")]
+            LearnerArg::Device => true,
+            _ => false,
+        }
+    }
 }
 
 /// `cartfuse train --rollout`: where the policy runs while collecting samples.

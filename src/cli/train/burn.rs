@@ -42,14 +42,17 @@ pub fn run(device: Device, args: TrainArgs) -> anyhow::Result<()> {
              is burn's single-agent source"
         } else {
             "burn's learners train one agent: populations (--agents, --seeds, per-agent lists) \
-             need --learner native"
+             need --learner native or device"
         });
     }
     if args.rollout == RolloutArg::Device {
         return run_device(device, args);
     }
     match args.learner {
+        LearnerArg::Auto => unreachable!("`train::run` resolves `auto`"),
         LearnerArg::Native => unreachable!("`train::run` sends the native learner elsewhere"),
+        #[cfg(feature = "cube")]
+        LearnerArg::Device => unreachable!("`train::run` sends the device learner elsewhere"),
         LearnerArg::Ndarray => run_with::<Autodiff<NdArray>>(
             device,
             args,

@@ -16,15 +16,46 @@ use args::{LearnerArg, RolloutArg, TrainArgs};
 
 /// Trains with the learner `--learner` names.
 pub fn run(device: Device, mut args: TrainArgs) -> anyhow::Result<()> {
+    if args.learner == LearnerArg::Auto {
+        args.learner = auto_learner(device, &args)?;
+    }
     if args.rollout == RolloutArg::Auto {
         args.rollout = auto_rollout(device, &args);
     }
     match (args.learner, args.rollout) {
         // `--rollout device` is burn's: it says which learner and device it needs.
         (LearnerArg::Native, RolloutArg::Device) => burn::run(device, args),
+        #[cfg(feature = "cube")]
+        (LearnerArg::Device, RolloutArg::Device) => anyhow::bail!(
+            "`--rollout device` is burn's single-agent source; the device learner collects              with the policy fused into the envs' step (`--rollout fused-x8`, or `auto`)"
+        ),
         (LearnerArg::Native, _) => native::run(device, args),
+        #[cfg(feature = "cube")]
+        (LearnerArg::Device, _) => native::run(device, args),
         _ => burn::run(device, args),
     }
+}
+
+/// `--learner auto`: the device learner on a GPU, the native learner on the CPU runtime and
+/// on a CPU-emulated device (lavapipe), where every op of the device learner is a launch
+/// on the same cores; burn's source (`--rollout device`) keeps the native default, which
+/// sends it to burn's learner as before.
+fn auto_learner(device: Device, args: &TrainArgs) -> anyhow::Result<LearnerArg> {
+    let Device::Cube(kind) = device else {
+        return Ok(LearnerArg::Native);
+    };
+    if args.rollout == RolloutArg::Device {
+        return Ok(LearnerArg::Native);
+    }
+    let emulated = cartfuse::fusion::dispatch_runtime!(kind, |opened: R| {
+        anyhow::Ok(cartfuse::fusion::cube::is_cpu_emulated(&opened.description))
+    })?;
+    #[cfg(feature = "cube")]
+    if !emulated {
+        return Ok(LearnerArg::Device);
+    }
+    let _ = emulated;
+    Ok(LearnerArg::Native)
 }
 
 /// `--rollout auto`: the native learner's policies fused into the envs' step on a device,
@@ -41,7 +72,7 @@ fn auto_rollout(device: Device, args: &TrainArgs) -> RolloutArg {
         a
     };
     match (device, args.learner) {
-        (Device::Cube(_), LearnerArg::Native) => {
+        (Device::Cube(_), learner) if learner.learns_populations() => {
             RolloutArg::InGraph(Strategy::FusedSteps(gcd(args.num_steps, 8) as u32))
         }
         _ => RolloutArg::Host,

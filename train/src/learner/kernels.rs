@@ -119,6 +119,9 @@ pub fn column_sums(level: SimdLevel, sums: &mut [f32], m: &[f32]) {
     run(level, ColumnSums(sums, m));
 }
 
+/// Adam's decays of the first and second moments (burn's defaults).
+pub const ADAM_BETAS: (f32, f32) = (0.9, 0.999);
+
 /// One Adam step's constants, burn's `AdaptiveMomentum` formulation.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AdamStep {
@@ -140,7 +143,7 @@ impl AdamStep {
     /// Step `time` (1 for the first) with `epsilon` and learning rate `lr`, betas 0.9 and
     /// 0.999 (burn's defaults), gradients scaled by `grad_scale`.
     pub fn new(time: i32, epsilon: f32, lr: f32, grad_scale: f32) -> Self {
-        let (beta_1, beta_2) = (0.9f32, 0.999f32);
+        let (beta_1, beta_2) = ADAM_BETAS;
         let correction_2 = (1.0 - beta_2.powi(time)).sqrt();
         Self {
             grad_scale,

@@ -139,6 +139,13 @@ impl Learner {
         &self.params[agent * p..(agent + 1) * p]
     }
 
+    /// Overwrites every agent's parameters with `flat` (`K` flat vectors back to back);
+    /// Adam's state is left as it is.
+    pub fn set_all_params(&mut self, flat: &[f32]) {
+        assert_eq!(flat.len(), self.params.len(), "one flat vector per agent");
+        self.params.copy_from_slice(flat);
+    }
+
     /// The output of agent `agent`'s network `net` on the `rows` observations `obs`.
     fn output(&self, agent: usize, net: Net, obs: &[f32], rows: usize) -> Vec<f32> {
         let params = &self.params(agent)[self.shape.range(net)];

@@ -2,10 +2,12 @@
 //!
 //! `K` independent agents (their own seeds, and their own learning rate, entropy
 //! coefficient and clip range: [`AgentSettings`]) step through PPO together: every update
-//! collects every active agent's samples from a [`PopulationSource`], then each epoch and
-//! minibatch is one [`Learner::step`] for all of them (one pass per layer over each agent's
-//! minibatch, `K` Adam states). An agent that reaches the target stops; the run ends when
-//! all have, or at the budget.
+//! collects every active agent's samples from a [`PopulationSource`], then a
+//! [`PopulationLearner`] runs the update's epochs and minibatches for all of them at once:
+//! the native [`Learner`] on the CPU (one pass per layer over each agent's minibatch, `K`
+//! Adam states), or [`crate::tensor_learner::TensorLearner`] on a burn device (agents a
+//! batch dimension). An agent that reaches the target stops; the run ends when all have,
+//! or at the budget.
 //!
 //! Agent `i` in a population follows the history it follows alone (a population of one):
 //! its weights, envs, action draws and minibatch order come from its seed alone
@@ -13,6 +15,7 @@
 
 pub mod banked;
 pub mod config;
+pub mod learner;
 pub mod report;
 pub mod run;
 pub mod source;
@@ -24,14 +27,14 @@ use rand::seq::SliceRandom;
 
 use crate::config::PpoConfig;
 use crate::error::TrainError;
-use crate::learner::{Learner, StepLosses, StepSettings};
-use crate::minibatch::Minibatch;
+use crate::learner::StepSettings;
 use crate::ppo::{Solved, UpdateStats};
 use crate::rollout::{EpisodeReturns, Rollout};
 use crate::streams;
 
 pub use banked::Banked;
 pub use config::{AgentSettings, PopulationConfig};
+pub use learner::{LossSums, PopulationLearner, UpdateWork};
 pub use report::{AgentRun, PopulationReport, PopulationSummary};
 pub use run::{Rollouts, train_population_on};
 pub use source::{AgentSamples, PerAgent, PopulationSource};
@@ -40,11 +43,8 @@ pub use source::{AgentSamples, PerAgent, PopulationSource};
 struct Agent {
     config: PpoConfig,
     shuffle: StdRng,
-    batch: Minibatch,
     order: Vec<usize>,
     run: AgentRun,
-    /// Sums of the update's policy loss, value loss and entropy.
-    sums: [f32; 3],
 }
 
 impl Agent {
@@ -52,7 +52,6 @@ impl Agent {
         Self {
             shuffle: streams::shuffle_rng(config.seed),
             config,
-            batch: Minibatch::default(),
             order: Vec::new(),
             run: AgentRun {
                 settings,
@@ -62,7 +61,6 @@ impl Agent {
                 final_mean_return: None,
                 history: Vec::new(),
             },
-            sums: [0.0; 3],
         }
     }
 
@@ -87,31 +85,37 @@ impl Agent {
         }
     }
 
-    fn add(&mut self, losses: &StepLosses) {
-        let parts = [losses.policy_loss, losses.value_loss, losses.entropy];
-        for (sum, part) in self.sums.iter_mut().zip(parts) {
-            *sum += part;
-        }
+    /// The sample order of each of `epochs` epochs over `samples` samples: one shuffle of
+    /// the previous epoch's order each (the first of `0..samples`).
+    fn epoch_orders(&mut self, samples: usize, epochs: usize) -> Vec<Vec<usize>> {
+        self.order.clear();
+        self.order.extend(0..samples);
+        (0..epochs)
+            .map(|_| {
+                self.order.shuffle(&mut self.shuffle);
+                self.order.clone()
+            })
+            .collect()
     }
 }
 
 /// Trains the agents of `learner` (one per entry of `config.agents`, in that order) on the
 /// samples of `source`, calling `progress(agent, stats)` after each agent's every update.
 /// Returns the trained learner and the report.
-pub fn train_population<S: PopulationSource>(
+pub fn train_population<S: PopulationSource, L: PopulationLearner>(
     source: &mut S,
     config: &PopulationConfig,
-    mut learner: Learner,
+    mut learner: L,
     mut progress: impl FnMut(usize, &UpdateStats),
-) -> Result<(Learner, PopulationReport), TrainError> {
+) -> Result<(L, PopulationReport), TrainError> {
     config.validate()?;
     let shared = &config.shared;
     let k = config.agents.len();
     let counts = [
         ("agents", source.agents(), k),
-        ("agents", learner.agents(), k),
+        ("agents", learner.host().agents(), k),
         ("num_envs", source.envs_per_agent(), shared.num_envs),
-        ("hidden", learner.shape().hidden, shared.hidden),
+        ("hidden", learner.host().shape().hidden, shared.hidden),
     ];
     if let Some((setting, found, expected)) = counts.into_iter().find(|c| c.1 != c.2) {
         return Err(TrainError::InvalidConfig {
@@ -120,7 +124,7 @@ pub fn train_population<S: PopulationSource>(
         });
     }
     let start = Instant::now();
-    let (n, dim) = (shared.num_envs, learner.shape().obs_dim);
+    let (n, dim) = (shared.num_envs, learner.host().shape().obs_dim);
     let mut agents: Vec<Agent> = (0..k)
         .map(|i| Agent::new(config.agents[i], config.agent_config(i)))
         .collect();
@@ -142,7 +146,7 @@ pub fn train_population<S: PopulationSource>(
             s.rollout.clear();
         }
         source.collect(
-            &learner,
+            learner.host(),
             &active,
             (shared.num_steps, shared.gamma),
             &mut samples,
@@ -153,7 +157,7 @@ pub fn train_population<S: PopulationSource>(
         let mut targets = Vec::with_capacity(k);
         for (agent, s) in samples.iter().enumerate() {
             targets.push(active[agent].then(|| {
-                let next_values = learner.values(agent, source.obs(agent), n);
+                let next_values = learner.host().values(agent, source.obs(agent), n);
                 s.rollout
                     .advantages(&next_values, shared.gamma, shared.gae_lambda)
             }));
@@ -162,42 +166,26 @@ pub fn train_population<S: PopulationSource>(
             .iter()
             .map(|a| a.step_settings(update, updates))
             .collect();
-        for agent in agents.iter_mut().filter(|a| a.active()) {
-            agent.order.clear();
-            agent.order.extend(0..n * shared.num_steps);
-            agent.sums = [0.0; 3];
-        }
-        let size = shared.minibatch_size();
-        for _ in 0..shared.update_epochs {
-            for agent in agents.iter_mut().filter(|a| a.active()) {
-                agent.order.shuffle(&mut agent.shuffle);
-            }
-            for minibatch in 0..shared.num_minibatches {
-                let mut batches = Vec::with_capacity(k);
-                for (i, agent) in agents.iter_mut().enumerate() {
-                    let Some((advantages, returns)) = &targets[i] else {
-                        continue;
-                    };
-                    let indices = &agent.order[minibatch * size..(minibatch + 1) * size];
-                    agent
-                        .batch
-                        .gather(&samples[i].rollout, advantages, returns, indices);
-                }
-                for (i, agent) in agents.iter().enumerate().filter(|(i, _)| active[*i]) {
-                    batches.push((i, &agent.batch));
-                }
-                let losses = learner.step(&batches, &settings);
-                let stepped: Vec<usize> = batches.iter().map(|b| b.0).collect();
-                for (i, losses) in stepped.into_iter().zip(&losses) {
-                    agents[i].add(losses);
-                }
-            }
-        }
+        let orders: Vec<Vec<Vec<usize>>> = agents
+            .iter_mut()
+            .map(|agent| match agent.active() {
+                true => agent.epoch_orders(n * shared.num_steps, shared.update_epochs),
+                false => Vec::new(),
+            })
+            .collect();
+        let sums = learner.update(&UpdateWork {
+            samples: &samples,
+            targets: &targets,
+            orders: &orders,
+            settings: &settings,
+            minibatches: shared.num_minibatches,
+        })?;
         learn_time += learn.elapsed();
 
         let minibatches = (shared.update_epochs * shared.num_minibatches) as f32;
         for (i, agent) in agents.iter_mut().enumerate().filter(|(i, _)| active[*i]) {
             let returns = &samples[i].returns;
+            let sums = &sums[i];
             let run = &mut agent.run;
             run.env_steps += (shared.num_steps * n) as u64;
             run.episodes = returns.finished();
@@ -207,9 +195,9 @@ pub fn train_population<S: PopulationSource>(
                 env_steps: run.env_steps,
                 mean_return: returns.mean(),
                 episodes: returns.finished(),
-                policy_loss: agent.sums[0] / minibatches,
-                value_loss: agent.sums[1] / minibatches,
-                entropy: agent.sums[2] / minibatches,
+                policy_loss: sums[0] / minibatches,
+                value_loss: sums[1] / minibatches,
+                entropy: sums[2] / minibatches,
                 seconds: start.elapsed().as_secs_f64(),
             };
             progress(i, &stats);

@@ -8,11 +8,12 @@ use cartfuse_fusion::plan::Strategy;
 
 use crate::collect::HostCollector;
 use crate::error::TrainError;
-use crate::learner::Learner;
 use crate::ppo::UpdateStats;
 use crate::streams;
 
-use super::{Banked, PerAgent, PopulationConfig, PopulationReport, train_population};
+use super::{
+    Banked, PerAgent, PopulationConfig, PopulationLearner, PopulationReport, train_population,
+};
 
 /// Where a population's policies act while collecting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,18 +30,19 @@ pub enum Rollouts {
 /// Trains `config`'s population (`learner` holds its agents) on `env` with `episode`'s
 /// settings (`SameStep` autoreset) on `backend`: each agent gets `num_envs` envs of its
 /// own, reset from its seed.
-pub fn train_population_on<E, B>(
+pub fn train_population_on<E, B, L>(
     backend: &B,
     env: &E,
     episode: &EpisodeOptions,
     rollouts: Rollouts,
     config: &PopulationConfig,
-    learner: Learner,
+    learner: L,
     progress: impl FnMut(usize, &UpdateStats),
-) -> Result<(Learner, PopulationReport), TrainError>
+) -> Result<(L, PopulationReport), TrainError>
 where
     E: GraphEnv<Action = u32>,
     B: EnvBackend,
+    L: PopulationLearner,
 {
     config.validate()?;
     let invalid = |setting, reason: String| Err(TrainError::InvalidConfig { setting, reason });
@@ -52,7 +54,7 @@ where
                 .into(),
         );
     }
-    let shape = learner.shape();
+    let shape = learner.host().shape();
     let actions = match env.action_space() {
         ActionSpace::Discrete(space) => space.n as usize,
         ActionSpace::Box(_) => {
@@ -88,7 +90,7 @@ where
             train_population(&mut PerAgent::new(collectors, n), config, learner, progress)
         }
         Rollouts::Fused(strategy) => {
-            let (spec, _) = shape.rollout_weights(learner.params(0))?;
+            let (spec, _) = shape.rollout_weights(learner.host().params(0))?;
             let shape = (seeds.len(), n);
             let mut rollout =
                 PolicyRollout::population(backend, env, episode, spec, strategy, shape)?;

@@ -1,0 +1,176 @@
+//! [`TensorLearner`]: PPO's update for a population of `K` agents as burn tensor ops, the
+//! agents a batch dimension, on any burn autodiff backend: a CubeCL device (wgpu, CUDA:
+//! `cartfuse train --learner device`) or NdArray (the CPU-side check against the native
+//! learner).
+//!
+//! The agents' parameters are one tensor `[K, P]` (each row an agent's flat vector), and
+//! each layer's weights and biases are views of it (`[K, fan_in, fan_out]` and
+//! `[K, 1, fan_out]`), so a layer of every agent is one batched matrix product whatever
+//! `K`, and the clip and Adam run over the whole `[K, P]` in a handful of launches. Per
+//! update:
+//! - the agents' samples go to the device once ([`samples`]): observations, actions, old
+//!   log-probabilities, GAE advantages and value targets, `[K, N, ..]`;
+//! - each minibatch step uploads its indices and the agents' step settings (writes, no
+//!   wait), gathers the minibatch on the device, normalises its advantages per agent, and
+//!   runs forward, PPO's loss, backward, the per-agent global-norm clip and Adam there
+//!   ([`step`]);
+//! - the loss sums and the new weights are read back once, at the end (two reads), into
+//!   the host copy every sample source reads ([`PopulationLearner::host`]).
+//!
+//! It computes what the native [`Learner`] computes, in burn's order of rounding: the test
+//! `tensor_learner_steps_as_the_native_learner` holds them within 1e-4 after an update.
+//! Agents never share a number (sums run within an agent); an agent that stopped is
+//! stepped with a learning rate of zero, which leaves its weights as they are.
+
+pub mod check;
+pub mod samples;
+pub mod step;
+
+use std::ops::Range;
+
+use burn::tensor::backend::AutodiffBackend;
+use burn::tensor::{Tensor, TensorData};
+
+use crate::error::TrainError;
+use crate::learner::{Learner, NetShape};
+use crate::policy::to_host;
+use crate::population::{LossSums, PopulationLearner, UpdateWork};
+use crate::shape::Net;
+use samples::DeviceSamples;
+use step::{Adam, StepScalars};
+
+/// The backend the learner's state lives on (autodiff's inner backend).
+pub type Inner<B> = <B as AutodiffBackend>::InnerBackend;
+
+/// One parameter tensor's place in an agent's flat vector and its shape `[rows, cols]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    range: Range<usize>,
+    dims: [usize; 2],
+}
+
+/// Every parameter tensor of `shape`, in the flat order: per network and layer, the
+/// weights `[fan_in, fan_out]`, then the biases `[1, fan_out]`.
+fn blocks(shape: &NetShape) -> Vec<Block> {
+    let mut blocks = Vec::new();
+    for net in Net::BOTH {
+        let start = shape.range(net).start;
+        for layer in shape.layers(net) {
+            let shift = |r: Range<usize>| start + r.start..start + r.end;
+            blocks.push(Block {
+                range: shift(layer.weights()),
+                dims: [layer.fan_in, layer.fan_out],
+            });
+            blocks.push(Block {
+                range: shift(layer.biases()),
+                dims: [1, layer.fan_out],
+            });
+        }
+    }
+    blocks
+}
+
+/// `K` agents' actor-critics, Adam states and learning on burn backend `B`. See the
+/// [module docs](self).
+pub struct TensorLearner<B: AutodiffBackend> {
+    host: Learner,
+    device: B::Device,
+    /// Every agent's flat parameters, `[K, P]`.
+    params: Tensor<Inner<B>, 2>,
+    /// Where each layer's weights and biases sit in a row of `params`.
+    blocks: Vec<Block>,
+    adam: Adam<Inner<B>>,
+}
+
+impl<B: AutodiffBackend> TensorLearner<B> {
+    /// The agents of `host` (their weights; Adam's moments start at zero) on `device`.
+    pub fn new(host: Learner, device: &B::Device) -> Self {
+        let (shape, k) = (host.shape(), host.agents());
+        let flat: Vec<f32> = (0..k).flat_map(|a| host.params(a).to_vec()).collect();
+        let params = Tensor::from_data(TensorData::new(flat, [k, shape.params()]), device);
+        let adam = Adam::new(&params);
+        Self {
+            host,
+            device: device.clone(),
+            params,
+            blocks: blocks(&shape),
+            adam,
+        }
+    }
+
+    /// Agents held.
+    pub fn agents(&self) -> usize {
+        self.host.agents()
+    }
+
+    /// Reads the weights back into the host copy (one read).
+    fn sync_host(&mut self) -> Result<(), TrainError> {
+        let all = to_host(self.params.clone())?;
+        self.host.set_all_params(&all);
+        Ok(())
+    }
+}
+
+impl<B: AutodiffBackend> PopulationLearner for TensorLearner<B> {
+    fn host(&self) -> &Learner {
+        &self.host
+    }
+
+    fn update(&mut self, work: &UpdateWork<'_>) -> Result<Vec<LossSums>, TrainError> {
+        let k = self.agents();
+        let shape = self.host.shape();
+        let samples = DeviceSamples::<Inner<B>>::upload(work, shape.obs_dim, &self.device);
+        let mut sums: Option<Tensor<Inner<B>, 2>> = None;
+        for epoch in 0..work.epochs() {
+            for minibatch in 0..work.minibatches {
+                let batch = samples.minibatch(work, (epoch, minibatch), &self.device);
+                let scalars = StepScalars::new(work, &self.adam.advance(work), &self.device);
+                let state = (&mut self.params, &mut self.adam);
+                let losses = step::step::<B>(state, &self.blocks, batch, &scalars);
+                sums = Some(match sums {
+                    Some(sums) => sums + losses,
+                    None => losses,
+                });
+            }
+        }
+        let sums = match sums {
+            Some(sums) => to_host(sums)?,
+            None => vec![0.0; 3 * k],
+        };
+        self.sync_host()?;
+        Ok(sums
+            .chunks(3)
+            .enumerate()
+            .map(|(agent, s)| match work.active(agent) {
+                true => [s[0], s[1], s[2]],
+                false => [0.0; 3],
+            })
+            .collect())
+    }
+
+    fn into_host(self) -> Learner {
+        self.host
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_tile_an_agents_parameters() {
+        let shape = NetShape::new(4, 64, 2);
+        let blocks = blocks(&shape);
+        assert_eq!(blocks.len(), 12);
+        let mut next = 0;
+        for block in &blocks {
+            assert_eq!(block.range.start, next);
+            assert_eq!(block.range.len(), block.dims[0] * block.dims[1]);
+            next = block.range.end;
+        }
+        assert_eq!(next, shape.params());
+        assert_eq!(blocks[0].dims, [4, 64]);
+        assert_eq!(blocks[5].dims, [1, 2]);
+        assert_eq!(blocks[11].dims, [1, 1]);
+    }
+}

@@ -1,0 +1,117 @@
+//! An update's samples on the learner's device ([`DeviceSamples`]), uploaded once, and each
+//! minibatch gathered from them there ([`DeviceMinibatch`]), its advantages normalised
+//! per agent as [`crate::minibatch::Minibatch::gather`] normalises them.
+
+use burn::tensor::backend::Backend;
+use burn::tensor::{Int, Tensor, TensorData};
+
+use crate::population::UpdateWork;
+
+/// Every agent's samples of one update, `[K, N, ..]` (zeros for an agent that stopped).
+pub struct DeviceSamples<B: Backend> {
+    obs: Tensor<B, 3>,
+    actions: Tensor<B, 3, Int>,
+    old_log_probs: Tensor<B, 3>,
+    advantages: Tensor<B, 3>,
+    targets: Tensor<B, 3>,
+}
+
+/// One minibatch of every agent, `[K, m, ..]`.
+pub struct DeviceMinibatch<B: Backend> {
+    /// Observations, `[K, m, obs_dim]`.
+    pub obs: Tensor<B, 3>,
+    /// Actions taken, `[K, m, 1]`.
+    pub actions: Tensor<B, 3, Int>,
+    /// Their log-probabilities under the rollout's policy, `[K, m, 1]`.
+    pub old_log_probs: Tensor<B, 3>,
+    /// Advantages normalised within each agent's minibatch, `[K, m, 1]`.
+    pub advantages: Tensor<B, 3>,
+    /// Value targets, `[K, m, 1]`.
+    pub targets: Tensor<B, 3>,
+}
+
+impl<B: Backend> DeviceSamples<B> {
+    /// Uploads `work`'s samples of observations `obs_dim` wide to `device`.
+    pub fn upload(work: &UpdateWork<'_>, obs_dim: usize, device: &B::Device) -> Self {
+        let k = work.samples.len();
+        let n = work
+            .orders
+            .iter()
+            .flatten()
+            .map(Vec::len)
+            .max()
+            .unwrap_or(0);
+        let mut obs = vec![0.0f32; k * n * obs_dim];
+        let mut actions = vec![0i64; k * n];
+        let (mut old, mut advantages, mut targets) = (
+            vec![0.0f32; k * n],
+            vec![0.0f32; k * n],
+            vec![0.0f32; k * n],
+        );
+        for agent in (0..k).filter(|&a| work.active(a)) {
+            let rollout = &work.samples[agent].rollout;
+            let (adv, tgt) = work.targets[agent].as_ref().expect("active");
+            let rows = agent * n..(agent + 1) * n;
+            obs[agent * n * obs_dim..(agent + 1) * n * obs_dim]
+                .copy_from_slice(&rollout.obs[..n * obs_dim]);
+            for (into, &a) in actions[rows.clone()].iter_mut().zip(&rollout.actions) {
+                *into = i64::from(a);
+            }
+            old[rows.clone()].copy_from_slice(&rollout.log_probs[..n]);
+            advantages[rows.clone()].copy_from_slice(&adv[..n]);
+            targets[rows].copy_from_slice(&tgt[..n]);
+        }
+        let column =
+            |values: Vec<f32>| Tensor::from_data(TensorData::new(values, [k, n, 1]), device);
+        Self {
+            obs: Tensor::from_data(TensorData::new(obs, [k, n, obs_dim]), device),
+            actions: Tensor::from_data(TensorData::new(actions, [k, n, 1]), device),
+            old_log_probs: column(old),
+            advantages: column(advantages),
+            targets: column(targets),
+        }
+    }
+
+    /// Minibatch `minibatch` of epoch `epoch` of every agent (an agent that stopped gets
+    /// its first sample `m` times), gathered on the device.
+    pub fn minibatch(
+        &self,
+        work: &UpdateWork<'_>,
+        (epoch, minibatch): (usize, usize),
+        device: &B::Device,
+    ) -> DeviceMinibatch<B> {
+        let k = work.samples.len();
+        let m = work.minibatch_size();
+        let mut indices = vec![0i64; k * m];
+        for agent in (0..k).filter(|&a| work.active(a)) {
+            let mine = work.indices(agent, epoch, minibatch);
+            for (into, &i) in indices[agent * m..(agent + 1) * m].iter_mut().zip(mine) {
+                *into = i as i64;
+            }
+        }
+        let indices: Tensor<B, 3, Int> =
+            Tensor::from_data(TensorData::new(indices, [k, m, 1]), device);
+        let dim = self.obs.dims()[2];
+        let pick = |t: &Tensor<B, 3>| t.clone().gather(1, indices.clone());
+        let advantages = pick(&self.advantages);
+        DeviceMinibatch {
+            obs: self
+                .obs
+                .clone()
+                .gather(1, indices.clone().expand([k, m, dim])),
+            actions: self.actions.clone().gather(1, indices.clone()),
+            old_log_probs: pick(&self.old_log_probs),
+            advantages: normalised(advantages, m),
+            targets: pick(&self.targets),
+        }
+    }
+}
+
+/// `advantages` (`[K, m, 1]`) less each agent's mean, over its sample standard deviation
+/// (plus 1e-8).
+fn normalised<B: Backend>(advantages: Tensor<B, 3>, m: usize) -> Tensor<B, 3> {
+    let centred = advantages.clone() - advantages.mean_dim(1);
+    let variance = centred.clone().square().sum_dim(1) / (m.max(2) - 1) as f32;
+    let scale = (variance.sqrt() + 1e-8).recip();
+    centred * scale
+}
