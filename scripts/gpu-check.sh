@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Everything a GPU machine can answer about cartfuse, in one command of at most 8 minutes,
+# Everything a GPU machine can answer about cartfuse, in one command of at most 9.5 minutes,
 # from binaries built beforehand on any Linux x86-64 machine (nothing is built or
 # downloaded on the GPU machine).
 set -uo pipefail
@@ -27,7 +27,7 @@ GPU machine and run
 OUT_DIR must be empty or absent. On the GPU machine it needs the NVIDIA driver; the wgpu
 suites need a Vulkan loader (libvulkan1) and the NVIDIA Vulkan driver (its ICD file is found
 in the usual places, or set VK_DRIVER_FILES). It runs, each step under its own timeout,
-within 8 minutes:
+within 9.5 minutes:
 
   1. `cartfuse --device cuda reproduce` with a budget (every section; burn's CUDA backend
      on the same step is its burn section; the fused policy rollout on the GPU its policy
@@ -35,7 +35,9 @@ within 8 minutes:
   2. `cartfuse --device cuda crossover`: the CPU against the GPU from 1 to 1M envs in turns
      (the study found the GPU ahead from about 70),
   3. `cartfuse --device cuda train --rollout fused-x8`: PPO with the policy fused into the
-     rollout on the GPU,
+     rollout on the GPU, then populations of 64 and 2,048 agents (seeds 1-K) learnt by the
+     device learner (`--learner device`) on the fused rollout, each agent stopping at 475
+     or at its budget (their JSON reports in logs/population-K.log),
   4. the runtime test suites on cuda (integration `cuda::`, one thread per core, failures
      in the log as they happen), but for the two slowest tests (step 6),
   5. the same on wgpu, a real Vulkan GPU (integration `wgpu::`),
@@ -68,16 +70,18 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-# Seconds each step may take; together within 8 minutes, with time to start and summarise.
+# Seconds each step may take; together 545 s, within the 10 minutes a GPU call gets, with time to start and summarise.
 # The measurements come first: on the first GPU runs (2026-11-27, an H100 and an H200) the
 # test suites could not finish in any budget that fits (their kernels compile one after
 # another on the device's server thread, hundreds under `eager`), and `reproduce` needed
 # about 190 s (it writes its report only at the end, so a cut loses all of it).
-T_REPRODUCE=230
+T_REPRODUCE=210
 T_CROSSOVER=35
 T_TRAIN=20
-T_CUDA_TESTS=85
-T_WGPU_TESTS=70
+T_POPULATION_64=25
+T_POPULATION_2048=75
+T_CUDA_TESTS=70
+T_WGPU_TESTS=60
 T_SLOW_TESTS=25
 # The suites' slowest tests, run last under their own budget so that a cut there hides no
 # other result (alone on CUDA they took 18 s together; among the others, over 60 s each).
@@ -116,6 +120,16 @@ summary() {
   if [ -f "$dir/logs/train.log" ]; then
     grep -E '^(envs device|mean return|rollout time)' "$dir/logs/train.log" | sed 's/^/train: /'
   fi
+  for log in "$dir"/logs/population-*.log; do
+    [ -f "$log" ] || continue
+    local json field
+    json="$(grep -m1 '^{' "$log")"
+    [ -n "$json" ] || continue
+    field() { printf '%s' "$json" | grep -o "\"$1\":[0-9.]*" | cut -d: -f2; }
+    printf '%s: %s of %s agents at the target, %s s (collecting %s s, learning %s s)\n' \
+      "$(basename "$log" .log)" "$(field reached_target)" "$(field agents)" \
+      "$(field seconds_total)" "$(field rollout_seconds)" "$(field learn_seconds)"
+  done
   return "$failed"
 }
 
@@ -194,6 +208,8 @@ cd "$out" || exit 2
 run_step reproduce "$T_REPRODUCE" "$bin/cartfuse" --device cuda reproduce --turns-budget 4 --out "$out/reproduce"
 run_step crossover "$T_CROSSOVER" "$bin/cartfuse" --device cuda crossover --budget 1 --out "$out/crossover"
 run_step train "$T_TRAIN" "$bin/cartfuse" --device cuda train --rollout fused-x8
+run_step population-64 "$T_POPULATION_64" "$bin/cartfuse" --device cuda train --learner device --agents 64 --seed 1 --json
+run_step population-2048 "$T_POPULATION_2048" "$bin/cartfuse" --device cuda train --learner device --agents 2048 --seed 1 --json
 # One test thread per core (kernels compile on the host), and `--nocapture`: a failing
 # test's message is in the log at once, not only in the summary a cut run never prints.
 threads="$(nproc)"

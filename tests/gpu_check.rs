@@ -103,6 +103,7 @@ fn the_summary_reads_a_recorded_results_directory() {
         "reproduce: Device: **Example GPU 80GB (DiscreteGpu, CUDA driver API 99.9",
         "burn cuda fusion: n = 1, 0.0001 s per step",
         "crossover: fused: the device wins from n = 4096 on",
+        "population-64: 63 of 64 agents at the target, 9.5 s (collecting 2.25 s, learning 7.0 s)",
     ] {
         assert!(summary.contains(line), "missing `{line}` in:\n{summary}");
     }

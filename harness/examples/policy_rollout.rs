@@ -31,6 +31,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         training: Vec::new(),
         training_budget: 0,
         population: None,
+        device_population: None,
     };
     let backend = Cpu::new(CpuOptions::default())?;
     let study = measure_policy(&backend, &settings, |m| eprintln!("measuring {m}"));

@@ -4,9 +4,6 @@ use cartfuse_fusion::cpu::Cpu;
 use cartfuse_fusion::cube::Cube;
 use cartfuse_fusion::exec::{Backend, LaunchLedger};
 use cartfuse_fusion::plan::{Plan, Strategy};
-use cubecl::prelude::*;
-
-use cartfuse_fusion::cubecl;
 
 pub use crate::cells::AblationCell;
 use crate::cells::pairs_in_turns;
@@ -20,6 +17,11 @@ use crate::studies::dispatch::{
 };
 use crate::studies::envs::{EnvStudy, measure_study};
 use crate::studies::policy::{PolicyStudy, measure_policy};
+use cartfuse_train::device_collect::CubeRuntime;
+
+use crate::studies::population::{
+    DEVICE_POPULATION_SOURCE, PopulationRun, measure_population_with,
+};
 use crate::studies::roofline::{DeviceRoofline, measure_roofline};
 pub use crate::studies::tail::TailRow;
 use crate::studies::tail::measure_tail;
@@ -165,8 +167,33 @@ impl Report {
     }
 }
 
+/// `agents` agents trained by the device learner (burn's `CubeBackend` on `backend`'s
+/// device) on the fused rollout; not run on a CPU-emulated device, where each of its ops is
+/// a launch on the cores the rollout also needs (`cartfuse train --learner device` runs it).
+fn device_population<R: CubeRuntime>(
+    backend: &Cube<R>,
+    agents: usize,
+    budget: u64,
+) -> PopulationRun {
+    use burn::backend::Autodiff;
+    use cartfuse_fusion::plan::Strategy;
+    use cartfuse_train::device_collect::DeviceLearner;
+    use cartfuse_train::population::Rollouts;
+    use cartfuse_train::tensor_learner::TensorLearner;
+    if cartfuse_fusion::cube::is_cpu_emulated(&backend.description()) {
+        let why = "not run on a CPU-emulated device (every op of the learner a launch on the \
+                   CPU's cores); `cartfuse train --learner device --agents K` measures it";
+        return PopulationRun::failed(DEVICE_POPULATION_SOURCE, agents, why.into());
+    }
+    let device = backend.runtime_device();
+    let learner = |host| TensorLearner::<Autodiff<DeviceLearner<R>>>::new(host, &device);
+    let rollouts = Rollouts::Fused(Strategy::FusedSteps(8));
+    let work = (DEVICE_POPULATION_SOURCE, rollouts, learner);
+    measure_population_with(backend, agents, budget, work)
+}
+
 /// Runs every measurement of the report. `progress(message)` is called before each one.
-pub fn reproduce<R: Runtime>(
+pub fn reproduce<R: CubeRuntime>(
     backend: Cube<R>,
     settings: &ReproduceSettings,
     mut progress: impl FnMut(&str),
@@ -345,6 +372,13 @@ pub fn reproduce<R: Runtime>(
     )?;
     let mut on_device = measure_policy(&backend, &settings.policy_device, &mut progress);
     on_device.device = adapter_name(&device).to_string();
+    if let Some(agents) = settings.policy_device.device_population {
+        progress(&format!(
+            "a population of {agents} agents with the device learner"
+        ));
+        let budget = settings.policy_device.training_budget;
+        on_device.population = Some(device_population(&backend, agents, budget));
+    }
     let policy = vec![
         measure_policy(&Cpu::default(), &settings.policy_cpu, &mut progress),
         on_device,

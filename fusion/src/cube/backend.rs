@@ -85,6 +85,12 @@ impl<R: Runtime> Cube<R> {
         &self.client
     }
 
+    /// The runtime's device this backend runs on (for a library that opens the same
+    /// device, such as burn's `CubeBackend`).
+    pub fn runtime_device(&self) -> R::Device {
+        R::Device::from_id(self.device)
+    }
+
     /// How this backend's rows-domain launches reduce a row.
     pub fn row_reduction(&self) -> RowReduction {
         self.row_reduction

@@ -232,9 +232,11 @@ pub fn markdown(report: &Report, tables: &tables::Tables, plots: &[(String, Stri
              output of a dense layer one affine op reading its weights from the kernel's params \
              buffer), {} steps per collect, median of the repeats. Then PPO (burn NdArray \
              learner, default settings) from each source until the mean return of the last 100 \
-             episodes reaches the target, and a population of agents trained together with \
-             the native learner (its row: the median agent's env-steps, the whole \
-             population's seconds).\n\n{}\n{}\n",
+             episodes reaches the target, and a population of agents trained together: the \
+             native learner on the CPU, the device learner (PPO's update as burn tensor ops, \
+             agents a batch dimension) on the fused rollout on a GPU (a row each: the median \
+             agent's env-steps, the whole population's seconds, collecting and learning \
+             apart).\n\n{}\n{}\n",
             report.policy.first().map_or(0, |s| s.steps),
             rollouts.markdown(),
             training

@@ -3,7 +3,7 @@
 //! Tables and sentences come from the run.
 
 use crate::studies::policy::{HOST_SOURCE, PolicyStudy, TrainingRun};
-use crate::studies::population::{POPULATION_SOURCE, PopulationRun};
+use crate::studies::population::PopulationRun;
 
 use super::table::{Cell, Format, Shown, Table, col};
 
@@ -49,6 +49,8 @@ struct Trained<'s> {
     final_mean_return: Option<f64>,
     env_steps: u64,
     env_steps_per_s: Option<f64>,
+    /// A population's seconds collecting and learning.
+    split: Option<(f64, f64)>,
     error: Option<&'s str>,
 }
 
@@ -67,21 +69,28 @@ pub fn training(studies: &[PolicyStudy]) -> Table {
             final_mean_return: run.final_mean_return,
             env_steps: run.env_steps,
             env_steps_per_s: run.error.is_none().then_some(run.rollout_env_steps_per_s),
+            split: None,
             error: run.error.as_deref(),
         }));
-        rows.extend(study.population.iter().map(|p| Trained {
-            device,
-            source: format!(
-                "{POPULATION_SOURCE}: population of {}, {} reached the target",
-                p.agents, p.reached_target
-            ),
-            seed: Cell::text(format!("1-{}", p.agents)),
-            steps_to_target: p.median_env_steps_to_target.map(|s| s as f64),
-            seconds_to_target: (p.reached_target == p.agents).then_some(p.seconds),
-            final_mean_return: p.median_final_mean_return,
-            env_steps: p.env_steps,
-            env_steps_per_s: p.error.is_none().then_some(p.env_steps_per_s),
-            error: p.error.as_deref(),
+        rows.extend(study.population.iter().map(|p| {
+            Trained {
+                device,
+                source: format!(
+                    "{}: population of {}, {} reached the target",
+                    p.source, p.agents, p.reached_target
+                ),
+                seed: Cell::text(format!("1-{}", p.agents)),
+                steps_to_target: p.median_env_steps_to_target.map(|s| s as f64),
+                seconds_to_target: (p.reached_target == p.agents).then_some(p.seconds),
+                final_mean_return: p.median_final_mean_return,
+                env_steps: p.env_steps,
+                env_steps_per_s: p.error.is_none().then_some(p.env_steps_per_s),
+                split: p
+                    .error
+                    .is_none()
+                    .then_some((p.rollout_seconds, p.learn_seconds)),
+                error: p.error.as_deref(),
+            }
         }));
     }
     Table::of("PPO to the target return", "policy_training.csv", rows)
@@ -102,6 +111,12 @@ pub fn training(studies: &[PolicyStudy]) -> Table {
         })
         .num(col("collection env-steps/s", "1/s"), Format::Si, |r| {
             r.env_steps_per_s
+        })
+        .num(col("collecting", "s"), Format::Fixed(1), |r| {
+            r.split.map(|s| s.0)
+        })
+        .num(col("learning", "s"), Format::Fixed(1), |r| {
+            r.split.map(|s| s.1)
         })
         .col(col("error", "").shown(Shown::WhenPresent), |r| {
             Cell::text(r.error.unwrap_or_default())
@@ -148,14 +163,21 @@ pub fn commentary(studies: &[PolicyStudy]) -> Vec<String> {
 fn population_sentence(study: &PolicyStudy, p: &PopulationRun) -> String {
     if let Some(error) = &p.error {
         return format!(
-            "On {}, the population of {} failed: {error}.",
-            study.device, p.agents
+            "On {}, the population of {} ({}) did not run: {error}.",
+            study.device, p.agents, p.source
         );
     }
     let mut sentence = format!(
-        "On {}, {} of a population of {} PPO agents trained together ({POPULATION_SOURCE}) \
-         reached {} in {:.1} s for the whole population",
-        study.device, p.reached_target, p.agents, study.target_return, p.seconds
+        "On {}, {} of a population of {} PPO agents trained together ({}) reached {} in \
+         {:.1} s for the whole population, {:.1} s of it collecting and {:.1} s learning",
+        study.device,
+        p.reached_target,
+        p.agents,
+        p.source,
+        study.target_return,
+        p.seconds,
+        p.rollout_seconds,
+        p.learn_seconds
     );
     if let (Some(seconds), Some(steps)) = (p.median_seconds_to_target, p.median_env_steps_to_target)
     {
@@ -298,6 +320,7 @@ mod tests {
     use super::*;
     use crate::error::Skipped;
     use crate::studies::policy::RolloutPoint;
+    use crate::studies::population::POPULATION_SOURCE;
 
     fn point(source: &str, n: usize, rate: f64) -> RolloutPoint {
         RolloutPoint {
@@ -400,6 +423,9 @@ mod tests {
 
         let with_population = PolicyStudy {
             population: Some(PopulationRun {
+                source: POPULATION_SOURCE.into(),
+                rollout_seconds: 3.5,
+                learn_seconds: 54.8,
                 agents: 64,
                 reached_target: 64,
                 seconds: 58.3,
@@ -417,8 +443,8 @@ mod tests {
             sentences[2],
             format!(
                 "On cpu, 64 of a population of 64 PPO agents trained together \
-                 ({POPULATION_SOURCE}) reached 475 in 58.3 s for the whole population (the \
-                 median agent: 40.0 s, 66560 env-steps); one agent alone with burn's learner \
+                 ({POPULATION_SOURCE}) reached 475 in 58.3 s for the whole population, 3.5 s \
+                 of it collecting and 54.8 s learning (the median agent: 40.0 s, 66560 env-steps); one agent alone with burn's learner \
                  took 14.0 s (median of 2)."
             )
         );

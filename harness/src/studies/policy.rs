@@ -49,6 +49,9 @@ pub struct PolicySettings {
     pub training_budget: u64,
     /// Agents of a population trained together with the native learner, if any.
     pub population: Option<usize>,
+    /// Agents of a population trained by the device learner on the fused rollout, if any
+    /// (on a device only; not run on a CPU-emulated one).
+    pub device_population: Option<usize>,
 }
 
 impl PolicySettings {
@@ -66,6 +69,7 @@ impl PolicySettings {
                 .collect(),
             training_budget: PpoConfig::default().total_env_steps,
             population: Some(64),
+            device_population: None,
         }
     }
 
@@ -79,6 +83,7 @@ impl PolicySettings {
             training: vec![(None, 1), (strategy(Some(FUSED_TRAINING_PLAN)), 1)],
             training_budget: PpoConfig::default().total_env_steps,
             population: None,
+            device_population: Some(64),
         }
     }
 
@@ -115,6 +120,7 @@ impl PolicySettings {
             training: vec![(None, 1)],
             training_budget: PpoConfig::default().total_env_steps,
             population: Some(4),
+            device_population: None,
         }
     }
 
@@ -128,6 +134,7 @@ impl PolicySettings {
             training: Vec::new(),
             training_budget: PpoConfig::default().total_env_steps,
             population: None,
+            device_population: None,
         }
     }
 }
@@ -235,6 +242,7 @@ pub fn policy_tasks(settings: &PolicySettings) -> usize {
     settings.sizes.len() * (settings.plans.len() + 1)
         + settings.training.len()
         + usize::from(settings.population.is_some())
+        + usize::from(settings.device_population.is_some())
 }
 
 /// The source's label.

@@ -1,20 +1,29 @@
-//! A population of PPO agents trained together with the native learner, measured for the
-//! policy section: how many reach the target, the wall time of the whole population, and
-//! the median agent's time and env-steps to the target.
+//! A population of PPO agents trained together, measured for the policy section: how many
+//! reach the target, the wall time of the whole population (collecting and learning
+//! apart), and the median agent's time and env-steps to the target. The native learner
+//! on host rollouts ([`measure_population`]), or any [`PopulationLearner`] on any
+//! rollouts ([`measure_population_with`]: the device learner on the fused rollout).
 
 use std::time::Instant;
 
 use cartfuse_env::{AutoresetMode, CartPole, EnvBackend, EpisodeOptions, GraphEnv, StepPlan};
 use cartfuse_train::PpoConfig;
 use cartfuse_train::learner::{Learner, NetShape};
-use cartfuse_train::population::{PopulationConfig, Rollouts, train_population_on};
+use cartfuse_train::population::{
+    PopulationConfig, PopulationLearner, Rollouts, train_population_on,
+};
 
 /// The label of the population's samples and learner.
 pub const POPULATION_SOURCE: &str = "native policy + env step, native learner";
 
+/// The device learner's population: its samples and learner.
+pub const DEVICE_POPULATION_SOURCE: &str = "policy fused into the step (fused-x8), device learner";
+
 /// One population run to the target.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct PopulationRun {
+    /// Where the samples came from and what learnt.
+    pub source: String,
     /// Agents, seeded `1..=agents`.
     pub agents: usize,
     /// Agents that reached the target.
@@ -31,6 +40,10 @@ pub struct PopulationRun {
     pub env_steps: u64,
     /// Env-steps per second of the whole run (collection and learning).
     pub env_steps_per_s: f64,
+    /// Seconds spent collecting samples.
+    pub rollout_seconds: f64,
+    /// Seconds spent learning (GAE, the updates).
+    pub learn_seconds: f64,
     /// Why the run failed, if it did.
     pub error: Option<String>,
 }
@@ -45,6 +58,18 @@ fn median<T: Copy + PartialOrd>(mut values: Vec<T>) -> Option<T> {
 /// trained together (host policy, native learner) until each reaches the target or spends
 /// `budget` env-steps.
 pub fn measure_population<B: EnvBackend>(backend: &B, agents: usize, budget: u64) -> PopulationRun {
+    let host = Rollouts::Host(StepPlan::default());
+    measure_population_with(backend, agents, budget, (POPULATION_SOURCE, host, |l| l))
+}
+
+/// [`measure_population`] with the samples of `rollouts` and the learner `learner` makes of
+/// the agents' first weights, labelled `source`.
+pub fn measure_population_with<B: EnvBackend, L: PopulationLearner>(
+    backend: &B,
+    agents: usize,
+    budget: u64,
+    (source, rollouts, learner): (&str, Rollouts, impl FnOnce(Learner) -> L),
+) -> PopulationRun {
     let shared = PpoConfig {
         total_env_steps: budget,
         ..PpoConfig::default()
@@ -61,9 +86,9 @@ pub fn measure_population<B: EnvBackend>(backend: &B, agents: usize, budget: u64
         backend,
         &CartPole::default(),
         &episode,
-        Rollouts::Host(StepPlan::default()),
+        rollouts,
         &config,
-        Learner::from_seeds(shape, &seeds),
+        learner(Learner::from_seeds(shape, &seeds)),
         |_, _| {},
     );
     match trained {
@@ -74,6 +99,7 @@ pub fn measure_population<B: EnvBackend>(backend: &B, agents: usize, budget: u64
                 .filter_map(|a| a.solved.clone())
                 .collect();
             PopulationRun {
+                source: source.into(),
                 agents,
                 reached_target: solved.len(),
                 seconds: report.seconds,
@@ -88,20 +114,35 @@ pub fn measure_population<B: EnvBackend>(backend: &B, agents: usize, budget: u64
                 ),
                 env_steps: report.env_steps(),
                 env_steps_per_s: report.env_steps() as f64 / report.seconds.max(1e-12),
+                rollout_seconds: report.rollout_seconds,
+                learn_seconds: report.learn_seconds,
                 error: None,
             }
         }
         Err(error) => PopulationRun {
+            seconds: start.elapsed().as_secs_f64(),
+            ..PopulationRun::failed(source, agents, error.to_string())
+        },
+    }
+}
+
+impl PopulationRun {
+    /// A run of `agents` agents from `source` that did not happen, and why.
+    pub fn failed(source: &str, agents: usize, why: String) -> Self {
+        Self {
+            source: source.into(),
             agents,
             reached_target: 0,
-            seconds: start.elapsed().as_secs_f64(),
+            seconds: 0.0,
             median_seconds_to_target: None,
             median_env_steps_to_target: None,
             median_final_mean_return: None,
             env_steps: 0,
             env_steps_per_s: 0.0,
-            error: Some(error.to_string()),
-        },
+            rollout_seconds: 0.0,
+            learn_seconds: 0.0,
+            error: Some(why),
+        }
     }
 }
 

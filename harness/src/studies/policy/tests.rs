@@ -13,6 +13,7 @@ fn both_sources_collect_and_fused_xk_launches_once_per_k_steps() {
         training: Vec::new(),
         training_budget: 0,
         population: None,
+        device_population: None,
     };
     let mut messages = Vec::new();
     let study = measure_policy(&Cpu::default(), &settings, |m| messages.push(m.to_string()));
@@ -39,6 +40,7 @@ fn a_fused_plan_whose_k_does_not_divide_the_steps_is_reported_not_fatal() {
         training: vec![(strategy(Some("fused-x3")), 1)],
         training_budget: 1024,
         population: None,
+        device_population: None,
     };
     let study = measure_policy(&Cpu::default(), &settings, |_| {});
     let fused = study.point("fused-x3", 4).unwrap();
