@@ -213,3 +213,53 @@ fn train_agents_prints_the_population_summary() {
         stderr(&burn)
     );
 }
+
+#[test]
+fn the_device_learner_trains_a_population_on_the_device_and_refuses_the_cpu() {
+    let on_device = cartfuse(&[
+        "--device",
+        "wgpu",
+        "train",
+        "--learner",
+        "device",
+        "--agents",
+        "2",
+        "--envs",
+        "4",
+        "--num-steps",
+        "16",
+        "--total-env-steps",
+        "128",
+        "--no-target",
+    ]);
+    assert!(on_device.status.success(), "{}", stderr(&on_device));
+    let text = stdout(&on_device);
+    assert!(
+        text.contains("device learner (burn CubeBackend (wgpu) + Autodiff")
+            && text.contains("2 agents as a batch dimension")
+            && text.contains("policy fused into the env's step (fused-x8)"),
+        "{text}"
+    );
+    let on_cpu = short_train(&["--learner", "device", "--agents", "2"]);
+    assert!(!on_cpu.status.success());
+    assert!(
+        stderr(&on_cpu).contains("`--learner device` learns on the envs' device"),
+        "{}",
+        stderr(&on_cpu)
+    );
+    let with_burns_source = cartfuse(&[
+        "--device",
+        "wgpu",
+        "train",
+        "--learner",
+        "device",
+        "--rollout",
+        "device",
+    ]);
+    assert!(!with_burns_source.status.success());
+    assert!(
+        stderr(&with_burns_source).contains("`--rollout device` is burn's single-agent source"),
+        "{}",
+        stderr(&with_burns_source)
+    );
+}

@@ -91,6 +91,8 @@ pub struct Learner {
     time: Vec<i32>,
     /// One actor's and one critic's scratch per worker thread (kept warm in its cache).
     scratch: Vec<[NetScratch; 2]>,
+    /// Each agent's minibatch, refilled at every step of an update (kept between updates).
+    pub(crate) minibatches: Vec<Minibatch>,
     level: SimdLevel,
 }
 
@@ -114,6 +116,7 @@ impl Learner {
             moment_2: vec![0.0; total],
             time: vec![0; agents],
             scratch: vec![Default::default(); rayon::current_num_threads().max(1)],
+            minibatches: vec![Minibatch::default(); agents],
             level: SimdLevel::detect(),
         }
     }

@@ -80,7 +80,8 @@ impl PopulationLearner for Learner {
     /// active agent at once.
     fn update(&mut self, work: &UpdateWork<'_>) -> Result<Vec<LossSums>, TrainError> {
         let k = self.agents();
-        let mut batches = vec![Minibatch::default(); k];
+        let mut batches = std::mem::take(&mut self.minibatches);
+        batches.resize_with(k, Minibatch::default);
         let mut sums = vec![[0.0f32; 3]; k];
         for epoch in 0..work.epochs() {
             for minibatch in 0..work.minibatches {
@@ -105,6 +106,7 @@ impl PopulationLearner for Learner {
                 }
             }
         }
+        self.minibatches = batches;
         Ok(sums)
     }
 

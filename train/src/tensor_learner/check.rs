@@ -30,8 +30,9 @@ pub struct Difference {
 /// A made-up update of `agents` agents (the last one stopped), `samples` samples each of
 /// observations 4 wide, networks `hidden` wide, `epochs` epochs of `minibatches`
 /// minibatches, every agent with its own learning rate, clip range and entropy weight.
-struct MadeUp {
-    shape: NetShape,
+pub struct MadeUp {
+    /// The agents' networks.
+    pub shape: NetShape,
     samples: Vec<AgentSamples>,
     targets: Vec<Option<(Vec<f32>, Vec<f32>)>>,
     orders: Vec<Vec<Vec<usize>>>,
@@ -40,7 +41,8 @@ struct MadeUp {
 }
 
 impl MadeUp {
-    fn new(
+    /// The update; see the [type docs](Self).
+    pub fn new(
         agents: usize,
         samples: usize,
         hidden: usize,
@@ -100,7 +102,8 @@ impl MadeUp {
         }
     }
 
-    fn work(&self) -> UpdateWork<'_> {
+    /// The update's work for a learner.
+    pub fn work(&self) -> UpdateWork<'_> {
         UpdateWork {
             samples: &self.samples,
             targets: &self.targets,
