@@ -263,3 +263,15 @@ fn the_device_learner_trains_a_population_on_the_device_and_refuses_the_cpu() {
         stderr(&with_burns_source)
     );
 }
+
+#[test]
+fn progress_lines_reach_a_log_that_is_not_a_terminal() {
+    // stderr is a pipe here: each update's line is still printed, as a plain line.
+    let run = short_train(&["--log-every", "1"]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let log = stderr(&run);
+    assert!(
+        log.contains("update     1  env-steps       256") && log.contains("update     2"),
+        "{log}"
+    );
+}

@@ -168,8 +168,8 @@ impl Report {
 }
 
 /// `agents` agents trained by the device learner (burn's `CubeBackend` on `backend`'s
-/// device) on the fused rollout; not run on a CPU-emulated device, where each of its ops is
-/// a launch on the cores the rollout also needs (`cartfuse train --learner device` runs it).
+/// device) on the fused rollout; not run on a CPU-emulated device, where its tensor ops run
+/// as shaders on the CPU's own cores (`cartfuse train --learner device` runs it there).
 fn device_population<R: CubeRuntime>(
     backend: &Cube<R>,
     agents: usize,
@@ -181,8 +181,8 @@ fn device_population<R: CubeRuntime>(
     use cartfuse_train::population::Rollouts;
     use cartfuse_train::tensor_learner::TensorLearner;
     if cartfuse_fusion::cube::is_cpu_emulated(&backend.description()) {
-        let why = "not run on a CPU-emulated device (every op of the learner a launch on the \
-                   CPU's cores); `cartfuse train --learner device --agents K` measures it";
+        let why = "not run on a CPU-emulated device (the learner's tensor ops run as shaders on \
+                   the CPU's own cores); `cartfuse train --learner device --agents K` runs it";
         return PopulationRun::failed(DEVICE_POPULATION_SOURCE, agents, why.into());
     }
     let device = backend.runtime_device();
