@@ -42,20 +42,19 @@ pub fn run(device: Device, mut args: TrainArgs) -> anyhow::Result<()> {
 /// burn's source (`--rollout device`) keeps the native default, which
 /// sends it to burn's learner as before.
 fn auto_learner(device: Device, args: &TrainArgs) -> anyhow::Result<LearnerArg> {
-    let Device::Cube(kind) = device else {
-        return Ok(LearnerArg::Native);
-    };
-    if args.rollout == RolloutArg::Device {
-        return Ok(LearnerArg::Native);
-    }
-    let emulated = cartfuse::fusion::dispatch_runtime!(kind, |opened: R| {
-        anyhow::Ok(cartfuse::fusion::cube::is_cpu_emulated(&opened.description))
-    })?;
     #[cfg(feature = "cube")]
-    if !emulated {
-        return Ok(LearnerArg::Device);
+    if let Device::Cube(kind) = device
+        && args.rollout != RolloutArg::Device
+    {
+        let emulated: bool = cartfuse::fusion::dispatch_runtime!(kind, |opened: R| {
+            anyhow::Ok(cartfuse::fusion::cube::is_cpu_emulated(&opened.description))
+        })?;
+        if !emulated {
+            return Ok(LearnerArg::Device);
+        }
     }
-    let _ = emulated;
+    #[cfg(not(feature = "cube"))]
+    let _ = (device, args);
     Ok(LearnerArg::Native)
 }
 

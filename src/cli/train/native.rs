@@ -18,7 +18,7 @@ use cartfuse::train::population::{
 };
 use cartfuse::train::{ActorCritic, checkpoint};
 
-use super::args::{LearnerArg, RolloutArg, TrainArgs};
+use super::args::{RolloutArg, TrainArgs};
 use super::{cartpole_episode, on_update, print};
 use crate::cli::progress;
 
@@ -38,7 +38,7 @@ pub fn run(device: Device, args: TrainArgs) -> anyhow::Result<()> {
     let work = (&config, rollouts, &args);
     let ((learner, report, description), learner_name) = match args.learner {
         #[cfg(feature = "cube")]
-        LearnerArg::Device => device_learner(device, host, work)?,
+        super::args::LearnerArg::Device => device_learner(device, host, work)?,
         _ => (
             train_on(device, host, work)?,
             format!(
