@@ -36,10 +36,19 @@ impl UpdateWork<'_> {
         self.orders.iter().map(Vec::len).max().unwrap_or(0)
     }
 
+    /// Samples of each active agent (the length of its orders; 0 when none is active).
+    pub fn samples_per_agent(&self) -> usize {
+        self.orders
+            .iter()
+            .flatten()
+            .map(Vec::len)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Samples per minibatch.
     pub fn minibatch_size(&self) -> usize {
-        let samples = self.orders.iter().flatten().map(Vec::len).max();
-        samples.unwrap_or(0) / self.minibatches.max(1)
+        self.samples_per_agent() / self.minibatches.max(1)
     }
 
     /// Whether agent `agent` learns in this update.

@@ -34,13 +34,7 @@ impl<B: Backend> DeviceSamples<B> {
     /// Uploads `work`'s samples of observations `obs_dim` wide to `device`.
     pub fn upload(work: &UpdateWork<'_>, obs_dim: usize, device: &B::Device) -> Self {
         let k = work.samples.len();
-        let n = work
-            .orders
-            .iter()
-            .flatten()
-            .map(Vec::len)
-            .max()
-            .unwrap_or(0);
+        let n = work.samples_per_agent();
         let mut obs = vec![0.0f32; k * n * obs_dim];
         let mut actions = vec![0i64; k * n];
         let (mut old, mut advantages, mut targets) = (
