@@ -1,6 +1,7 @@
 //! The device-resident sample source on wgpu: burn's `CubeBackend` policy and the env step
 //! on one device, against the host source (burn's policy on host observations) with the
-//! same learner, weights and draws.
+//! same learner, weights and draws; the device learner against the native one, and a
+//! population whose samples stay on the device against the same rollout read to the host.
 
 use burn::backend::Autodiff;
 use burn::backend::wgpu::{WgpuDevice, WgpuRuntime};
@@ -140,4 +141,117 @@ fn the_device_learner_updates_as_the_native_learner_on_wgpu() {
     assert!(d.weights < 1e-4 && d.losses < 1e-4, "{d:?}");
     assert!(d.stopped_agent_kept_its_weights, "{d:?}");
     assert!(d.moved > 100.0 * d.weights.max(1e-7), "{d:?}");
+}
+
+/// A population's samples kept on the device (the fused rollout's buffers wrapped as burn
+/// tensors; bootstrap, GAE and the update there) against the same rollout's samples read
+/// to the host (GAE there, then uploaded), both learnt by the device learner: the same
+/// episodes, losses and weights. Episodes are cut at 10 steps, so truncations are
+/// bootstrapped.
+#[test]
+fn samples_kept_on_the_device_train_as_the_hosts() {
+    use cartfuse::fusion::plan::Strategy;
+    use cartfuse_train::device_population::train_population_on_device;
+    use cartfuse_train::learner::{Learner as Native, NetShape};
+    use cartfuse_train::population::{
+        AgentSettings, PopulationConfig, PopulationLearner, Rollouts, train_population_on,
+    };
+    use cartfuse_train::tensor_learner::TensorLearner;
+    let opened = wgpu_client().expect("a wgpu adapter (lavapipe on machines without a GPU)");
+    let backend = Cube::new(&opened);
+    let episode = EpisodeOptions {
+        autoreset: AutoresetMode::SameStep,
+        max_episode_steps: 10,
+    };
+    let shared = PpoConfig {
+        num_envs: 4,
+        num_steps: 16,
+        total_env_steps: 2 * 64,
+        num_minibatches: 2,
+        update_epochs: 2,
+        target_return: None,
+        hidden: 16,
+        return_window: 8,
+        ..PpoConfig::default()
+    };
+    let base = AgentSettings::of(&shared);
+    let agents = vec![
+        AgentSettings { seed: 5, ..base },
+        AgentSettings {
+            seed: 9,
+            learning_rate: 3e-3,
+            ent_coef: 0.01,
+            clip_coef: 0.1,
+        },
+        AgentSettings { seed: 2, ..base },
+    ];
+    let config = PopulationConfig { shared, agents };
+    let seeds: Vec<u64> = config.agents.iter().map(|a| a.seed).collect();
+    let learner = || {
+        let host = Native::from_seeds(NetShape::new(4, 16, 2), &seeds);
+        TensorLearner::<Autodiff<Learner>>::new(host, &WgpuDevice::default())
+    };
+    let strategy = Strategy::FusedSteps(8);
+    let env = CartPole::default();
+    let (host, host_report) = train_population_on(
+        &backend,
+        &env,
+        &episode,
+        Rollouts::Fused(strategy),
+        &config,
+        learner(),
+        |_, _| {},
+    )
+    .expect("host samples");
+    let (device, device_report) = train_population_on_device(
+        &backend,
+        &env,
+        &episode,
+        strategy,
+        &config,
+        learner(),
+        |_, _| {},
+    )
+    .expect("device samples");
+    let (host, device) = (host.into_host(), device.into_host());
+    for agent in 0..seeds.len() {
+        let (h, d) = (
+            &host_report.agents[agent].history,
+            &device_report.agents[agent].history,
+        );
+        assert_eq!(d.len(), 2, "agent {agent}");
+        // Every env truncated at least once in 16 steps: bootstrapped rewards.
+        assert!(h[0].episodes >= 4, "agent {agent}: {:?}", h[0]);
+        for (u, (d, h)) in d.iter().zip(h).enumerate() {
+            let what = format!("agent {agent}, update {u}");
+            assert_eq!(
+                (d.env_steps, d.episodes),
+                (h.env_steps, h.episodes),
+                "{what}"
+            );
+            assert_eq!(d.mean_return, h.mean_return, "{what}");
+            for (a, b) in [
+                (d.policy_loss, h.policy_loss),
+                (d.value_loss, h.value_loss),
+                (d.entropy, h.entropy),
+            ] {
+                assert!(
+                    (a - b).abs() <= 1e-4 * b.abs().max(1.0),
+                    "{what}: {a} vs {b}"
+                );
+            }
+        }
+        assert_close(
+            &format!("agent {agent} weights"),
+            device.params(agent),
+            host.params(agent),
+            1e-4,
+        );
+    }
+    let first = Native::from_seeds(NetShape::new(4, 16, 2), &seeds);
+    assert_ne!(
+        device.params(0),
+        first.params(0),
+        "the updates moved the weights"
+    );
 }

@@ -18,7 +18,8 @@ mod cli;
 mod cli_study;
 /// Float slices compared within a tolerance.
 mod close;
-/// burn's policy and the env step on one device (wgpu), against the host source.
+/// burn's policy and the env step on one device (wgpu), against the host source; the device
+/// learner, and a population whose samples stay on the device.
 #[cfg(feature = "wgpu")]
 mod device_learner;
 /// The trajectories recorded from gymnasium.

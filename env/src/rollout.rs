@@ -310,9 +310,9 @@ impl<B: Backend> PolicyRollout<B> {
         Ok(self.engine.backend().read_f32(obs)?)
     }
 
-    /// Runs `steps` steps of policy and env (a multiple of [`Self::steps_per_call`]) and
-    /// copies what they wrote to the host.
-    pub fn collect(&mut self, steps: usize) -> Result<Trajectory, EnvError> {
+    /// The calls [`Self::act`] takes to run `steps` steps (a positive multiple of
+    /// [`Self::steps_per_call`]), once the envs were reset.
+    pub fn calls_for(&self, steps: usize) -> Result<usize, EnvError> {
         if self.seed.is_none() {
             return Err(EnvError::NotReset);
         }
@@ -322,6 +322,35 @@ impl<B: Backend> PolicyRollout<B> {
                 "steps must be a positive multiple of the {per_call} steps one call runs, got {steps}"
             )));
         }
+        Ok(steps / per_call)
+    }
+
+    /// Enqueues one call: [`Self::steps_per_call`] steps of policy and env; nothing is
+    /// read. Its outputs are [`Self::output_pages`] until the next call.
+    pub fn act(&mut self) -> Result<(), EnvError> {
+        if self.seed.is_none() {
+            return Err(EnvError::NotReset);
+        }
+        self.engine.act()
+    }
+
+    /// Output `name` (`obs`, `final_obs`, `action`, `log_prob`, `value`, `reward`,
+    /// `terminated`, `truncated`) of the last call, on the device: its pages in step order,
+    /// each a run of steps of every env, step-major (`[steps, envs, width]`; flags are
+    /// 32-bit words, 0 or 1). The next call overwrites them.
+    pub fn output_pages(&self, name: &str) -> Vec<&B::Buffer> {
+        self.engine.output_pages(name)
+    }
+
+    /// The backend the rollout runs on.
+    pub fn backend(&self) -> &B {
+        self.engine.backend()
+    }
+
+    /// Runs `steps` steps of policy and env (a multiple of [`Self::steps_per_call`]) and
+    /// copies what they wrote to the host.
+    pub fn collect(&mut self, steps: usize) -> Result<Trajectory, EnvError> {
+        let calls = self.calls_for(steps)?;
         let (n, dim) = (self.n, self.obs_dim);
         let same_step = self.autoreset == AutoresetMode::SameStep;
         let mut t = Trajectory {
@@ -337,8 +366,8 @@ impl<B: Backend> PolicyRollout<B> {
             final_obs: same_step.then(|| Vec::with_capacity(steps * n * dim)),
         };
         let backend = self.engine.backend().clone();
-        for _ in 0..steps / per_call {
-            self.engine.act()?;
+        for _ in 0..calls {
+            self.act()?;
             let f32s = |name: &str, into: &mut Vec<f32>| -> Result<(), EnvError> {
                 for page in self.engine.output_pages(name) {
                     into.extend(backend.read_f32(page)?);

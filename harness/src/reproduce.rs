@@ -19,9 +19,7 @@ use crate::studies::envs::{EnvStudy, measure_study};
 use crate::studies::policy::{PolicyStudy, measure_policy};
 use cartfuse_train::device_collect::CubeRuntime;
 
-use crate::studies::population::{
-    DEVICE_POPULATION_SOURCE, PopulationRun, measure_population_with,
-};
+use crate::studies::population::{DEVICE_POPULATION_SOURCE, PopulationRun, measure_population_by};
 use crate::studies::roofline::{DeviceRoofline, measure_roofline};
 pub use crate::studies::tail::TailRow;
 use crate::studies::tail::measure_tail;
@@ -178,7 +176,7 @@ fn device_population<R: CubeRuntime>(
     use burn::backend::Autodiff;
     use cartfuse_fusion::plan::Strategy;
     use cartfuse_train::device_collect::DeviceLearner;
-    use cartfuse_train::population::Rollouts;
+    use cartfuse_train::device_population::train_population_on_device;
     use cartfuse_train::tensor_learner::TensorLearner;
     if cartfuse_fusion::cube::is_cpu_emulated(&backend.description()) {
         let why = "not run on a CPU-emulated device (the learner's tensor ops run as shaders on \
@@ -186,10 +184,18 @@ fn device_population<R: CubeRuntime>(
         return PopulationRun::failed(DEVICE_POPULATION_SOURCE, agents, why.into());
     }
     let device = backend.runtime_device();
-    let learner = |host| TensorLearner::<Autodiff<DeviceLearner<R>>>::new(host, &device);
-    let rollouts = Rollouts::Fused(Strategy::FusedSteps(8));
-    let work = (DEVICE_POPULATION_SOURCE, rollouts, learner);
-    measure_population_with(backend, agents, budget, work)
+    let strategy = Strategy::FusedSteps(8);
+    measure_population_by(
+        DEVICE_POPULATION_SOURCE,
+        agents,
+        budget,
+        |config, episode, host| {
+            let learner = TensorLearner::<Autodiff<DeviceLearner<R>>>::new(host, &device);
+            let env = cartfuse_env::CartPole::default();
+            train_population_on_device(backend, &env, episode, strategy, config, learner, |_, _| {})
+                .map(|(_, report)| report)
+        },
+    )
 }
 
 /// Runs every measurement of the report. `progress(message)` is called before each one.

@@ -49,15 +49,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let start = Learner::from_seeds(made_up.shape, &seeds);
         let mut native = start.clone();
         let mut tensor = TensorLearner::<Autodiff<DeviceLearner<WgpuRuntime>>>::new(start, &device);
-        let work = made_up.work();
-        tensor.update(&work)?; // compiles its kernels
+        let (samples, work) = made_up.work();
+        tensor.update(samples, &work)?; // compiles its kernels
         let (mut on_device, mut on_cpu) = (Vec::new(), Vec::new());
         for _ in 0..rounds {
             let t = Instant::now();
-            tensor.update(&work)?;
+            tensor.update(samples, &work)?;
             on_device.push(t.elapsed().as_secs_f64());
             let t = Instant::now();
-            native.update(&work)?;
+            native.update(samples, &work)?;
             on_cpu.push(t.elapsed().as_secs_f64());
         }
         let ratios = on_device.iter().zip(&on_cpu).map(|(d, c)| d / c).collect();

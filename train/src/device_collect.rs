@@ -72,7 +72,7 @@ impl<'e, E: GraphEnv<Action = u32>, R: CubeRuntime> DeviceCollector<'e, E, R> {
 }
 
 /// The env's `f32` buffer `handle` as a burn tensor of shape `dims`.
-fn floats<R: CubeRuntime, const D: usize>(
+pub(crate) fn floats<R: CubeRuntime, const D: usize>(
     backend: &Cube<R>,
     device: &LearnerDevice<R>,
     handle: &Handle,
@@ -87,14 +87,15 @@ fn floats<R: CubeRuntime, const D: usize>(
     )))
 }
 
-/// The env's `u32` 0/1 flags `handle` (`n` of them) as a burn int tensor (`i32`, same bits).
-fn flags<R: CubeRuntime>(
+/// The env's `u32` 0/1 flags `handle` as a burn int tensor of shape `dims` (`i32`, same
+/// bits).
+pub(crate) fn flags<R: CubeRuntime, const D: usize>(
     backend: &Cube<R>,
     device: &LearnerDevice<R>,
     handle: &Handle,
-    n: usize,
-) -> Tensor<DeviceLearner<R>, 1, Int> {
-    Tensor::from_primitive(wrap(backend, device, handle, Shape::new([n]), DType::I32))
+    dims: [usize; D],
+) -> Tensor<DeviceLearner<R>, D, Int> {
+    Tensor::from_primitive(wrap(backend, device, handle, Shape::new(dims), DType::I32))
 }
 
 /// The env's buffer `handle` as burn's tensor primitive of `shape` (`dtype` as stored).
@@ -173,8 +174,8 @@ impl<E: GraphEnv<Action = u32>, R: CubeRuntime> Collector<BurnPolicy<DeviceLearn
             let step = self.env.step_device(&DeviceActions::from_buffer(handle))?;
             let next = floats(&backend, device, step.obs()?, [n, dim]);
             let reward = floats(&backend, device, step.reward()?, [n]);
-            let terminated = flags(&backend, device, step.terminated()?, n);
-            let truncated = flags(&backend, device, step.truncated()?, n);
+            let terminated = flags(&backend, device, step.terminated()?, [n]);
+            let truncated = flags(&backend, device, step.truncated()?, [n]);
             let final_obs = step.final_obs().ok_or_else(|| TrainError::InvalidConfig {
                 setting: "env",
                 reason: "the device source needs SameStep autoreset (final observations)".into(),

@@ -12,6 +12,8 @@
 //!   host, then env steps, or the policy fused into the env's step graph.
 //! - `device_collect` (GPU features): burn's policy and the env step on one CubeCL device,
 //!   the samples read back once per update.
+//! - `device_population` (GPU features): a population whose samples stay on the device,
+//!   the fused rollout's trajectory handed to the tensor learner there.
 //! - [`ppo`]: [`train`], the loop with burn's learner (collect, then clipped-objective epochs
 //!   with Adam).
 //! - [`learner`]: the native learner, `K` agents' gradient steps at once on the CPU.
@@ -33,6 +35,8 @@ pub mod collect;
 pub mod config;
 #[cfg(feature = "cube")]
 pub mod device_collect;
+#[cfg(feature = "cube")]
+pub mod device_population;
 pub mod error;
 pub mod learner;
 pub mod minibatch;

@@ -7,11 +7,11 @@
 use std::time::Instant;
 
 use cartfuse_env::{AutoresetMode, CartPole, EnvBackend, EpisodeOptions, GraphEnv, StepPlan};
-use cartfuse_train::PpoConfig;
 use cartfuse_train::learner::{Learner, NetShape};
 use cartfuse_train::population::{
-    PopulationConfig, PopulationLearner, Rollouts, train_population_on,
+    PopulationConfig, PopulationLearner, PopulationReport, Rollouts, train_population_on,
 };
+use cartfuse_train::{PpoConfig, TrainError};
 
 /// The label of the population's samples and learner.
 pub const POPULATION_SOURCE: &str = "native policy + env step, native learner";
@@ -70,6 +70,27 @@ pub fn measure_population_with<B: EnvBackend, L: PopulationLearner>(
     budget: u64,
     (source, rollouts, learner): (&str, Rollouts, impl FnOnce(Learner) -> L),
 ) -> PopulationRun {
+    measure_population_by(source, agents, budget, |config, episode, first| {
+        let env = CartPole::default();
+        let trained = learner(first);
+        train_population_on(backend, &env, episode, rollouts, config, trained, |_, _| {})
+            .map(|(_, report)| report)
+    })
+}
+
+/// `agents` default PPO agents seeded `1..=agents` with `budget` env-steps each, trained by
+/// `train` (from the config, CartPole's `SameStep` episode settings and the agents' first
+/// weights), labelled `source`.
+pub fn measure_population_by(
+    source: &str,
+    agents: usize,
+    budget: u64,
+    train: impl FnOnce(
+        &PopulationConfig,
+        &EpisodeOptions,
+        Learner,
+    ) -> Result<PopulationReport, TrainError>,
+) -> PopulationRun {
     let shared = PpoConfig {
         total_env_steps: budget,
         ..PpoConfig::default()
@@ -82,17 +103,9 @@ pub fn measure_population_with<B: EnvBackend, L: PopulationLearner>(
         ..EpisodeOptions::default_for::<CartPole>()
     };
     let start = Instant::now();
-    let trained = train_population_on(
-        backend,
-        &CartPole::default(),
-        &episode,
-        rollouts,
-        &config,
-        learner(Learner::from_seeds(shape, &seeds)),
-        |_, _| {},
-    );
+    let trained = train(&config, &episode, Learner::from_seeds(shape, &seeds));
     match trained {
-        Ok((_, report)) => {
+        Ok(report) => {
             let solved: Vec<_> = report
                 .agents
                 .iter()

@@ -60,6 +60,10 @@ pub fn run(device: Device, args: TrainArgs) -> anyhow::Result<()> {
     }
     let envs = format!("{device} ({description})");
     let rollout = match rollouts {
+        #[cfg(feature = "cube")]
+        Rollouts::Fused(plan) if matches!(args.learner, super::args::LearnerArg::Device) => {
+            format!("policy fused into the env's step ({plan}), samples kept on the device")
+        }
         Rollouts::Fused(plan) => format!("policy fused into the env's step ({plan})"),
         Rollouts::Host(_) => "native policy on the host observations, then the env step".into(),
     };
@@ -131,7 +135,7 @@ fn device_learner(
                 Autodiff<CubeBurn<cartfuse::fusion::cubecl::wgpu::WgpuRuntime>>,
             >::new(host, &Default::default());
             let name = name(&opened.description, "CubeBackend (wgpu)");
-            Ok((train_on(device, learner, work)?, name))
+            Ok((train_on_runtime(device, &opened, learner, work)?, name))
         }
         #[cfg(feature = "cuda")]
         Device::Cube(RuntimeKind::Cuda) => {
@@ -140,13 +144,47 @@ fn device_learner(
                 Autodiff<CubeBurn<cartfuse::fusion::cubecl::cuda::CudaRuntime>>,
             >::new(host, &Default::default());
             let name = name(&opened.description, "CubeBackend (CUDA)");
-            Ok((train_on(device, learner, work)?, name))
+            Ok((train_on_runtime(device, &opened, learner, work)?, name))
         }
         _ => anyhow::bail!(
             "`--learner device` learns on the envs' device: use `--device wgpu` (or `--device \
              cuda` in a CUDA build), or `--learner native` on the CPU; got `--device {device}`"
         ),
     }
+}
+
+/// The device learner's run on `opened` (runtime `R`): with the policies fused into the
+/// envs' step, the envs run on the learner's own client and the samples stay on the device
+/// ([`train_population_on_device`]); with host rollouts, as [`train_on`].
+#[cfg(feature = "cube")]
+fn train_on_runtime<R: cartfuse::train::device_collect::CubeRuntime>(
+    device: Device,
+    opened: &cartfuse::fusion::cube::device::OpenedDevice<R>,
+    learner: cartfuse::train::device_population::DeviceTensorLearner<R>,
+    work: Work<'_>,
+) -> anyhow::Result<(Learner, PopulationReport, String)> {
+    use cartfuse::train::device_population::train_population_on_device;
+    let (config, rollouts, args) = work;
+    let Rollouts::Fused(strategy) = rollouts else {
+        return train_on(device, learner, work);
+    };
+    let backend = cartfuse::fusion::cube::Cube::new(opened);
+    let description = backend.description();
+    tracing::info!(device = %description, "opened device for the envs and the learner");
+    let total = config.shared.total_env_steps * config.agents.len() as u64;
+    let bar = progress::bar(total, "PPO");
+    let trained = train_population_on_device(
+        &backend,
+        &CartPole::default(),
+        &cartpole_episode(),
+        strategy,
+        config,
+        learner,
+        on_update(&bar, args, total),
+    );
+    bar.finish_and_clear();
+    let (learner, report) = trained?;
+    Ok((learner.into_host(), report, description))
 }
 
 /// The agents' starting weights: drawn from their seeds, or every agent from `--load`.

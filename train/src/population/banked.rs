@@ -60,10 +60,7 @@ impl<F: FusionBackend> PopulationSource for Banked<'_, F> {
     ) -> Result<(), TrainError> {
         let m = self.envs_per_agent();
         let agents = (0..self.agents()).filter(|a| active[*a]);
-        for agent in agents.clone() {
-            let (_, weights) = AgentPolicy { learner, agent }.rollout_weights()?;
-            self.rollout.set_agent_weights(agent, &weights)?;
-        }
+        load_weights(self.rollout, learner, active)?;
         let t = self.rollout.collect(steps)?;
         for agent in agents {
             let mine = t.envs(agent * m..(agent + 1) * m);
@@ -78,4 +75,17 @@ impl<F: FusionBackend> PopulationSource for Banked<'_, F> {
         }
         Ok(())
     }
+}
+
+/// Loads every `active` agent's weights in `learner` into its bank of `rollout`.
+pub(crate) fn load_weights<F: FusionBackend>(
+    rollout: &mut PolicyRollout<F>,
+    learner: &Learner,
+    active: &[bool],
+) -> Result<(), TrainError> {
+    for agent in (0..rollout.agents()).filter(|a| active[*a]) {
+        let (_, weights) = AgentPolicy { learner, agent }.rollout_weights()?;
+        rollout.set_agent_weights(agent, &weights)?;
+    }
+    Ok(())
 }

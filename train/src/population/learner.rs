@@ -1,5 +1,5 @@
 //! What learns for a population: [`PopulationLearner`], one PPO update of every active
-//! agent from its samples ([`UpdateWork`]); the native learner ([`Learner`]) steps it on
+//! agent from its samples ([`HostSamples`]) in the order [`UpdateWork`] says; the native learner ([`Learner`]) steps it on
 //! the CPU, [`crate::tensor_learner::TensorLearner`] as burn tensor ops on any burn
 //! backend (a CubeCL device: `--learner device`).
 //!
@@ -13,13 +13,20 @@ use crate::minibatch::Minibatch;
 
 use super::source::AgentSamples;
 
-/// One update's work: every active agent's samples, targets and minibatch order.
+/// Every agent's samples of an update on the host, with their GAE targets.
 #[derive(Debug, Clone, Copy)]
-pub struct UpdateWork<'a> {
+pub struct HostSamples<'a> {
     /// Agent `i`'s samples of this update (ignored where `targets[i]` is `None`).
     pub samples: &'a [AgentSamples],
     /// Agent `i`'s GAE advantages and value targets, `None` for an agent that stopped.
     pub targets: &'a [Option<(Vec<f32>, Vec<f32>)>],
+}
+
+/// One update's schedule: which agents learn, each one's minibatch order and settings.
+#[derive(Debug, Clone, Copy)]
+pub struct UpdateWork<'a> {
+    /// Whether agent `i` learns in this update.
+    pub active: &'a [bool],
     /// Agent `i`'s sample order of each epoch (`orders[i][epoch]`, a permutation of its
     /// samples; empty for an agent that stopped): minibatch `b` of an epoch is its
     /// entries `b * size..(b + 1) * size`.
@@ -51,9 +58,14 @@ impl UpdateWork<'_> {
         self.samples_per_agent() / self.minibatches.max(1)
     }
 
+    /// Agents of the population.
+    pub fn agents(&self) -> usize {
+        self.active.len()
+    }
+
     /// Whether agent `agent` learns in this update.
     pub fn active(&self, agent: usize) -> bool {
-        self.targets[agent].is_some()
+        self.active[agent]
     }
 
     /// Agent `agent`'s indices of minibatch `minibatch` of epoch `epoch`.
@@ -72,9 +84,13 @@ pub trait PopulationLearner {
     /// The agents' weights on the host, current after the last update.
     fn host(&self) -> &Learner;
 
-    /// Every active agent's epochs of minibatch steps over its samples; returns each
+    /// Every active agent's epochs of minibatch steps over its `samples`; returns each
     /// agent's [`LossSums`].
-    fn update(&mut self, work: &UpdateWork<'_>) -> Result<Vec<LossSums>, TrainError>;
+    fn update(
+        &mut self,
+        samples: HostSamples<'_>,
+        work: &UpdateWork<'_>,
+    ) -> Result<Vec<LossSums>, TrainError>;
 
     /// The host learner holding the trained weights.
     fn into_host(self) -> Learner;
@@ -87,7 +103,11 @@ impl PopulationLearner for Learner {
 
     /// Each minibatch gathered on the host and stepped by [`Learner::step`] for every
     /// active agent at once.
-    fn update(&mut self, work: &UpdateWork<'_>) -> Result<Vec<LossSums>, TrainError> {
+    fn update(
+        &mut self,
+        host: HostSamples<'_>,
+        work: &UpdateWork<'_>,
+    ) -> Result<Vec<LossSums>, TrainError> {
         let k = self.agents();
         let mut batches = std::mem::take(&mut self.minibatches);
         batches.resize_with(k, Minibatch::default);
@@ -96,11 +116,11 @@ impl PopulationLearner for Learner {
             for minibatch in 0..work.minibatches {
                 let mut stepped = Vec::with_capacity(k);
                 for (agent, batch) in batches.iter_mut().enumerate() {
-                    let Some((advantages, targets)) = &work.targets[agent] else {
+                    let Some((advantages, targets)) = &host.targets[agent] else {
                         continue;
                     };
                     let indices = work.indices(agent, epoch, minibatch);
-                    let rollout = &work.samples[agent].rollout;
+                    let rollout = &host.samples[agent].rollout;
                     batch.gather(rollout, advantages, targets, indices);
                     stepped.push(agent);
                 }

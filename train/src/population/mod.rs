@@ -7,7 +7,8 @@
 //! the native [`Learner`] on the CPU (one pass per layer over each agent's minibatch, `K`
 //! Adam states), or [`crate::tensor_learner::TensorLearner`] on a burn device (agents a
 //! batch dimension). An agent that reaches the target stops; the run ends when all have,
-//! or at the budget.
+//! or at the budget. On a CubeCL device, `crate::device_population` (feature `cube`) keeps the samples there: the fused rollout's trajectory goes straight to the
+//! tensor learner.
 //!
 //! Agent `i` in a population follows the history it follows alone (a population of one):
 //! its weights, envs, action draws and minibatch order come from its seed alone
@@ -27,14 +28,14 @@ use rand::seq::SliceRandom;
 
 use crate::config::PpoConfig;
 use crate::error::TrainError;
-use crate::learner::StepSettings;
+use crate::learner::{Learner, StepSettings};
 use crate::ppo::{Solved, UpdateStats};
 use crate::rollout::{EpisodeReturns, Rollout};
 use crate::streams;
 
 pub use banked::Banked;
 pub use config::{AgentSettings, PopulationConfig};
-pub use learner::{LossSums, PopulationLearner, UpdateWork};
+pub use learner::{HostSamples, LossSums, PopulationLearner, UpdateWork};
 pub use report::{AgentRun, PopulationReport, PopulationSummary};
 pub use run::{Rollouts, train_population_on};
 pub use source::{AgentSamples, PerAgent, PopulationSource};
@@ -99,95 +100,73 @@ impl Agent {
     }
 }
 
-/// Trains the agents of `learner` (one per entry of `config.agents`, in that order) on the
-/// samples of `source`, calling `progress(agent, stats)` after each agent's every update.
-/// Returns the trained learner and the report.
-pub fn train_population<S: PopulationSource, L: PopulationLearner>(
-    source: &mut S,
-    config: &PopulationConfig,
-    mut learner: L,
-    mut progress: impl FnMut(usize, &UpdateStats),
-) -> Result<(L, PopulationReport), TrainError> {
-    config.validate()?;
-    let shared = &config.shared;
-    let k = config.agents.len();
-    let counts = [
-        ("agents", source.agents(), k),
-        ("agents", learner.host().agents(), k),
-        ("num_envs", source.envs_per_agent(), shared.num_envs),
-        ("hidden", learner.host().shape().hidden, shared.hidden),
-    ];
-    if let Some((setting, found, expected)) = counts.into_iter().find(|c| c.1 != c.2) {
-        return Err(TrainError::InvalidConfig {
-            setting,
-            reason: format!("the config says {expected}, the source or learner holds {found}"),
-        });
-    }
-    let start = Instant::now();
-    let (n, dim) = (shared.num_envs, learner.host().shape().obs_dim);
-    let mut agents: Vec<Agent> = (0..k)
-        .map(|i| Agent::new(config.agents[i], config.agent_config(i)))
-        .collect();
-    let mut samples: Vec<AgentSamples> = (0..k)
-        .map(|_| AgentSamples {
-            rollout: Rollout::new(n, dim),
-            returns: EpisodeReturns::new(n, shared.return_window),
-        })
-        .collect();
-    let (mut rollout_time, mut learn_time) = (Duration::ZERO, Duration::ZERO);
-    let updates = shared.num_updates();
-    for update in 0..updates {
-        let active: Vec<bool> = agents.iter().map(Agent::active).collect();
-        if !active.contains(&true) {
-            break;
-        }
-        let collect = Instant::now();
-        for (s, _) in samples.iter_mut().zip(&active).filter(|(_, a)| **a) {
-            s.rollout.clear();
-        }
-        source.collect(
-            learner.host(),
-            &active,
-            (shared.num_steps, shared.gamma),
-            &mut samples,
-        )?;
-        rollout_time += collect.elapsed();
+/// A population's agents and clocks through a run: what every update decides for them
+/// (who learns, with which settings, in which order) and records of them (their stats,
+/// who reached the target), whatever collects and learns.
+pub(crate) struct Agents {
+    agents: Vec<Agent>,
+    start: Instant,
+    pub(crate) rollout_time: Duration,
+    pub(crate) learn_time: Duration,
+}
 
-        let learn = Instant::now();
-        let mut targets = Vec::with_capacity(k);
-        for (agent, s) in samples.iter().enumerate() {
-            targets.push(active[agent].then(|| {
-                let next_values = learner.host().values(agent, source.obs(agent), n);
-                s.rollout
-                    .advantages(&next_values, shared.gamma, shared.gae_lambda)
-            }));
+impl Agents {
+    pub(crate) fn new(config: &PopulationConfig) -> Self {
+        Self {
+            agents: (0..config.agents.len())
+                .map(|i| Agent::new(config.agents[i], config.agent_config(i)))
+                .collect(),
+            start: Instant::now(),
+            rollout_time: Duration::ZERO,
+            learn_time: Duration::ZERO,
         }
-        let settings: Vec<StepSettings> = agents
+    }
+
+    /// Whether each agent still learns.
+    pub(crate) fn active(&self) -> Vec<bool> {
+        self.agents.iter().map(Agent::active).collect()
+    }
+
+    /// Each agent's settings of update `update` of `updates`, and each active agent's
+    /// sample order of every epoch over its `samples` samples.
+    pub(crate) fn plan(
+        &mut self,
+        (update, updates): (u64, u64),
+        samples: usize,
+        epochs: usize,
+    ) -> (Vec<StepSettings>, Vec<Vec<Vec<usize>>>) {
+        let settings = self
+            .agents
             .iter()
             .map(|a| a.step_settings(update, updates))
             .collect();
-        let orders: Vec<Vec<Vec<usize>>> = agents
+        let orders = self
+            .agents
             .iter_mut()
             .map(|agent| match agent.active() {
-                true => agent.epoch_orders(n * shared.num_steps, shared.update_epochs),
+                true => agent.epoch_orders(samples, epochs),
                 false => Vec::new(),
             })
             .collect();
-        let sums = learner.update(&UpdateWork {
-            samples: &samples,
-            targets: &targets,
-            orders: &orders,
-            settings: &settings,
-            minibatches: shared.num_minibatches,
-        })?;
-        learn_time += learn.elapsed();
+        (settings, orders)
+    }
 
+    /// Records update `update` of every agent `active` says learnt in it (its episodes in
+    /// `returns`, its loss sums in `sums`), calling `progress`; an agent at the target stops.
+    pub(crate) fn record(
+        &mut self,
+        update: u64,
+        (active, returns, sums): (&[bool], &[&EpisodeReturns], &[LossSums]),
+        shared: &PpoConfig,
+        progress: &mut impl FnMut(usize, &UpdateStats),
+    ) {
         let minibatches = (shared.update_epochs * shared.num_minibatches) as f32;
-        for (i, agent) in agents.iter_mut().enumerate().filter(|(i, _)| active[*i]) {
-            let returns = &samples[i].returns;
+        let agents = self.agents.iter_mut().enumerate();
+        for (i, agent) in agents.filter(|(i, _)| active[*i]) {
+            let returns = returns[i];
             let sums = &sums[i];
             let run = &mut agent.run;
-            run.env_steps += (shared.num_steps * n) as u64;
+            run.env_steps += (shared.num_steps * shared.num_envs) as u64;
             run.episodes = returns.finished();
             run.final_mean_return = returns.mean();
             let stats = UpdateStats {
@@ -198,7 +177,7 @@ pub fn train_population<S: PopulationSource, L: PopulationLearner>(
                 policy_loss: sums[0] / minibatches,
                 value_loss: sums[1] / minibatches,
                 entropy: sums[2] / minibatches,
-                seconds: start.elapsed().as_secs_f64(),
+                seconds: self.start.elapsed().as_secs_f64(),
             };
             progress(i, &stats);
             if let (Some(target), Some(mean)) = (shared.target_return, returns.mean())
@@ -213,12 +192,114 @@ pub fn train_population<S: PopulationSource, L: PopulationLearner>(
             run.history.push(stats);
         }
     }
-    let report = PopulationReport {
-        config: config.clone(),
-        agents: agents.into_iter().map(|a| a.run).collect(),
-        seconds: start.elapsed().as_secs_f64(),
-        rollout_seconds: rollout_time.as_secs_f64(),
-        learn_seconds: learn_time.as_secs_f64(),
-    };
-    Ok((learner, report))
+
+    pub(crate) fn report(self, config: &PopulationConfig) -> PopulationReport {
+        PopulationReport {
+            config: config.clone(),
+            agents: self.agents.into_iter().map(|a| a.run).collect(),
+            seconds: self.start.elapsed().as_secs_f64(),
+            rollout_seconds: self.rollout_time.as_secs_f64(),
+            learn_seconds: self.learn_time.as_secs_f64(),
+        }
+    }
+}
+
+/// Checks that `source` and `learner` hold `config`'s agents, envs and hidden width.
+pub(crate) fn check_counts(
+    config: &PopulationConfig,
+    (agents, envs): (usize, usize),
+    learner: &Learner,
+) -> Result<(), TrainError> {
+    let shared = &config.shared;
+    let k = config.agents.len();
+    let counts = [
+        ("agents", agents, k),
+        ("agents", learner.agents(), k),
+        ("num_envs", envs, shared.num_envs),
+        ("hidden", learner.shape().hidden, shared.hidden),
+    ];
+    if let Some((setting, found, expected)) = counts.into_iter().find(|c| c.1 != c.2) {
+        return Err(TrainError::InvalidConfig {
+            setting,
+            reason: format!("the config says {expected}, the source or learner holds {found}"),
+        });
+    }
+    Ok(())
+}
+
+/// Trains the agents of `learner` (one per entry of `config.agents`, in that order) on the
+/// samples of `source`, calling `progress(agent, stats)` after each agent's every update.
+/// Returns the trained learner and the report.
+pub fn train_population<S: PopulationSource, L: PopulationLearner>(
+    source: &mut S,
+    config: &PopulationConfig,
+    mut learner: L,
+    mut progress: impl FnMut(usize, &UpdateStats),
+) -> Result<(L, PopulationReport), TrainError> {
+    config.validate()?;
+    let shared = &config.shared;
+    let k = config.agents.len();
+    check_counts(
+        config,
+        (source.agents(), source.envs_per_agent()),
+        learner.host(),
+    )?;
+    let (n, dim) = (shared.num_envs, learner.host().shape().obs_dim);
+    let mut agents = Agents::new(config);
+    let mut samples: Vec<AgentSamples> = (0..k)
+        .map(|_| AgentSamples {
+            rollout: Rollout::new(n, dim),
+            returns: EpisodeReturns::new(n, shared.return_window),
+        })
+        .collect();
+    let updates = shared.num_updates();
+    for update in 0..updates {
+        let active = agents.active();
+        if !active.contains(&true) {
+            break;
+        }
+        let collect = Instant::now();
+        for (s, _) in samples.iter_mut().zip(&active).filter(|(_, a)| **a) {
+            s.rollout.clear();
+        }
+        source.collect(
+            learner.host(),
+            &active,
+            (shared.num_steps, shared.gamma),
+            &mut samples,
+        )?;
+        agents.rollout_time += collect.elapsed();
+
+        let learn = Instant::now();
+        let mut targets = Vec::with_capacity(k);
+        for (agent, s) in samples.iter().enumerate() {
+            targets.push(active[agent].then(|| {
+                let next_values = learner.host().values(agent, source.obs(agent), n);
+                s.rollout
+                    .advantages(&next_values, shared.gamma, shared.gae_lambda)
+            }));
+        }
+        let (settings, orders) = agents.plan(
+            (update, updates),
+            n * shared.num_steps,
+            shared.update_epochs,
+        );
+        let host = HostSamples {
+            samples: &samples,
+            targets: &targets,
+        };
+        let sums = learner.update(
+            host,
+            &UpdateWork {
+                active: &active,
+                orders: &orders,
+                settings: &settings,
+                minibatches: shared.num_minibatches,
+            },
+        )?;
+        agents.learn_time += learn.elapsed();
+        let returns: Vec<&EpisodeReturns> = samples.iter().map(|s| &s.returns).collect();
+        agents.record(update, (&active, &returns, &sums), shared, &mut progress);
+    }
+    Ok((learner, agents.report(config)))
 }

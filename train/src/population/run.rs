@@ -8,6 +8,7 @@ use cartfuse_fusion::plan::Strategy;
 
 use crate::collect::HostCollector;
 use crate::error::TrainError;
+use crate::learner::Learner;
 use crate::ppo::UpdateStats;
 use crate::streams;
 
@@ -44,6 +45,40 @@ where
     B: EnvBackend,
     L: PopulationLearner,
 {
+    check_env(env, episode, config, learner.host())?;
+    let n = config.shared.num_envs;
+    let seeds: Vec<u64> = config.agents.iter().map(|a| a.seed).collect();
+    match rollouts {
+        Rollouts::Host(plan) => {
+            let mut envs = seeds
+                .iter()
+                .map(|_| VecEnv::build(backend.clone(), env.clone(), n, *episode, plan))
+                .collect::<Result<Vec<_>, _>>()?;
+            let collectors = envs
+                .iter_mut()
+                .zip(&seeds)
+                .map(|(env, &seed)| HostCollector::new(env, seed, streams::action_key(seed)))
+                .collect::<Result<Vec<_>, _>>()?;
+            train_population(&mut PerAgent::new(collectors, n), config, learner, progress)
+        }
+        Rollouts::Fused(strategy) => {
+            let mut rollout =
+                banked_rollout(backend, env, episode, strategy, config, learner.host())?;
+            let keys: Vec<[u32; 2]> = seeds.iter().map(|s| streams::action_key(*s)).collect();
+            let mut source = Banked::new(&mut rollout, &seeds, &keys)?;
+            train_population(&mut source, config, learner, progress)
+        }
+    }
+}
+
+/// Checks `config` and that PPO here can train `host`'s networks on `env` with `episode`'s
+/// settings: `SameStep` autoreset, discrete actions, the networks' widths.
+pub(crate) fn check_env<E: GraphEnv<Action = u32>>(
+    env: &E,
+    episode: &EpisodeOptions,
+    config: &PopulationConfig,
+    host: &Learner,
+) -> Result<(), TrainError> {
     config.validate()?;
     let invalid = |setting, reason: String| Err(TrainError::InvalidConfig { setting, reason });
     if episode.autoreset != AutoresetMode::SameStep {
@@ -54,7 +89,7 @@ where
                 .into(),
         );
     }
-    let shape = learner.host().shape();
+    let shape = host.shape();
     let actions = match env.action_space() {
         ActionSpace::Discrete(space) => space.n as usize,
         ActionSpace::Box(_) => {
@@ -74,40 +109,33 @@ where
             ),
         );
     }
-    let n = config.shared.num_envs;
-    let seeds: Vec<u64> = config.agents.iter().map(|a| a.seed).collect();
-    match rollouts {
-        Rollouts::Host(plan) => {
-            let mut envs = seeds
-                .iter()
-                .map(|_| VecEnv::build(backend.clone(), env.clone(), n, *episode, plan))
-                .collect::<Result<Vec<_>, _>>()?;
-            let collectors = envs
-                .iter_mut()
-                .zip(&seeds)
-                .map(|(env, &seed)| HostCollector::new(env, seed, streams::action_key(seed)))
-                .collect::<Result<Vec<_>, _>>()?;
-            train_population(&mut PerAgent::new(collectors, n), config, learner, progress)
-        }
-        Rollouts::Fused(strategy) => {
-            let (spec, _) = shape.rollout_weights(learner.host().params(0))?;
-            let shape = (seeds.len(), n);
-            let mut rollout =
-                PolicyRollout::population(backend, env, episode, spec, strategy, shape)?;
-            let per_call = rollout.steps_per_call() as usize;
-            if !config.shared.num_steps.is_multiple_of(per_call) {
-                return invalid(
-                    "num_steps",
-                    format!(
-                        "must be a multiple of the {per_call} steps one call of the rollout's \
-                         plan runs, got {}",
-                        config.shared.num_steps
-                    ),
-                );
-            }
-            let keys: Vec<[u32; 2]> = seeds.iter().map(|s| streams::action_key(*s)).collect();
-            let mut source = Banked::new(&mut rollout, &seeds, &keys)?;
-            train_population(&mut source, config, learner, progress)
-        }
+    Ok(())
+}
+
+/// The population's envs as one batch on `backend`, `host`'s policies fused into their
+/// step under `strategy` (one bank of `num_envs` envs per agent); `num_steps` must be a
+/// multiple of the steps one call runs.
+pub(crate) fn banked_rollout<E: GraphEnv<Action = u32>, B: EnvBackend>(
+    backend: &B,
+    env: &E,
+    episode: &EpisodeOptions,
+    strategy: Strategy,
+    config: &PopulationConfig,
+    host: &Learner,
+) -> Result<PolicyRollout<B>, TrainError> {
+    let (spec, _) = host.shape().rollout_weights(host.params(0))?;
+    let banks = (config.agents.len(), config.shared.num_envs);
+    let rollout = PolicyRollout::population(backend, env, episode, spec, strategy, banks)?;
+    let per_call = rollout.steps_per_call() as usize;
+    if !config.shared.num_steps.is_multiple_of(per_call) {
+        return Err(TrainError::InvalidConfig {
+            setting: "num_steps",
+            reason: format!(
+                "must be a multiple of the {per_call} steps one call of the rollout's plan \
+                 runs, got {}",
+                config.shared.num_steps
+            ),
+        });
     }
+    Ok(rollout)
 }

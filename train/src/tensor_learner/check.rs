@@ -11,7 +11,7 @@ use rand::{Rng, SeedableRng};
 use super::TensorLearner;
 use crate::error::TrainError;
 use crate::learner::{Learner, NetShape, StepSettings};
-use crate::population::{AgentSamples, LossSums, PopulationLearner, UpdateWork};
+use crate::population::{AgentSamples, HostSamples, LossSums, PopulationLearner, UpdateWork};
 use crate::rollout::{EpisodeReturns, Rollout};
 
 /// How far the tensor learner ended from the native learner after one update.
@@ -35,6 +35,7 @@ pub struct MadeUp {
     pub shape: NetShape,
     samples: Vec<AgentSamples>,
     targets: Vec<Option<(Vec<f32>, Vec<f32>)>>,
+    active: Vec<bool>,
     orders: Vec<Vec<Vec<usize>>>,
     settings: Vec<StepSettings>,
     minibatches: usize,
@@ -95,6 +96,7 @@ impl MadeUp {
         Self {
             shape,
             samples: all,
+            active: targets.iter().map(Option::is_some).collect(),
             targets,
             orders,
             settings,
@@ -102,15 +104,19 @@ impl MadeUp {
         }
     }
 
-    /// The update's work for a learner.
-    pub fn work(&self) -> UpdateWork<'_> {
-        UpdateWork {
+    /// The update's samples and work for a learner.
+    pub fn work(&self) -> (HostSamples<'_>, UpdateWork<'_>) {
+        let samples = HostSamples {
             samples: &self.samples,
             targets: &self.targets,
+        };
+        let work = UpdateWork {
+            active: &self.active,
             orders: &self.orders,
             settings: &self.settings,
             minibatches: self.minibatches,
-        }
+        };
+        (samples, work)
     }
 }
 
@@ -127,9 +133,9 @@ pub fn difference_from_native<B: AutodiffBackend>(
     let start = Learner::from_seeds(made_up.shape, &seeds);
     let mut native = start.clone();
     let mut tensor = TensorLearner::<B>::new(start.clone(), device);
-    let work = made_up.work();
-    let native_sums = native.update(&work)?;
-    let tensor_sums = tensor.update(&work)?;
+    let (samples, work) = made_up.work();
+    let native_sums = native.update(samples, &work)?;
+    let tensor_sums = tensor.update(samples, &work)?;
     let tensor = tensor.into_host();
     let largest = |a: &[f32], b: &[f32]| {
         a.iter()

@@ -8,7 +8,9 @@
 //! `[K, 1, fan_out]`), so a layer of every agent is one batched matrix product whatever
 //! `K`, and the clip and Adam run over the whole `[K, P]` in a handful of launches. Per
 //! update:
-//! - the agents' samples go to the device once ([`samples`]): observations, actions, old
+//! - the agents' samples are made on the device from a rollout's trajectory there
+//!   ([`targets`]: truncation bootstrap and GAE; `device_population`), or go to the
+//!   device once from the host ([`samples`]): observations, actions, old
 //!   log-probabilities, GAE advantages and value targets, `[K, N, ..]`;
 //! - each minibatch step uploads its indices and the agents' step settings (writes, no
 //!   wait), gathers the minibatch on the device, normalises its advantages per agent, and
@@ -25,6 +27,7 @@
 pub mod check;
 pub mod samples;
 pub mod step;
+pub mod targets;
 
 use std::ops::Range;
 
@@ -34,7 +37,7 @@ use burn::tensor::{Tensor, TensorData};
 use crate::error::TrainError;
 use crate::learner::{Learner, NetShape};
 use crate::policy::to_host;
-use crate::population::{LossSums, PopulationLearner, UpdateWork};
+use crate::population::{HostSamples, LossSums, PopulationLearner, UpdateWork};
 use crate::shape::Net;
 use samples::DeviceSamples;
 use step::{Adam, StepScalars};
@@ -98,6 +101,11 @@ impl<B: AutodiffBackend> TensorLearner<B> {
         }
     }
 
+    /// The device the agents' state lives on.
+    pub fn device(&self) -> &B::Device {
+        &self.device
+    }
+
     /// Agents held.
     pub fn agents(&self) -> usize {
         self.host.agents()
@@ -111,15 +119,16 @@ impl<B: AutodiffBackend> TensorLearner<B> {
     }
 }
 
-impl<B: AutodiffBackend> PopulationLearner for TensorLearner<B> {
-    fn host(&self) -> &Learner {
-        &self.host
-    }
-
-    fn update(&mut self, work: &UpdateWork<'_>) -> Result<Vec<LossSums>, TrainError> {
+impl<B: AutodiffBackend> TensorLearner<B> {
+    /// Every active agent's epochs of minibatch steps over `samples`, already on the
+    /// device ([`Self::device_samples`], or uploaded); returns each agent's [`LossSums`]
+    /// and reads the new weights back into the host copy.
+    pub fn update_on_device(
+        &mut self,
+        samples: &DeviceSamples<Inner<B>>,
+        work: &UpdateWork<'_>,
+    ) -> Result<Vec<LossSums>, TrainError> {
         let k = self.agents();
-        let shape = self.host.shape();
-        let samples = DeviceSamples::<Inner<B>>::upload(work, shape.obs_dim, &self.device);
         let mut sums: Option<Tensor<Inner<B>, 2>> = None;
         for epoch in 0..work.epochs() {
             for minibatch in 0..work.minibatches {
@@ -146,6 +155,22 @@ impl<B: AutodiffBackend> PopulationLearner for TensorLearner<B> {
                 false => [0.0; 3],
             })
             .collect())
+    }
+}
+
+impl<B: AutodiffBackend> PopulationLearner for TensorLearner<B> {
+    fn host(&self) -> &Learner {
+        &self.host
+    }
+
+    fn update(
+        &mut self,
+        host: HostSamples<'_>,
+        work: &UpdateWork<'_>,
+    ) -> Result<Vec<LossSums>, TrainError> {
+        let obs_dim = self.host.shape().obs_dim;
+        let samples = DeviceSamples::<Inner<B>>::upload(host, work, obs_dim, &self.device);
+        self.update_on_device(&samples, work)
     }
 
     fn into_host(self) -> Learner {

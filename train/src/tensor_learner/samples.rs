@@ -5,15 +5,15 @@
 use burn::tensor::backend::Backend;
 use burn::tensor::{Int, Tensor, TensorData};
 
-use crate::population::UpdateWork;
+use crate::population::{HostSamples, UpdateWork};
 
 /// Every agent's samples of one update, `[K, N, ..]` (zeros for an agent that stopped).
 pub struct DeviceSamples<B: Backend> {
-    obs: Tensor<B, 3>,
-    actions: Tensor<B, 3, Int>,
-    old_log_probs: Tensor<B, 3>,
-    advantages: Tensor<B, 3>,
-    targets: Tensor<B, 3>,
+    pub(super) obs: Tensor<B, 3>,
+    pub(super) actions: Tensor<B, 3, Int>,
+    pub(super) old_log_probs: Tensor<B, 3>,
+    pub(super) advantages: Tensor<B, 3>,
+    pub(super) targets: Tensor<B, 3>,
 }
 
 /// One minibatch of every agent, `[K, m, ..]`.
@@ -31,9 +31,14 @@ pub struct DeviceMinibatch<B: Backend> {
 }
 
 impl<B: Backend> DeviceSamples<B> {
-    /// Uploads `work`'s samples of observations `obs_dim` wide to `device`.
-    pub fn upload(work: &UpdateWork<'_>, obs_dim: usize, device: &B::Device) -> Self {
-        let k = work.samples.len();
+    /// Uploads `host`'s samples (observations `obs_dim` wide) of `work` to `device`.
+    pub fn upload(
+        host: HostSamples<'_>,
+        work: &UpdateWork<'_>,
+        obs_dim: usize,
+        device: &B::Device,
+    ) -> Self {
+        let k = work.agents();
         let n = work.samples_per_agent();
         let mut obs = vec![0.0f32; k * n * obs_dim];
         let mut actions = vec![0i64; k * n];
@@ -43,8 +48,8 @@ impl<B: Backend> DeviceSamples<B> {
             vec![0.0f32; k * n],
         );
         for agent in (0..k).filter(|&a| work.active(a)) {
-            let rollout = &work.samples[agent].rollout;
-            let (adv, tgt) = work.targets[agent].as_ref().expect("active");
+            let rollout = &host.samples[agent].rollout;
+            let (adv, tgt) = host.targets[agent].as_ref().expect("active");
             let rows = agent * n..(agent + 1) * n;
             obs[agent * n * obs_dim..(agent + 1) * n * obs_dim]
                 .copy_from_slice(&rollout.obs[..n * obs_dim]);
@@ -74,7 +79,7 @@ impl<B: Backend> DeviceSamples<B> {
         (epoch, minibatch): (usize, usize),
         device: &B::Device,
     ) -> DeviceMinibatch<B> {
-        let k = work.samples.len();
+        let k = work.agents();
         let m = work.minibatch_size();
         let mut indices = vec![0i64; k * m];
         for agent in (0..k).filter(|&a| work.active(a)) {

@@ -91,7 +91,11 @@ impl<B: Backend> StepScalars<B> {
 
 /// A `tanh` MLP of three dense layers on `x`, its weights and biases (`blocks`, in turn)
 /// views of the flat parameters `params` (`[K, P]`).
-fn mlp<B: Backend>(params: &Tensor<B, 2>, blocks: &[Block], x: Tensor<B, 3>) -> Tensor<B, 3> {
+pub(super) fn mlp<B: Backend>(
+    params: &Tensor<B, 2>,
+    blocks: &[Block],
+    x: Tensor<B, 3>,
+) -> Tensor<B, 3> {
     let k = params.dims()[0];
     let view = |b: &Block| {
         let [rows, cols] = b.dims;

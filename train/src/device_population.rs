@@ -1,0 +1,234 @@
+//! [`train_population_on_device`]: a population whose samples never leave the device.
+//!
+//! The policies are fused into the envs' step ([`PolicyRollout::population`], every
+//! agent's envs one batch) on a CubeCL runtime, and the device learner
+//! ([`TensorLearner`] on burn's `CubeBackend` of the same runtime) opens the same device
+//! through CubeCL's one client per device, so what the rollout writes is a burn tensor by
+//! wrapping its handle. Per update:
+//! - each call's outputs (observations, actions, log-probabilities, values, rewards, flags,
+//!   final observations) are copied on the device out of the rollout's buffers, which the
+//!   next call overwrites, and joined into the update's trajectory
+//!   ([`DeviceTrajectory`], `[T, n, ..]`);
+//! - the rewards and done flags come back in one read (8 bytes a sample, against 56 for
+//!   the whole trajectory), for the record of finished episodes the progress lines and the
+//!   target read ([`EpisodeReturns`], kept on the host in `f64` as every source keeps it);
+//! - truncation bootstrapping, the values after the last step and GAE run on the device
+//!   ([`TensorLearner::device_samples`]), and so does the update
+//!   ([`TensorLearner::update_on_device`]): its loss sums and the new weights are read back;
+//! - the weights go to the rollout's banks from that host copy (one write per agent).
+//!
+//! Each agent follows the updates it follows with the host's samples ([`crate::population::Banked`]):
+//! the rollout is the same, and the targets differ by rounding (the critic's values of
+//! final observations come from burn's matrix products instead of the native learner's).
+
+use std::time::Instant;
+
+use burn::backend::Autodiff;
+use burn::tensor::{Int, Tensor, TensorData};
+use cartfuse_env::rollout::PolicyRollout;
+use cartfuse_env::{EpisodeOptions, GraphEnv};
+use cartfuse_fusion::cube::Cube;
+use cartfuse_fusion::exec::Backend as FusionBackend;
+use cartfuse_fusion::plan::Strategy;
+
+use crate::device_collect::{CubeRuntime, DeviceLearner, LearnerDevice, flags, floats};
+use crate::error::TrainError;
+use crate::policy::to_host;
+use crate::population::banked::load_weights;
+use crate::population::run::{banked_rollout, check_env};
+use crate::population::{
+    Agents, LossSums, PopulationConfig, PopulationLearner, PopulationReport, UpdateWork,
+    check_counts,
+};
+use crate::ppo::UpdateStats;
+use crate::rollout::EpisodeReturns;
+use crate::streams;
+use crate::tensor_learner::TensorLearner;
+use crate::tensor_learner::targets::DeviceTrajectory;
+
+/// The device learner on runtime `R`: burn's `CubeBackend` with autodiff.
+pub type DeviceTensorLearner<R> = TensorLearner<Autodiff<DeviceLearner<R>>>;
+
+/// Trains `config`'s population (`learner` holds its agents) on `env` with `episode`'s
+/// settings (`SameStep` autoreset) on `backend`, the policies fused into the envs' step
+/// under `strategy` and the samples kept on the device. See the [module docs](self).
+pub fn train_population_on_device<E, R>(
+    backend: &Cube<R>,
+    env: &E,
+    episode: &EpisodeOptions,
+    strategy: Strategy,
+    config: &PopulationConfig,
+    mut learner: DeviceTensorLearner<R>,
+    mut progress: impl FnMut(usize, &UpdateStats),
+) -> Result<(DeviceTensorLearner<R>, PopulationReport), TrainError>
+where
+    E: GraphEnv<Action = u32>,
+    R: CubeRuntime,
+{
+    check_env(env, episode, config, learner.host())?;
+    let shared = &config.shared;
+    let (k, m) = (config.agents.len(), shared.num_envs);
+    check_counts(config, (k, m), learner.host())?;
+    let mut rollout = banked_rollout(backend, env, episode, strategy, config, learner.host())?;
+    let seeds: Vec<u64> = config.agents.iter().map(|a| a.seed).collect();
+    let keys: Vec<[u32; 2]> = seeds.iter().map(|s| streams::action_key(*s)).collect();
+    rollout.set_draws_each(&keys, 0)?;
+    let first = rollout.reset_each(&seeds)?;
+    let device = learner.device().clone();
+    let mut source = OnDevice {
+        obs: Tensor::from_data(TensorData::new(first, [k * m, E::OBS_DIM]), &device),
+        rollout: &mut rollout,
+        device,
+    };
+    let mut returns: Vec<EpisodeReturns> = (0..k)
+        .map(|_| EpisodeReturns::new(m, shared.return_window))
+        .collect();
+    let mut agents = Agents::new(config);
+    let updates = shared.num_updates();
+    for update in 0..updates {
+        let active = agents.active();
+        if !active.contains(&true) {
+            break;
+        }
+        let collect = Instant::now();
+        load_weights(source.rollout, learner.host(), &active)?;
+        let trajectory = source.collect(shared.num_steps)?;
+        record_episodes(&trajectory, &active, &mut returns)?;
+        agents.rollout_time += collect.elapsed();
+
+        let learn = Instant::now();
+        let samples = learner.device_samples(trajectory, (shared.gamma, shared.gae_lambda));
+        let (settings, orders) = agents.plan(
+            (update, updates),
+            m * shared.num_steps,
+            shared.update_epochs,
+        );
+        let work = UpdateWork {
+            active: &active,
+            orders: &orders,
+            settings: &settings,
+            minibatches: shared.num_minibatches,
+        };
+        let sums: Vec<LossSums> = learner.update_on_device(&samples, &work)?;
+        agents.learn_time += learn.elapsed();
+        let returns: Vec<&EpisodeReturns> = returns.iter().collect();
+        agents.record(update, (&active, &returns, &sums), shared, &mut progress);
+    }
+    Ok((learner, agents.report(config)))
+}
+
+/// A population's fused rollout read as burn tensors on the learner's device.
+struct OnDevice<'r, R: CubeRuntime> {
+    rollout: &'r mut PolicyRollout<Cube<R>>,
+    /// The observations the next step's actions are chosen on, `[n, obs_dim]`.
+    obs: Tensor<DeviceLearner<R>, 2>,
+    device: LearnerDevice<R>,
+}
+
+/// Names of the rollout's outputs read as floats, with their widths (`obs_dim` for 0).
+const FLOAT_OUTPUTS: [(&str, usize); 5] = [
+    ("obs", 0),
+    ("final_obs", 0),
+    ("log_prob", 1),
+    ("value", 1),
+    ("reward", 1),
+];
+
+/// Names of the rollout's outputs read as 32-bit integers (one a lane and step).
+const INT_OUTPUTS: [&str; 3] = ["action", "terminated", "truncated"];
+
+impl<R: CubeRuntime> OnDevice<'_, R> {
+    /// Runs `steps` steps of every env and returns what they wrote, on the device.
+    fn collect(&mut self, steps: usize) -> Result<DeviceTrajectory<DeviceLearner<R>>, TrainError> {
+        let calls = self.rollout.calls_for(steps)?;
+        let [n, dim] = self.obs.dims();
+        let backend = self.rollout.backend().clone();
+        let mut floats_out: Vec<Vec<Tensor<DeviceLearner<R>, 3>>> = vec![Vec::new(); 5];
+        let mut ints_out: Vec<Vec<Tensor<DeviceLearner<R>, 3, Int>>> = vec![Vec::new(); 3];
+        for _ in 0..calls {
+            self.rollout.act()?;
+            for ((name, width), into) in FLOAT_OUTPUTS.iter().zip(&mut floats_out) {
+                let width = if *width == 0 { dim } else { *width };
+                for page in self.rollout.output_pages(name) {
+                    let rows = backend.buffer_len(page) / (n * width);
+                    let wrapped = floats(&backend, &self.device, page, [rows, n, width]);
+                    // A copy: the next call overwrites the rollout's buffers.
+                    into.push(wrapped.mul_scalar(1.0));
+                }
+            }
+            for (name, into) in INT_OUTPUTS.iter().zip(&mut ints_out) {
+                for page in self.rollout.output_pages(name) {
+                    let rows = backend.buffer_len(page) / n;
+                    into.push(flags(&backend, &self.device, page, [rows, n, 1]).add_scalar(0));
+                }
+            }
+        }
+        let joined = |parts: Vec<Tensor<DeviceLearner<R>, 3>>| Tensor::cat(parts, 0);
+        let mut f = floats_out.into_iter().map(joined);
+        let mut ints = ints_out.into_iter().map(|parts| {
+            let t = Tensor::cat(parts, 0);
+            t.reshape([steps, n])
+        });
+        let column = |t: Tensor<DeviceLearner<R>, 3>| t.reshape([steps, n]);
+        let (next_obs, final_obs) = (f.next().expect("obs"), f.next().expect("final_obs"));
+        let (log_probs, values, rewards) = (
+            column(f.next().expect("log_prob")),
+            column(f.next().expect("value")),
+            column(f.next().expect("reward")),
+        );
+        let (actions, terminated, truncated) = (
+            ints.next().expect("action"),
+            ints.next().expect("terminated"),
+            ints.next().expect("truncated"),
+        );
+        let chosen_on = match steps {
+            1 => self.obs.clone().reshape([1, n, dim]),
+            _ => Tensor::cat(
+                vec![
+                    self.obs.clone().reshape([1, n, dim]),
+                    next_obs.clone().slice([0..steps - 1, 0..n, 0..dim]),
+                ],
+                0,
+            ),
+        };
+        self.obs = next_obs
+            .slice([steps - 1..steps, 0..n, 0..dim])
+            .reshape([n, dim]);
+        Ok(DeviceTrajectory {
+            obs: chosen_on,
+            next_obs: self.obs.clone(),
+            actions,
+            log_probs,
+            values,
+            rewards,
+            terminated,
+            truncated,
+            final_obs,
+        })
+    }
+}
+
+/// Reads `t`'s rewards and done flags back (one read) and records every `active` agent's
+/// finished episodes in `returns`, in the order the host sources record them.
+fn record_episodes<R: CubeRuntime>(
+    t: &DeviceTrajectory<DeviceLearner<R>>,
+    active: &[bool],
+    returns: &mut [EpisodeReturns],
+) -> Result<(), TrainError> {
+    let [steps, n] = t.rewards.dims();
+    let both = to_host(Tensor::cat(vec![t.rewards.clone(), t.dones()], 0))?;
+    let (rewards, dones) = both.split_at(steps * n);
+    let m = n / returns.len();
+    for (agent, returns) in returns.iter_mut().enumerate() {
+        if !active[agent] {
+            continue;
+        }
+        for step in 0..steps {
+            let lanes = step * n + agent * m..step * n + (agent + 1) * m;
+            for (env, i) in lanes.enumerate() {
+                returns.record(env, rewards[i], dones[i] != 0.0);
+            }
+        }
+    }
+    Ok(())
+}
