@@ -37,8 +37,7 @@ use crate::policy::to_host;
 use crate::population::banked::load_weights;
 use crate::population::run::{banked_rollout, check_env};
 use crate::population::{
-    Agents, LossSums, PopulationConfig, PopulationLearner, PopulationReport, UpdateWork,
-    check_counts,
+    Agents, LossSums, PopulationConfig, PopulationLearner, PopulationReport, check_counts,
 };
 use crate::ppo::UpdateStats;
 use crate::rollout::EpisodeReturns;
@@ -86,10 +85,9 @@ where
     let mut agents = Agents::new(config);
     let updates = shared.num_updates();
     for update in 0..updates {
-        let active = agents.active();
-        if !active.contains(&true) {
+        let Some(active) = agents.learning() else {
             break;
-        }
+        };
         let collect = Instant::now();
         load_weights(source.rollout, learner.host(), &active)?;
         let trajectory = source.collect(shared.num_steps)?;
@@ -98,21 +96,16 @@ where
 
         let learn = Instant::now();
         let samples = learner.device_samples(trajectory, (shared.gamma, shared.gae_lambda));
-        let (settings, orders) = agents.plan(
-            (update, updates),
-            m * shared.num_steps,
-            shared.update_epochs,
-        );
-        let work = UpdateWork {
-            active: &active,
-            orders: &orders,
-            settings: &settings,
-            minibatches: shared.num_minibatches,
-        };
-        let sums: Vec<LossSums> = learner.update_on_device(&samples, &work)?;
+        let schedule = agents.schedule((update, updates), active, shared);
+        let sums: Vec<LossSums> = learner.update_on_device(&samples, &schedule.work())?;
         agents.learn_time += learn.elapsed();
         let returns: Vec<&EpisodeReturns> = returns.iter().collect();
-        agents.record(update, (&active, &returns, &sums), shared, &mut progress);
+        agents.record(
+            update,
+            (&schedule.active, &returns, &sums),
+            shared,
+            &mut progress,
+        );
     }
     Ok((learner, agents.report(config)))
 }

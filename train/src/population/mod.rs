@@ -100,6 +100,26 @@ impl Agent {
     }
 }
 
+/// What [`UpdateWork`] borrows: one update's schedule of every agent.
+pub(crate) struct Schedule {
+    pub(crate) active: Vec<bool>,
+    settings: Vec<StepSettings>,
+    orders: Vec<Vec<Vec<usize>>>,
+    minibatches: usize,
+}
+
+impl Schedule {
+    /// The schedule as a learner takes it.
+    pub(crate) fn work(&self) -> UpdateWork<'_> {
+        UpdateWork {
+            active: &self.active,
+            orders: &self.orders,
+            settings: &self.settings,
+            minibatches: self.minibatches,
+        }
+    }
+}
+
 /// A population's agents and clocks through a run: what every update decides for them
 /// (who learns, with which settings, in which order) and records of them (their stats,
 /// who reached the target), whatever collects and learns.
@@ -122,19 +142,21 @@ impl Agents {
         }
     }
 
-    /// Whether each agent still learns.
-    pub(crate) fn active(&self) -> Vec<bool> {
-        self.agents.iter().map(Agent::active).collect()
+    /// Which agents learn in the next update; `None` once none does.
+    pub(crate) fn learning(&self) -> Option<Vec<bool>> {
+        let active: Vec<bool> = self.agents.iter().map(Agent::active).collect();
+        active.contains(&true).then_some(active)
     }
 
-    /// Each agent's settings of update `update` of `updates`, and each active agent's
-    /// sample order of every epoch over its `samples` samples.
-    pub(crate) fn plan(
+    /// The schedule of update `update` of `updates` for the `active` agents: each agent's
+    /// settings, and each active agent's sample order of every epoch over its samples.
+    pub(crate) fn schedule(
         &mut self,
         (update, updates): (u64, u64),
-        samples: usize,
-        epochs: usize,
-    ) -> (Vec<StepSettings>, Vec<Vec<Vec<usize>>>) {
+        active: Vec<bool>,
+        shared: &PpoConfig,
+    ) -> Schedule {
+        let samples = shared.num_envs * shared.num_steps;
         let settings = self
             .agents
             .iter()
@@ -144,11 +166,16 @@ impl Agents {
             .agents
             .iter_mut()
             .map(|agent| match agent.active() {
-                true => agent.epoch_orders(samples, epochs),
+                true => agent.epoch_orders(samples, shared.update_epochs),
                 false => Vec::new(),
             })
             .collect();
-        (settings, orders)
+        Schedule {
+            active,
+            settings,
+            orders,
+            minibatches: shared.num_minibatches,
+        }
     }
 
     /// Records update `update` of every agent `active` says learnt in it (its episodes in
@@ -254,10 +281,9 @@ pub fn train_population<S: PopulationSource, L: PopulationLearner>(
         .collect();
     let updates = shared.num_updates();
     for update in 0..updates {
-        let active = agents.active();
-        if !active.contains(&true) {
+        let Some(active) = agents.learning() else {
             break;
-        }
+        };
         let collect = Instant::now();
         for (s, _) in samples.iter_mut().zip(&active).filter(|(_, a)| **a) {
             s.rollout.clear();
@@ -279,27 +305,20 @@ pub fn train_population<S: PopulationSource, L: PopulationLearner>(
                     .advantages(&next_values, shared.gamma, shared.gae_lambda)
             }));
         }
-        let (settings, orders) = agents.plan(
-            (update, updates),
-            n * shared.num_steps,
-            shared.update_epochs,
-        );
+        let schedule = agents.schedule((update, updates), active, shared);
         let host = HostSamples {
             samples: &samples,
             targets: &targets,
         };
-        let sums = learner.update(
-            host,
-            &UpdateWork {
-                active: &active,
-                orders: &orders,
-                settings: &settings,
-                minibatches: shared.num_minibatches,
-            },
-        )?;
+        let sums = learner.update(host, &schedule.work())?;
         agents.learn_time += learn.elapsed();
         let returns: Vec<&EpisodeReturns> = samples.iter().map(|s| &s.returns).collect();
-        agents.record(update, (&active, &returns, &sums), shared, &mut progress);
+        agents.record(
+            update,
+            (&schedule.active, &returns, &sums),
+            shared,
+            &mut progress,
+        );
     }
     Ok((learner, agents.report(config)))
 }
