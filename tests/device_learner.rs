@@ -150,6 +150,7 @@ fn the_device_learner_updates_as_the_native_learner_on_wgpu() {
 /// bootstrapped.
 #[test]
 fn samples_kept_on_the_device_train_as_the_hosts() {
+    use cartfuse::fusion::exec::Backend as _;
     use cartfuse::fusion::plan::Strategy;
     use cartfuse_train::device_population::train_population_on_device;
     use cartfuse_train::learner::{Learner as Native, NetShape};
@@ -203,16 +204,33 @@ fn samples_kept_on_the_device_train_as_the_hosts() {
         |_, _| {},
     )
     .expect("host samples");
-    let (device, device_report) = train_population_on_device(
-        &backend,
-        &env,
-        &episode,
-        strategy,
-        &config,
-        learner(),
-        |_, _| {},
-    )
-    .expect("device samples");
+    let on_device = |config: &PopulationConfig| {
+        let before = backend.transfers();
+        let trained = train_population_on_device(
+            &backend,
+            &env,
+            &episode,
+            strategy,
+            config,
+            learner(),
+            |_, _| {},
+        )
+        .expect("device samples");
+        (trained, backend.transfers().since(&before))
+    };
+    let ((device, device_report), counted) = on_device(&config);
+    // Nothing crosses between the rollout's host and device per update (the weights go to
+    // the rollout on the device; burn's reads of the episode record and loss sums are
+    // burn's): one update costs what two do.
+    let one_update = PopulationConfig {
+        shared: PpoConfig {
+            total_env_steps: 64,
+            ..config.shared.clone()
+        },
+        ..config.clone()
+    };
+    let (_, counted_one) = on_device(&one_update);
+    assert_eq!(counted, counted_one, "transfers of two updates and of one");
     let (host, device) = (host.into_host(), device.into_host());
     for agent in 0..seeds.len() {
         let (h, d) = (

@@ -11,7 +11,7 @@ use cartfuse::env::rollout::{PolicyRollout, Trajectory};
 use cartfuse::env::mountain_car::MountainCar;
 use cartfuse::env::pendulum::Pendulum;
 use cartfuse::env::{CartPole, EpisodeOptions, VecEnv};
-use cartfuse::fusion::exec::LaunchLedger;
+use cartfuse::fusion::exec::{Backend as _, LaunchLedger};
 use cartfuse::fusion::plan::Strategy;
 use cartfuse::train::ActorCritic;
 use cartfuse::train::policy::{action_uniform, categorical, log_softmax_row};
@@ -234,6 +234,76 @@ fn each_agent_of_a_population_rollout_follows_its_lone_trajectory() {
     assert!(err.contains("needs one draw key per agent, got 3"), "{err}");
     let err = population.set_agent_weights(2, &synthetic_weights(&small)).unwrap_err().to_string();
     assert!(err.contains("agent 2 of a population of 2"), "{err}");
+}
+
+/// A population's `f32` params handed over as one buffer (as a learner on the device makes
+/// them: each agent's weights at [`PolicyRollout::weight_slots`], the env's constants
+/// where [`PolicyRollout::f32_params`] has them) act as the same weights set from the
+/// host, bit for bit; on a device no params cross the bus for it, and a later host write
+/// of one agent's weights keeps the others' from the buffer.
+#[test]
+fn a_population_acts_on_weights_from_a_params_buffer_as_on_the_hosts() {
+    let config = config();
+    let spec = PolicySpec::tanh_mlp(&config.params, &[5]).unwrap();
+    let (agents, m, steps) = (3, 4, 8);
+    let weights: Vec<PolicyWeights> = (0..agents)
+        .map(|a| {
+            let mut w = synthetic_weights(&spec);
+            w.actor.iter_mut().for_each(|x| *x *= 1.0 - a as f32 / 3.0);
+            w.critic.iter_mut().for_each(|x| *x += a as f32);
+            w
+        })
+        .collect();
+    let population = || {
+        let mut p =
+            PolicyRollout::population(&util::backend(), &config.params, &config.episode(), spec.clone(), Strategy::Fused, (agents, m))
+                .expect("a population");
+        p.set_draws_each(&[[1, 2], [3, 4], [5, 6]], 0).unwrap();
+        p.reset_each(&[7, 8, 9]).unwrap();
+        // Under the zero weights (a uniform policy), so the draw keys are on the device.
+        p.collect(steps).unwrap();
+        p
+    };
+    let mut from_host = population();
+    for (a, w) in weights.iter().enumerate() {
+        from_host.set_agent_weights(a, w).unwrap();
+    }
+    let mut from_buffer = population();
+    let width = from_buffer.f32_params_per_agent();
+    let slots = from_buffer.weight_slots().unwrap();
+    assert_eq!(slots.len(), spec.actor.param_count() + spec.critic.param_count());
+    let mut rows = from_buffer.f32_params().unwrap();
+    assert_eq!(rows.len(), agents * width);
+    assert!(width > slots.len(), "the env's constants share the rows");
+    for (a, w) in weights.iter().enumerate() {
+        for (&slot, &value) in slots.iter().zip(w.actor.iter().chain(&w.critic)) {
+            rows[a * width + slot] = value;
+        }
+    }
+    assert_eq!(from_host.f32_params().unwrap(), rows, "the host's weights, laid out as the buffer");
+    let backend = from_buffer.backend().clone();
+    let err = from_buffer.set_f32_params_buffer(backend.upload_f32(&rows[1..])).unwrap_err().to_string();
+    assert!(err.contains(&format!("{} values ({agents} banks x {width} f32 params)", agents * width)), "{err}");
+    from_buffer.set_f32_params_buffer(backend.upload_f32(&rows)).unwrap();
+    assert_eq!(from_buffer.f32_params().unwrap(), rows);
+    let before = backend.transfers();
+    let on_buffer = from_buffer.collect(steps).unwrap();
+    let uploads = backend.transfers().since(&before).created;
+    assert_eq!(on_buffer, from_host.collect(steps).unwrap(), "the same trajectory");
+    // A host write of agent 1's weights reads the buffer back first: agents 0 and 2 keep
+    // theirs.
+    for population in [&mut from_host, &mut from_buffer] {
+        population.set_agent_weights(1, &weights[0]).unwrap();
+    }
+    let before = backend.transfers();
+    let after_write = from_buffer.collect(steps).unwrap();
+    let uploads_after_write = backend.transfers().since(&before).created;
+    assert_eq!(after_write, from_host.collect(steps).unwrap(), "after a host write");
+    assert_eq!(from_buffer.f32_params().unwrap(), from_host.f32_params().unwrap());
+    if backend.runtime_name() != "cpu" {
+        // The buffer is bound as it is; the host's table is uploaded (once) after its write.
+        assert_eq!((uploads, uploads_after_write), (0, 1));
+    }
 }
 
 #[test]

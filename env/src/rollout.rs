@@ -16,6 +16,11 @@
 //! ([`PolicyRollout::population`]): each agent acts under its own weights, draw key and
 //! reset seed, as it would alone, in the same launches as every other agent.
 
+mod device_weights;
+mod trajectory;
+
+pub use trajectory::Trajectory;
+
 use std::sync::Arc;
 
 use cartfuse_fusion::exec::Backend;
@@ -39,69 +44,6 @@ pub fn rollout_graph<E: GraphEnv>(
     policy: &PolicySpec,
 ) -> Graph {
     build_step(env, autoreset, layout, Some(policy))
-}
-
-/// `steps` steps of `num_envs` envs, step-major (`[t * num_envs + env]`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Trajectory {
-    /// Envs per step.
-    pub num_envs: usize,
-    /// Values per observation.
-    pub obs_dim: usize,
-    /// Observations after each step (after a `SameStep` reset: the reset one),
-    /// `[t, env, obs_dim]`: the next step's actions were chosen on them.
-    pub next_obs: Vec<f32>,
-    /// Actions chosen.
-    pub actions: Vec<u32>,
-    /// Their log-probabilities.
-    pub log_probs: Vec<f32>,
-    /// The critic's values of the observations the actions were chosen on.
-    pub values: Vec<f32>,
-    /// Rewards.
-    pub rewards: Vec<f32>,
-    /// Episodes that ended in a terminal state.
-    pub terminated: Vec<bool>,
-    /// Episodes cut at the time limit.
-    pub truncated: Vec<bool>,
-    /// `SameStep` only: the observations episodes ended on, `[t, env, obs_dim]`.
-    pub final_obs: Option<Vec<f32>>,
-}
-
-impl Trajectory {
-    /// Steps held.
-    pub fn steps(&self) -> usize {
-        self.actions.len() / self.num_envs
-    }
-
-    /// The samples of envs `envs` alone (one agent's bank of a population's rollout).
-    pub fn envs(&self, envs: std::ops::Range<usize>) -> Trajectory {
-        let (n, dim, steps) = (self.num_envs, self.obs_dim, self.steps());
-        /// Envs `envs` of each step of `all` (`per` values an env).
-        fn pick<T: Copy>(
-            all: &[T],
-            n: usize,
-            steps: usize,
-            per: usize,
-            envs: &std::ops::Range<usize>,
-        ) -> Vec<T> {
-            (0..steps)
-                .flat_map(|t| &all[(t * n + envs.start) * per..(t * n + envs.end) * per])
-                .copied()
-                .collect()
-        }
-        Trajectory {
-            num_envs: envs.len(),
-            obs_dim: dim,
-            next_obs: pick(&self.next_obs, n, steps, dim, &envs),
-            actions: pick(&self.actions, n, steps, 1, &envs),
-            log_probs: pick(&self.log_probs, n, steps, 1, &envs),
-            values: pick(&self.values, n, steps, 1, &envs),
-            rewards: pick(&self.rewards, n, steps, 1, &envs),
-            terminated: pick(&self.terminated, n, steps, 1, &envs),
-            truncated: pick(&self.truncated, n, steps, 1, &envs),
-            final_obs: (self.final_obs.as_ref()).map(|f| pick(f, n, steps, dim, &envs)),
-        }
-    }
 }
 
 /// A policy and an environment stepped together, `K` steps a call under `fused-xK`.
@@ -235,7 +177,7 @@ impl<B: Backend> PolicyRollout<B> {
     /// Loads the policy's weights for every agent (a buffer write; nothing recompiles).
     pub fn set_weights(&mut self, weights: &PolicyWeights) -> Result<(), EnvError> {
         let values = weight_values(&self.spec, &self.weight_names, weights)?;
-        self.engine.set_step_params(&values)
+        Ok(self.engine.step_executor_mut().set_params(&values)?)
     }
 
     /// Loads agent `agent`'s weights (its envs act under them; the others' are untouched).
@@ -246,7 +188,7 @@ impl<B: Backend> PolicyRollout<B> {
     ) -> Result<(), EnvError> {
         self.check_agent(agent)?;
         let values = weight_values(&self.spec, &self.weight_names, weights)?;
-        self.engine.set_bank_step_params(agent, &values)
+        Ok((self.engine.step_executor_mut()).set_bank_params(agent, &values)?)
     }
 
     fn check_agent(&self, agent: usize) -> Result<(), EnvError> {
@@ -261,7 +203,9 @@ impl<B: Backend> PolicyRollout<B> {
 
     /// The policy's draws from now on: stream `key`, every env at policy step `step`.
     pub fn set_draws(&mut self, key: [u32; 2], step: u32) -> Result<(), EnvError> {
-        self.engine.set_step_params(&key_params(key))?;
+        self.engine
+            .step_executor_mut()
+            .set_params(&key_params(key))?;
         self.engine
             .set_step_input(POLICY_STEP, &HostArray::U32(vec![step; self.n]))
     }
@@ -277,7 +221,7 @@ impl<B: Backend> PolicyRollout<B> {
             )));
         }
         for (agent, key) in keys.iter().enumerate() {
-            self.engine.set_bank_step_params(agent, &key_params(*key))?;
+            (self.engine.step_executor_mut()).set_bank_params(agent, &key_params(*key))?;
         }
         self.engine
             .set_step_input(POLICY_STEP, &HostArray::U32(vec![step; self.n]))

@@ -14,8 +14,12 @@
 //!   target read ([`EpisodeReturns`], kept on the host in `f64` as every source keeps it);
 //! - truncation bootstrapping, the values after the last step and GAE run on the device
 //!   ([`TensorLearner::device_samples`]), and so does the update
-//!   ([`TensorLearner::update_on_device`]): its loss sums and the new weights are read back;
-//! - the weights go to the rollout's banks from that host copy (one write per agent).
+//!   ([`TensorLearner::update_on_device`]): its loss sums are read back;
+//! - the new weights go to the rollout on the device: the step's `f32` params (a row per
+//!   agent: its weights in the rollout's order, the env's constants) are gathered from the
+//!   learner's `[K, P]` parameters in one launch ([`RolloutParams`]) and the step binds
+//!   that buffer ([`PolicyRollout::set_f32_params_buffer`]). The host copy of the weights
+//!   is read once, at the end.
 //!
 //! Each agent follows the updates it follows with the host's samples ([`crate::population::Banked`]):
 //! the rollout is the same, and the targets differ by rounding (the critic's values of
@@ -25,6 +29,7 @@ use std::time::Instant;
 
 use burn::backend::Autodiff;
 use burn::tensor::{Int, Tensor, TensorData};
+use burn_cubecl::kernel::into_contiguous;
 use cartfuse_env::rollout::PolicyRollout;
 use cartfuse_env::{EpisodeOptions, GraphEnv};
 use cartfuse_fusion::cube::Cube;
@@ -33,8 +38,8 @@ use cartfuse_fusion::plan::Strategy;
 
 use crate::device_collect::{CubeRuntime, DeviceLearner, LearnerDevice, flags, floats};
 use crate::error::TrainError;
+use crate::learner::NetShape;
 use crate::policy::to_host;
-use crate::population::banked::load_weights;
 use crate::population::run::{banked_rollout, check_env};
 use crate::population::{
     Agents, LossSums, PopulationConfig, PopulationLearner, PopulationReport, check_counts,
@@ -43,7 +48,7 @@ use crate::ppo::UpdateStats;
 use crate::rollout::EpisodeReturns;
 use crate::streams;
 use crate::tensor_learner::TensorLearner;
-use crate::tensor_learner::targets::DeviceTrajectory;
+use crate::tensor_learner::targets::{DeviceTrajectory, ended};
 
 /// The device learner on runtime `R`: burn's `CubeBackend` with autodiff.
 pub type DeviceTensorLearner<R> = TensorLearner<Autodiff<DeviceLearner<R>>>;
@@ -74,6 +79,7 @@ where
     rollout.set_draws_each(&keys, 0)?;
     let first = rollout.reset_each(&seeds)?;
     let device = learner.device().clone();
+    let params = RolloutParams::new(&rollout, &learner.host().shape(), &device)?;
     let mut source = OnDevice {
         obs: Tensor::from_data(TensorData::new(first, [k * m, E::OBS_DIM]), &device),
         rollout: &mut rollout,
@@ -89,7 +95,7 @@ where
             break;
         };
         let collect = Instant::now();
-        load_weights(source.rollout, learner.host(), &active)?;
+        params.load(source.rollout, learner.params())?;
         let trajectory = source.collect(shared.num_steps)?;
         record_episodes(&trajectory, &active, &mut returns)?;
         agents.rollout_time += collect.elapsed();
@@ -107,7 +113,61 @@ where
             &mut progress,
         );
     }
+    learner.read_weights()?;
     Ok((learner, agents.report(config)))
+}
+
+/// The fused step's `f32` params made on the device from the learner's weights.
+struct RolloutParams<R: CubeRuntime> {
+    /// For each column of an agent's row of the step's `f32` params, the column of
+    /// `[learner's parameters | constants]` it takes.
+    columns: Tensor<DeviceLearner<R>, 1, Int>,
+    /// Every agent's row of the step's `f32` params as the rollout was built: the env's
+    /// constants at their places, `[K, F]`.
+    constants: Tensor<DeviceLearner<R>, 2>,
+}
+
+impl<R: CubeRuntime> RolloutParams<R> {
+    /// The gather from a learner of `shape`'s flat parameters into `rollout`'s params.
+    fn new(
+        rollout: &PolicyRollout<Cube<R>>,
+        shape: &NetShape,
+        device: &LearnerDevice<R>,
+    ) -> Result<Self, TrainError> {
+        let (slots, order) = (rollout.weight_slots()?, shape.rollout_order());
+        let width = rollout.f32_params_per_agent();
+        if slots.len() != order.len() {
+            return Err(TrainError::Tensor(format!(
+                "the rollout's policy has {} weights, the learner's {}",
+                slots.len(),
+                order.len()
+            )));
+        }
+        let learned = shape.params();
+        let mut columns: Vec<i32> = (0..width).map(|c| (learned + c) as i32).collect();
+        for (&slot, &flat) in slots.iter().zip(&order) {
+            columns[slot] = flat as i32;
+        }
+        let table = rollout.f32_params()?;
+        let agents = table.len() / width;
+        Ok(Self {
+            columns: Tensor::from_data(TensorData::new(columns, [width]), device),
+            constants: Tensor::from_data(TensorData::new(table, [agents, width]), device),
+        })
+    }
+
+    /// Hands `rollout` every agent's weights from `params` (`[K, P]`, the learner's), in
+    /// one gather on the device.
+    fn load(
+        &self,
+        rollout: &mut PolicyRollout<Cube<R>>,
+        params: Tensor<DeviceLearner<R>, 2>,
+    ) -> Result<(), TrainError> {
+        let rows =
+            Tensor::cat(vec![params, self.constants.clone()], 1).select(1, self.columns.clone());
+        let buffer = into_contiguous(rows.into_primitive().tensor()).handle;
+        Ok(rollout.set_f32_params_buffer(buffer)?)
+    }
 }
 
 /// A population's fused rollout read as burn tensors on the learner's device.
@@ -118,17 +178,78 @@ struct OnDevice<'r, R: CubeRuntime> {
     device: LearnerDevice<R>,
 }
 
-/// Names of the rollout's outputs read as floats, with their widths (`obs_dim` for 0).
-const FLOAT_OUTPUTS: [(&str, usize); 5] = [
-    ("obs", 0),
-    ("final_obs", 0),
-    ("log_prob", 1),
-    ("value", 1),
-    ("reward", 1),
-];
+/// One output of the rollout: its name, and the width of a lane's value (`obs_dim` for 0).
+type Output = (&'static str, usize);
 
-/// Names of the rollout's outputs read as 32-bit integers (one a lane and step).
-const INT_OUTPUTS: [&str; 3] = ["action", "terminated", "truncated"];
+/// The rollout's outputs read as floats.
+const FLOAT_OUTPUTS: FloatParts<Output> = FloatParts {
+    obs: ("obs", 0),
+    final_obs: ("final_obs", 0),
+    log_probs: ("log_prob", 1),
+    values: ("value", 1),
+    rewards: ("reward", 1),
+};
+
+/// The rollout's outputs read as 32-bit integers (one a lane and step).
+const INT_OUTPUTS: IntParts<&str> = IntParts {
+    actions: "action",
+    terminated: "terminated",
+    truncated: "truncated",
+};
+
+/// Something per float output of the rollout.
+#[derive(Debug, Clone, Default)]
+struct FloatParts<T> {
+    obs: T,
+    final_obs: T,
+    log_probs: T,
+    values: T,
+    rewards: T,
+}
+
+impl<T> FloatParts<T> {
+    fn each_mut(&mut self) -> [&mut T; 5] {
+        [
+            &mut self.obs,
+            &mut self.final_obs,
+            &mut self.log_probs,
+            &mut self.values,
+            &mut self.rewards,
+        ]
+    }
+
+    fn each(&self) -> [&T; 5] {
+        [
+            &self.obs,
+            &self.final_obs,
+            &self.log_probs,
+            &self.values,
+            &self.rewards,
+        ]
+    }
+}
+
+/// Something per integer output of the rollout.
+#[derive(Debug, Clone, Default)]
+struct IntParts<T> {
+    actions: T,
+    terminated: T,
+    truncated: T,
+}
+
+impl<T> IntParts<T> {
+    fn each_mut(&mut self) -> [&mut T; 3] {
+        [&mut self.actions, &mut self.terminated, &mut self.truncated]
+    }
+
+    fn each(&self) -> [&T; 3] {
+        [&self.actions, &self.terminated, &self.truncated]
+    }
+}
+
+/// Copies of one update's calls' outputs, in call order.
+type Floats<R> = Vec<Tensor<DeviceLearner<R>, 3>>;
+type Ints<R> = Vec<Tensor<DeviceLearner<R>, 3, Int>>;
 
 impl<R: CubeRuntime> OnDevice<'_, R> {
     /// Runs `steps` steps of every env and returns what they wrote, on the device.
@@ -136,12 +257,14 @@ impl<R: CubeRuntime> OnDevice<'_, R> {
         let calls = self.rollout.calls_for(steps)?;
         let [n, dim] = self.obs.dims();
         let backend = self.rollout.backend().clone();
-        let mut floats_out: Vec<Vec<Tensor<DeviceLearner<R>, 3>>> = vec![Vec::new(); 5];
-        let mut ints_out: Vec<Vec<Tensor<DeviceLearner<R>, 3, Int>>> = vec![Vec::new(); 3];
+        let mut floats_out = FloatParts::<Floats<R>>::default();
+        let mut ints_out = IntParts::<Ints<R>>::default();
         for _ in 0..calls {
             self.rollout.act()?;
-            for ((name, width), into) in FLOAT_OUTPUTS.iter().zip(&mut floats_out) {
-                let width = if *width == 0 { dim } else { *width };
+            for (&(name, width), into) in
+                FLOAT_OUTPUTS.each().into_iter().zip(floats_out.each_mut())
+            {
+                let width = if width == 0 { dim } else { width };
                 for page in self.rollout.output_pages(name) {
                     let rows = backend.buffer_len(page) / (n * width);
                     let wrapped = floats(&backend, &self.device, page, [rows, n, width]);
@@ -149,31 +272,17 @@ impl<R: CubeRuntime> OnDevice<'_, R> {
                     into.push(wrapped.mul_scalar(1.0));
                 }
             }
-            for (name, into) in INT_OUTPUTS.iter().zip(&mut ints_out) {
+            for (&name, into) in INT_OUTPUTS.each().into_iter().zip(ints_out.each_mut()) {
                 for page in self.rollout.output_pages(name) {
                     let rows = backend.buffer_len(page) / n;
                     into.push(flags(&backend, &self.device, page, [rows, n, 1]).add_scalar(0));
                 }
             }
         }
-        let joined = |parts: Vec<Tensor<DeviceLearner<R>, 3>>| Tensor::cat(parts, 0);
-        let mut f = floats_out.into_iter().map(joined);
-        let mut ints = ints_out.into_iter().map(|parts| {
-            let t = Tensor::cat(parts, 0);
-            t.reshape([steps, n])
-        });
-        let column = |t: Tensor<DeviceLearner<R>, 3>| t.reshape([steps, n]);
-        let (next_obs, final_obs) = (f.next().expect("obs"), f.next().expect("final_obs"));
-        let (log_probs, values, rewards) = (
-            column(f.next().expect("log_prob")),
-            column(f.next().expect("value")),
-            column(f.next().expect("reward")),
-        );
-        let (actions, terminated, truncated) = (
-            ints.next().expect("action"),
-            ints.next().expect("terminated"),
-            ints.next().expect("truncated"),
-        );
+        let column = |parts: Floats<R>| Tensor::cat(parts, 0).reshape([steps, n]);
+        let flags = |parts: Ints<R>| Tensor::cat(parts, 0).reshape([steps, n]);
+        let next_obs = Tensor::cat(floats_out.obs, 0);
+        let (terminated, truncated) = (flags(ints_out.terminated), flags(ints_out.truncated));
         let chosen_on = match steps {
             1 => self.obs.clone().reshape([1, n, dim]),
             _ => Tensor::cat(
@@ -190,13 +299,14 @@ impl<R: CubeRuntime> OnDevice<'_, R> {
         Ok(DeviceTrajectory {
             obs: chosen_on,
             next_obs: self.obs.clone(),
-            actions,
-            log_probs,
-            values,
-            rewards,
+            actions: flags(ints_out.actions),
+            log_probs: column(floats_out.log_probs),
+            values: column(floats_out.values),
+            rewards: column(floats_out.rewards),
+            dones: ended(&terminated, &truncated),
             terminated,
             truncated,
-            final_obs,
+            final_obs: Tensor::cat(floats_out.final_obs, 0),
         })
     }
 }
@@ -209,7 +319,7 @@ fn record_episodes<R: CubeRuntime>(
     returns: &mut [EpisodeReturns],
 ) -> Result<(), TrainError> {
     let [steps, n] = t.rewards.dims();
-    let both = to_host(Tensor::cat(vec![t.rewards.clone(), t.dones()], 0))?;
+    let both = to_host(Tensor::cat(vec![t.rewards.clone(), t.dones.clone()], 0))?;
     let (rewards, dones) = both.split_at(steps * n);
     let m = n / returns.len();
     for (agent, returns) in returns.iter_mut().enumerate() {

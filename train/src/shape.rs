@@ -145,23 +145,42 @@ impl NetShape {
         flat
     }
 
+    /// Where each of `net`'s weights in the policy rollout's order sits in the flat vector:
+    /// per layer, the weights `[out][in]` row by row (the flat vector holds `[in][out]`),
+    /// then the biases.
+    fn rollout_order_of(&self, net: Net) -> Vec<usize> {
+        let start = self.range(net).start;
+        let mut order = Vec::new();
+        for layer in self.layers(net) {
+            let (w, fan_out) = (start + layer.weights().start, layer.fan_out);
+            order.extend(
+                (0..fan_out).flat_map(|o| (0..layer.fan_in).map(move |i| w + i * fan_out + o)),
+            );
+            order.extend(layer.biases().map(|b| start + b));
+        }
+        order
+    }
+
+    /// Where each weight of the policy rollout's [`PolicyWeights`] (the actor's, then the
+    /// critic's) sits in the flat vector.
+    pub fn rollout_order(&self) -> Vec<usize> {
+        let mut order = self.rollout_order_of(Net::Actor);
+        order.extend(self.rollout_order_of(Net::Critic));
+        order
+    }
+
     /// The policy rollout's view of the flat parameters `flat`: its [`PolicySpec`] and
-    /// [`PolicyWeights`] (per layer, the weights `[out][in]` row by row, then the biases).
+    /// [`PolicyWeights`] (in [`Self::rollout_order`]).
     pub fn rollout_weights(&self, flat: &[f32]) -> Result<(PolicySpec, PolicyWeights), TrainError> {
         let mlp = |net: Net| -> Result<(MlpShape, Vec<f32>), TrainError> {
-            let params = &flat[self.range(net)];
-            let mut out = Vec::with_capacity(params.len());
-            for layer in self.layers(net) {
-                let w = &params[layer.weights()];
-                out.extend(
-                    (0..layer.fan_out)
-                        .flat_map(|o| (0..layer.fan_in).map(move |i| w[i * layer.fan_out + o])),
-                );
-                out.extend_from_slice(&params[layer.biases()]);
-            }
+            let values = self
+                .rollout_order_of(net)
+                .iter()
+                .map(|&j| flat[j])
+                .collect();
             let widths = self.widths(net).iter().map(|&w| w as u32).collect();
             let shape = MlpShape::new(widths).map_err(|e| TrainError::Tensor(e.to_string()))?;
-            Ok((shape, out))
+            Ok((shape, values))
         };
         let (actor_shape, actor) = mlp(Net::Actor)?;
         let (critic_shape, critic) = mlp(Net::Critic)?;

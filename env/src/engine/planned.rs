@@ -227,15 +227,6 @@ impl<B: Backend> PlannedEngine<B> {
         self.run_reset(&vec![restart; self.n], None)
     }
 
-    /// Sets runtime params of the step in bank `bank` only (one agent's weights).
-    pub fn set_bank_step_params(
-        &mut self,
-        bank: usize,
-        values: &[(&str, Scalar)],
-    ) -> Result<(), EnvError> {
-        Ok(self.step.set_bank_params(bank, values)?)
-    }
-
     /// Runs the reset graph on the current state (every lane where `mask` is `None`; lanes
     /// whose `restart` is set draw from reset number 0) and hands its new state to the step.
     fn run_reset(&mut self, restart: &[bool], mask: Option<&[bool]>) -> Result<(), EnvError> {
@@ -317,9 +308,14 @@ impl<B: Backend> PlannedEngine<B> {
         }
     }
 
-    /// Sets runtime params of the step (a policy's weights, its draw key).
-    pub fn set_step_params(&mut self, values: &[(&str, Scalar)]) -> Result<(), EnvError> {
-        Ok(self.step.set_params(values)?)
+    /// The step's executor (its params' layout and buffer: [`crate::rollout`]).
+    pub(crate) fn step_executor(&self) -> &Executor<B> {
+        &self.step
+    }
+
+    /// The step's executor, to place its params.
+    pub(crate) fn step_executor_mut(&mut self) -> &mut Executor<B> {
+        &mut self.step
     }
 
     /// Overwrites step input `name` (a policy's draw counter).

@@ -218,7 +218,7 @@ impl CpuLaunches {
     /// Runs every launch once (see [`crate::exec::Backend::run`]).
     pub(super) fn run(&mut self, args: RunArgs<'_, super::Cpu>) {
         let (bound, buffers, holders) = (args.bound, args.buffers, args.holders);
-        if args.params_changed {
+        if args.params_changed.any() {
             self.pin_bits = pinned_bits(bound, &self.pins);
             for scratch in &mut self.scratch {
                 scratch.bank = None;

@@ -125,6 +125,10 @@ impl<R: Runtime> Backend for Cube<R> {
         R::name(&self.client)
     }
 
+    fn binds_f32_params(&self) -> bool {
+        true
+    }
+
     fn description(&self) -> String {
         self.description.to_string()
     }
@@ -244,7 +248,7 @@ impl<R: Runtime> Backend for Cube<R> {
             &self.client,
             bound,
             lowered,
-            self.row_reduction,
+            (self.row_reduction, &self.transfers),
         ))
     }
 

@@ -3,7 +3,9 @@
 //! Each lowered launch runs as the one generated kernel ([`super::kernel`]) specialised to
 //! its program at the first launch (cubecl caches the compiled kernel by program). Dense
 //! layers run as loops over the params buffer ([`crate::lir::compact`]). Params live in two
-//! buffers (`f32` and `u32`), uploaded when they change, so new params never recompile.
+//! buffers (`f32` and `u32`), uploaded when they change, so new params never recompile;
+//! the `f32` buffer may instead be one made on the device
+//! ([`crate::exec::Executor::set_f32_params_buffer`]), bound as it is.
 //!
 //! A carry that one launch reads before it writes is updated in place
 //! ([`crate::lir::in_place`]): the kernel writes the next state over the state's own
@@ -22,6 +24,7 @@ use super::kernel::{ELEMENTWISE_CUBE_DIM, copy_range, elementwise_launch_shape, 
 use std::sync::Arc;
 
 use crate::exec::lowering::binding_count;
+use crate::exec::transfers::{Transfer, TransferCounter};
 use crate::exec::{BoundPlan, Lowered, RunArgs, Target, copy_state_record, kernels_record};
 use crate::graph::{DType, NodeId};
 use crate::lir::in_place::PartOrder;
@@ -43,6 +46,8 @@ pub struct CubeLaunches<R: Runtime> {
     per_bank: (usize, usize),
     params_f: Handle,
     params_u: Handle,
+    /// Where params uploads are counted (the backend's counter).
+    transfers: TransferCounter,
     /// Whether launches that allow it run four lanes per thread.
     pub vectorize: bool,
     /// How rows-domain launches reduce a row.
@@ -98,7 +103,7 @@ impl<R: Runtime> CubeLaunches<R> {
         client: &ComputeClient<R>,
         bound: &BoundPlan,
         lowered: &Lowered,
-        row_reduction: RowReduction,
+        (row_reduction, transfers): (RowReduction, &TransferCounter),
     ) -> Self {
         let graph = bound.graph();
         let layout = ParamLayout::of(graph);
@@ -117,6 +122,7 @@ impl<R: Runtime> CubeLaunches<R> {
             params_u: upload(client, &[0u32]),
             vectorize: crate::switches::enabled(crate::switches::VECTORIZE),
             row_reduction,
+            transfers: transfers.clone(),
             client: client.clone(),
             bound: lowered.launches.clone(),
         }
@@ -144,7 +150,12 @@ impl<R: Runtime> CubeLaunches<R> {
 
     /// Enqueues every launch once (see [`crate::exec::Backend::run`]).
     pub(super) fn run(&mut self, args: RunArgs<'_, super::Cube<R>>) {
-        if args.params_changed {
+        if let Some(buffer) = args.f32_params {
+            self.params_f = buffer.clone();
+        }
+        let changed = args.params_changed;
+        let from_table = (changed.f32 && args.f32_params.is_none(), changed.u32);
+        if from_table.0 || from_table.1 {
             let params = &args.bound.params;
             let (per_f, per_u) = self.per_bank;
             let banks = args.bound.banks();
@@ -158,10 +169,12 @@ impl<R: Runtime> CubeLaunches<R> {
                     }
                 }
             }
-            if !all_f.is_empty() {
+            if from_table.0 && !all_f.is_empty() {
+                self.transfers.count(Transfer::Created);
                 self.params_f = upload(&self.client, &all_f);
             }
-            if !all_u.is_empty() {
+            if from_table.1 && !all_u.is_empty() {
+                self.transfers.count(Transfer::Created);
                 self.params_u = upload(&self.client, &all_u);
             }
         }

@@ -15,47 +15,9 @@
 use std::collections::HashMap;
 
 use super::ExecError;
+pub use super::params::Params;
 use crate::graph::{BindError, DType, Graph, HostArray, NodeId, Op, Scalar, Shape, check_rows};
 use crate::plan::{Plan, PlannedKernel, Slot};
-
-/// The params of a graph, in node order, with their current values as bits, one set of
-/// values per bank.
-#[derive(Debug, Clone)]
-pub struct Params {
-    /// Param nodes, in node order.
-    pub nodes: Vec<NodeId>,
-    /// Each param's type.
-    pub dtypes: Vec<DType>,
-    /// Each bank's value of each param (an `f32`'s bits or a `u32`), bank-major
-    /// (`[bank * nodes.len() + param]`); zero until set.
-    pub bits: Vec<u32>,
-    by_name: HashMap<String, usize>,
-}
-
-impl Params {
-    fn of(graph: &Graph, banks: usize) -> Self {
-        let params = graph.params();
-        Self {
-            nodes: params.iter().map(|(id, _)| *id).collect(),
-            dtypes: params.iter().map(|(id, _)| graph.node(*id).dtype).collect(),
-            bits: vec![0; banks * params.len()],
-            by_name: (params.iter().enumerate())
-                .map(|(i, (_, name))| ((*name).to_owned(), i))
-                .collect(),
-        }
-    }
-
-    /// The index of the param on `node`, if it is one (`nodes` is in node order).
-    pub fn index_of(&self, node: NodeId) -> Option<usize> {
-        self.nodes.binary_search(&node).ok()
-    }
-
-    /// Bank `bank`'s values, in node order.
-    pub fn bank(&self, bank: usize) -> &[u32] {
-        let count = self.nodes.len();
-        &self.bits[bank * count..(bank + 1) * count]
-    }
-}
 
 /// A plan's buffers, carries and params over `n` lanes. See the [module docs](self).
 #[derive(Debug, Clone)]

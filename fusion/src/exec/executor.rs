@@ -9,14 +9,19 @@
 //!
 //! Buffers are shared by handle: [`Executor::bind_input`] makes another executor's buffer
 //! this one's input without a copy. Inputs start at zero, params at zero.
+//!
+//! Params live in the bound plan's host table, except that the `f32` params may come from
+//! a buffer instead ([`Executor::set_f32_params_buffer`]: a learner's weights made on the
+//! device go to the step without crossing the bus). Whichever was written last holds:
+//! a host write of an `f32` param after a buffer first reads the buffer into the table.
 
 use std::sync::Arc;
 
 use super::bound::BoundPlan;
 use super::holders::Holders;
 use super::lowering::Lowered;
-use super::{Arena, Backend, ExecError, LaunchLedger, RunArgs};
-use crate::graph::{DType, Graph, HostArray, Scalar};
+use super::{Arena, Backend, ExecError, LaunchLedger, ParamsChanged, RunArgs};
+use crate::graph::{BindError, DType, Graph, HostArray, Scalar};
 use crate::plan::Plan;
 
 /// Runs one plan of one graph on backend `B`. See the [module docs](self).
@@ -27,7 +32,9 @@ pub struct Executor<B: Backend> {
     pub(crate) launches: B::Launches,
     holders: Holders,
     ledger: Arc<LaunchLedger>,
-    params_changed: bool,
+    params_changed: ParamsChanged,
+    /// The `f32` params when a buffer holds them instead of the table.
+    f32_params: Option<B::Buffer>,
 }
 
 impl<B: Backend> Executor<B> {
@@ -69,7 +76,8 @@ impl<B: Backend> Executor<B> {
             buffers,
             holders: Holders::new(),
             ledger: Arc::new(LaunchLedger::new()),
-            params_changed: true,
+            params_changed: ParamsChanged::BOTH,
+            f32_params: None,
         };
         executor.settle_carries(&lowered.in_place);
         Ok(executor)
@@ -94,7 +102,7 @@ impl<B: Backend> Executor<B> {
             self.buffers[next] = self.backend.alloc(self.bound.len(next));
         }
         self.settle_carries(&lowered.in_place);
-        self.params_changed = true;
+        self.params_changed = ParamsChanged::BOTH;
         Ok(())
     }
 
@@ -286,9 +294,7 @@ impl<B: Backend> Executor<B> {
     /// Sets several runtime params at once (a policy's thousands of weights: one lookup
     /// each by name, one transfer to the backend in all).
     pub fn set_params(&mut self, values: &[(&str, Scalar)]) -> Result<(), ExecError> {
-        self.bound.set_params(values, None)?;
-        self.params_changed = true;
-        Ok(())
+        self.set_params_in(values, None)
     }
 
     /// Sets runtime params of bank `bank` only (one agent's weights in a population).
@@ -297,8 +303,88 @@ impl<B: Backend> Executor<B> {
         bank: usize,
         values: &[(&str, Scalar)],
     ) -> Result<(), ExecError> {
-        self.bound.set_params(values, Some(bank))?;
-        self.params_changed = true;
+        self.set_params_in(values, Some(bank))
+    }
+
+    fn set_params_in(
+        &mut self,
+        values: &[(&str, Scalar)],
+        bank: Option<usize>,
+    ) -> Result<(), ExecError> {
+        let params = &self.bound.params;
+        let dtypes: Vec<DType> = (values.iter())
+            .filter_map(|(name, _)| params.dtype_of(name))
+            .collect();
+        if dtypes.contains(&DType::F32) {
+            self.fold_f32_params()?;
+        }
+        self.bound.set_params(values, bank)?;
+        for dtype in dtypes {
+            self.params_changed.mark(dtype);
+        }
+        Ok(())
+    }
+
+    /// `f32` params a bank has: the width of a bank's row of [`Self::f32_params`].
+    pub fn f32_param_count(&self) -> usize {
+        self.bound.params.f32_count()
+    }
+
+    /// The place of `f32` param `name` in a bank's row of [`Self::f32_params`].
+    pub fn f32_param_slot(&self, name: &str) -> Result<usize, ExecError> {
+        (self.bound.params.f32_slot(name)).ok_or_else(|| ExecError::UnknownName {
+            kind: "f32 param",
+            name: name.into(),
+        })
+    }
+
+    /// Every bank's `f32` params as the next run reads them, bank-major (`[banks,
+    /// f32_param_count]`): the table, or the buffer read back when one holds them.
+    pub fn f32_params(&self) -> Result<Vec<f32>, ExecError> {
+        match &self.f32_params {
+            Some(buffer) => Ok(self.backend.read_f32(buffer)?),
+            None => Ok(self.bound.params.f32_table()),
+        }
+    }
+
+    /// Makes `buffer` every bank's `f32` params from the next run on, laid out as
+    /// [`Self::f32_params`] (`banks * f32_param_count` values, bank-major): on a device
+    /// the launches bind it as it is, so params made there (a learner's new weights) never
+    /// cross the bus, and stay in step with work enqueued before. Where the backend's
+    /// buffers are host memory it is read into the table. The `u32` params are untouched.
+    pub fn set_f32_params_buffer(&mut self, buffer: B::Buffer) -> Result<(), ExecError> {
+        let (banks, count) = (self.banks(), self.f32_param_count());
+        let found = self.backend.buffer_len(&buffer);
+        if count == 0 || found != banks * count {
+            return Err(BindError::BadInput {
+                name: "f32 params buffer".into(),
+                expected: format!(
+                    "{} values ({banks} banks x {count} f32 params)",
+                    banks * count
+                ),
+                found: format!("{found} values"),
+            }
+            .into());
+        }
+        match self.backend.binds_f32_params() {
+            true => self.f32_params = Some(buffer),
+            false => {
+                let values = self.backend.read_f32(&buffer)?;
+                self.bound.params.set_f32_table(&values);
+                self.f32_params = None;
+            }
+        }
+        self.params_changed.f32 = true;
+        Ok(())
+    }
+
+    /// Reads the `f32` params buffer, if one holds them, into the table (before a host
+    /// write: the params not written keep the buffer's values).
+    fn fold_f32_params(&mut self) -> Result<(), ExecError> {
+        if let Some(buffer) = self.f32_params.take() {
+            let values = self.backend.read_f32(&buffer)?;
+            self.bound.params.set_f32_table(&values);
+        }
         Ok(())
     }
 
@@ -336,6 +422,7 @@ impl<B: Backend> Executor<B> {
                 holders: &self.holders,
                 ledger: &self.ledger,
                 params_changed: std::mem::take(&mut self.params_changed),
+                f32_params: self.f32_params.as_ref(),
             },
         )?;
         for &(input, next) in &self.bound.swaps {

@@ -8,6 +8,7 @@
 //!   decide nothing about lowering themselves.
 //! - [`bound`]: [`BoundPlan`], a plan laid out over `n` lanes: buffers, carries, params and
 //!   every name and length check.
+//! - [`params`]: [`Params`], the params' values a bank each, and the `f32` buffer's layout.
 //! - [`executor`]: [`Executor`], a bound plan with its buffers on one backend.
 //! - [`holders`]: which buffers share memory, kept across runs.
 //! - [`ledger`]: [`LaunchLedger`], which counts launches, elements and bytes moved.
@@ -21,6 +22,7 @@ pub mod executor;
 pub mod holders;
 pub mod ledger;
 pub mod lowering;
+pub mod params;
 pub mod transfers;
 
 pub use bound::BoundPlan;
@@ -32,6 +34,7 @@ pub use ledger::{
     copy_state_record, kernels_record,
 };
 pub use lowering::{Lowered, Target};
+pub use params::{Params, ParamsChanged};
 pub use transfers::{Arena, TransferCounts};
 
 use crate::plan::PlanOptions;
@@ -125,6 +128,14 @@ pub trait Backend: Clone + Send + 'static {
         TransferCounts::default()
     }
 
+    /// Whether launches bind the `f32` params as a buffer (a device), so one made on the
+    /// device can take the host table's place without a transfer
+    /// ([`Executor::set_f32_params_buffer`]); where not, such a buffer is read into the
+    /// table.
+    fn binds_f32_params(&self) -> bool {
+        false
+    }
+
     /// What this backend's device asks of a plan's lowering; the executor lowers every
     /// plan once for it ([`Lowered::for_target`]).
     fn target(&self) -> Target;
@@ -146,8 +157,11 @@ pub struct RunArgs<'a, B: Backend> {
     pub holders: &'a Holders,
     /// Where launches are recorded.
     pub ledger: &'a LaunchLedger,
-    /// Whether params were set since the last run.
-    pub params_changed: bool,
+    /// Which params were set since the last run.
+    pub params_changed: ParamsChanged,
+    /// The `f32` params, when a buffer holds them instead of [`BoundPlan::params`] (only
+    /// on a backend that [binds them](Backend::binds_f32_params)).
+    pub f32_params: Option<&'a B::Buffer>,
 }
 
 /// Checks that a [`Backend::write_u32`] of `values` words fills its buffer of `len` exactly.

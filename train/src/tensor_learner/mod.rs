@@ -16,8 +16,10 @@
 //!   wait), gathers the minibatch on the device, normalises its advantages per agent, and
 //!   runs forward, PPO's loss, backward, the per-agent global-norm clip and Adam there
 //!   ([`step`]);
-//! - the loss sums and the new weights are read back once, at the end (two reads), into
-//!   the host copy every sample source reads ([`PopulationLearner::host`]).
+//! - the loss sums are read back once, at the end; the new weights are read into the host
+//!   copy ([`PopulationLearner::host`]) when the samples came from the host, whose next
+//!   rollout reads it, and stay on the device when the rollout reads them there
+//!   (`device_population`).
 //!
 //! It computes what the native [`Learner`] computes, in burn's order of rounding: the test
 //! `tensor_learner_steps_as_the_native_learner` holds them within 1e-4 after an update.
@@ -111,8 +113,14 @@ impl<B: AutodiffBackend> TensorLearner<B> {
         self.host.agents()
     }
 
-    /// Reads the weights back into the host copy (one read).
-    fn sync_host(&mut self) -> Result<(), TrainError> {
+    /// Every agent's flat parameters on the device, `[K, P]` (as of the last update).
+    pub fn params(&self) -> Tensor<Inner<B>, 2> {
+        self.params.clone()
+    }
+
+    /// Reads the weights back into the host copy ([`PopulationLearner::host`]; one read).
+    /// [`Self::update_on_device`] leaves the host copy as it was.
+    pub fn read_weights(&mut self) -> Result<(), TrainError> {
         let all = to_host(self.params.clone())?;
         self.host.set_all_params(&all);
         Ok(())
@@ -122,7 +130,8 @@ impl<B: AutodiffBackend> TensorLearner<B> {
 impl<B: AutodiffBackend> TensorLearner<B> {
     /// Every active agent's epochs of minibatch steps over `samples`, already on the
     /// device ([`Self::device_samples`], or uploaded); returns each agent's [`LossSums`]
-    /// and reads the new weights back into the host copy.
+    /// (one read). The new weights stay on the device ([`Self::params`]); the host copy
+    /// is [`Self::read_weights`]'s to update.
     pub fn update_on_device(
         &mut self,
         samples: &DeviceSamples<Inner<B>>,
@@ -146,7 +155,6 @@ impl<B: AutodiffBackend> TensorLearner<B> {
             Some(sums) => to_host(sums)?,
             None => vec![0.0; 3 * k],
         };
-        self.sync_host()?;
         Ok(sums
             .chunks(3)
             .enumerate()
@@ -170,7 +178,10 @@ impl<B: AutodiffBackend> PopulationLearner for TensorLearner<B> {
     ) -> Result<Vec<LossSums>, TrainError> {
         let obs_dim = self.host.shape().obs_dim;
         let samples = DeviceSamples::<Inner<B>>::upload(host, work, obs_dim, &self.device);
-        self.update_on_device(&samples, work)
+        let sums = self.update_on_device(&samples, work)?;
+        // The host samples' next rollout reads the host copy.
+        self.read_weights()?;
+        Ok(sums)
     }
 
     fn into_host(self) -> Learner {

@@ -35,17 +35,21 @@ pub struct DeviceTrajectory<B: Backend> {
     pub terminated: Tensor<B, 2, Int>,
     /// Episodes that were truncated at the step (0 or 1), `[T, n]`.
     pub truncated: Tensor<B, 2, Int>,
+    /// 1 where an episode ended at the step (terminated or truncated), else 0, `[T, n]`
+    /// ([`ended`]).
+    pub dones: Tensor<B, 2>,
     /// The observations episodes ended on (autoreset's final observations), `[T, n, obs_dim]`.
     pub final_obs: Tensor<B, 3>,
 }
 
-impl<B: Backend> DeviceTrajectory<B> {
-    /// 1 where an episode ended at the step (terminated or truncated), else 0, `[T, n]`.
-    pub fn dones(&self) -> Tensor<B, 2> {
-        (self.terminated.clone() + self.truncated.clone())
-            .clamp_max(1)
-            .float()
-    }
+/// 1 where an episode ended (`terminated` or `truncated`, 0/1 flags), else 0.
+pub fn ended<B: Backend>(
+    terminated: &Tensor<B, 2, Int>,
+    truncated: &Tensor<B, 2, Int>,
+) -> Tensor<B, 2> {
+    (terminated.clone() + truncated.clone())
+        .clamp_max(1)
+        .float()
 }
 
 /// `t` (`[T, K * m, ..]` step-major) agent-major: `[K, T * m, width]`.
@@ -128,7 +132,6 @@ impl<B: AutodiffBackend> TensorLearner<B> {
     ) -> DeviceSamples<Inner<B>> {
         let k = self.agents();
         let [steps, n, dim] = t.obs.dims();
-        let dones = t.dones();
         let cut = t
             .truncated
             .clone()
@@ -141,7 +144,7 @@ impl<B: AutodiffBackend> TensorLearner<B> {
         let (advantages, targets) = gae(
             rewards,
             t.values,
-            dones,
+            t.dones,
             next_values.reshape([n]),
             (gamma, lambda),
         );
