@@ -102,6 +102,8 @@ fn device_actions_are_checked_within_the_outputs_read() {
     for plan in util::single_step_plans() {
         let mut env = util::env_with(4, CartPoleConfig::default(), plan, 0);
         let actions = DeviceActions::from_buffer(env.backend().upload_u32(&[0, 1, 1, 0]));
+        // The first step also uploads the step's params.
+        env.step_device(&actions).unwrap().to_host().unwrap();
         let before = env.backend().transfers();
         env.step_device(&actions).unwrap().to_host().unwrap();
         let counted = env.backend().transfers().since(&before);

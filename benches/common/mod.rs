@@ -34,6 +34,7 @@ pub fn ready_env<B: EnvBackend>(
 }
 
 /// Time of `iters` device-resident step calls, synced before and after.
+#[allow(dead_code)] // each bench binary uses the helpers it needs
 pub fn time_steps<B: EnvBackend>(
     env: &mut VecEnv<CartPole, B>,
     actions: &DeviceActions<<B as Backend>::Buffer>,

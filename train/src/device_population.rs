@@ -117,8 +117,9 @@ where
     Ok((learner, agents.report(config)))
 }
 
-/// The fused step's `f32` params made on the device from the learner's weights.
-struct RolloutParams<R: CubeRuntime> {
+/// The fused step's `f32` params made on the device from the learner's weights: one gather
+/// per update instead of reading the weights to the host and writing each agent's back.
+pub struct RolloutParams<R: CubeRuntime> {
     /// For each column of an agent's row of the step's `f32` params, the column of
     /// `[learner's parameters | constants]` it takes.
     columns: Tensor<DeviceLearner<R>, 1, Int>,
@@ -129,7 +130,7 @@ struct RolloutParams<R: CubeRuntime> {
 
 impl<R: CubeRuntime> RolloutParams<R> {
     /// The gather from a learner of `shape`'s flat parameters into `rollout`'s params.
-    fn new(
+    pub fn new(
         rollout: &PolicyRollout<Cube<R>>,
         shape: &NetShape,
         device: &LearnerDevice<R>,
@@ -158,7 +159,7 @@ impl<R: CubeRuntime> RolloutParams<R> {
 
     /// Hands `rollout` every agent's weights from `params` (`[K, P]`, the learner's), in
     /// one gather on the device.
-    fn load(
+    pub fn load(
         &self,
         rollout: &mut PolicyRollout<Cube<R>>,
         params: Tensor<DeviceLearner<R>, 2>,

@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 
 use super::ExecError;
-pub use super::params::Params;
+pub use super::params::{Params, ParamsChanged};
 use crate::graph::{BindError, DType, Graph, HostArray, NodeId, Op, Scalar, Shape, check_rows};
 use crate::plan::{Plan, PlannedKernel, Slot};
 
@@ -241,12 +241,12 @@ impl BoundPlan {
     }
 
     /// Sets params by name (checked) in every bank (`bank: None`) or in one, without
-    /// telling the backend.
+    /// telling the backend; returns which params buffers that changed.
     pub(super) fn set_params(
         &mut self,
         values: &[(&str, Scalar)],
         bank: Option<usize>,
-    ) -> Result<(), ExecError> {
+    ) -> Result<ParamsChanged, ExecError> {
         let range = match bank {
             Some(b) if b >= self.banks => {
                 return Err(ExecError::Unsupported(format!(
@@ -259,6 +259,7 @@ impl BoundPlan {
         };
         let count = self.params.nodes.len();
         let params = &mut self.params;
+        let mut changed = ParamsChanged::default();
         for (name, value) in values {
             let Some(&i) = params.by_name.get(*name) else {
                 return Err(ExecError::UnknownName {
@@ -280,8 +281,9 @@ impl BoundPlan {
             for b in range.clone() {
                 params.bits[b * count + i] = bits;
             }
+            changed.mark(params.dtypes[i]);
         }
-        Ok(())
+        Ok(changed)
     }
 
     /// The value of constant or param `node` as bits in bank `bank` (params: their current

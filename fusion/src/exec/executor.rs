@@ -311,17 +311,13 @@ impl<B: Backend> Executor<B> {
         values: &[(&str, Scalar)],
         bank: Option<usize>,
     ) -> Result<(), ExecError> {
-        let params = &self.bound.params;
-        let dtypes: Vec<DType> = (values.iter())
-            .filter_map(|(name, _)| params.dtype_of(name))
-            .collect();
-        if dtypes.contains(&DType::F32) {
+        let writes_f32 = (values.iter()).any(|(_, value)| matches!(value, Scalar::F32(_)));
+        if writes_f32 && self.f32_params.is_some() {
             self.fold_f32_params()?;
         }
-        self.bound.set_params(values, bank)?;
-        for dtype in dtypes {
-            self.params_changed.mark(dtype);
-        }
+        let changed = self.bound.set_params(values, bank)?;
+        self.params_changed.f32 |= changed.f32;
+        self.params_changed.u32 |= changed.u32;
         Ok(())
     }
 

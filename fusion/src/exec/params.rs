@@ -51,11 +51,6 @@ impl Params {
         &self.bits[bank * count..(bank + 1) * count]
     }
 
-    /// The type of param `name`, if the graph has one.
-    pub fn dtype_of(&self, name: &str) -> Option<DType> {
-        self.by_name.get(name).map(|&i| self.dtypes[i])
-    }
-
     /// The `f32` params' indices in [`Self::nodes`], in the order of the `f32` buffer.
     fn f32_indices(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.nodes.len()).filter(|&i| self.dtypes[i] == DType::F32)
