@@ -3,6 +3,7 @@
 //! rollout's order, write them into the step's params by name, upload at the call) against
 //! the gather on the device (`RolloutParams`: one select from the learner's tensor into
 //! the buffer the step binds), `K` agents of 8 CartPole envs, the PPO network (64 hidden).
+//! The rollout call alone is timed beside them: a handoff costs its time less that.
 //!
 //! ```sh
 //! cargo bench --bench population
@@ -85,6 +86,11 @@ fn weights_to_the_rollout(c: &mut Criterion) {
         let params =
             RolloutParams::new(&rollout, &learner.host().shape(), &device).expect("the gather");
         group.throughput(Throughput::Elements(agents as u64));
+        group.bench_with_input(
+            BenchmarkId::new("rollout call alone", agents),
+            &agents,
+            |b, _| b.iter_custom(|iters| time_handoffs(&mut rollout, iters, |_| {})),
+        );
         group.bench_with_input(
             BenchmarkId::new("host round trip", agents),
             &agents,

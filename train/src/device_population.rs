@@ -123,9 +123,9 @@ pub struct RolloutParams<R: CubeRuntime> {
     /// For each column of an agent's row of the step's `f32` params, the column of
     /// `[learner's parameters | constants]` it takes.
     columns: Tensor<DeviceLearner<R>, 1, Int>,
-    /// Every agent's row of the step's `f32` params as the rollout was built: the env's
-    /// constants at their places, `[K, F]`.
-    constants: Tensor<DeviceLearner<R>, 2>,
+    /// Every agent's `f32` params that are not weights (the env's constants), as the
+    /// rollout was built, `[K, C]` (none when every one is a weight).
+    constants: Option<Tensor<DeviceLearner<R>, 2>>,
 }
 
 impl<R: CubeRuntime> RolloutParams<R> {
@@ -144,16 +144,29 @@ impl<R: CubeRuntime> RolloutParams<R> {
                 order.len()
             )));
         }
-        let learned = shape.params();
-        let mut columns: Vec<i32> = (0..width).map(|c| (learned + c) as i32).collect();
+        let mut source: Vec<Option<usize>> = vec![None; width];
         for (&slot, &flat) in slots.iter().zip(&order) {
-            columns[slot] = flat as i32;
+            source[slot] = Some(flat);
         }
+        let others: Vec<usize> = (0..width).filter(|&c| source[c].is_none()).collect();
+        let learned = shape.params();
+        let columns: Vec<i32> = (source.iter().enumerate())
+            .map(|(c, flat)| match flat {
+                Some(flat) => *flat as i32,
+                None => (learned + others.partition_point(|&o| o < c)) as i32,
+            })
+            .collect();
         let table = rollout.f32_params()?;
         let agents = table.len() / width;
+        let constants: Vec<f32> = (0..agents)
+            .flat_map(|a| others.iter().map(move |&c| (a, c)))
+            .map(|(a, c)| table[a * width + c])
+            .collect();
         Ok(Self {
             columns: Tensor::from_data(TensorData::new(columns, [width]), device),
-            constants: Tensor::from_data(TensorData::new(table, [agents, width]), device),
+            constants: (!others.is_empty()).then(|| {
+                Tensor::from_data(TensorData::new(constants, [agents, others.len()]), device)
+            }),
         })
     }
 
@@ -164,8 +177,11 @@ impl<R: CubeRuntime> RolloutParams<R> {
         rollout: &mut PolicyRollout<Cube<R>>,
         params: Tensor<DeviceLearner<R>, 2>,
     ) -> Result<(), TrainError> {
-        let rows =
-            Tensor::cat(vec![params, self.constants.clone()], 1).select(1, self.columns.clone());
+        let all = match &self.constants {
+            Some(constants) => Tensor::cat(vec![params, constants.clone()], 1),
+            None => params,
+        };
+        let rows = all.select(1, self.columns.clone());
         let buffer = into_contiguous(rows.into_primitive().tensor()).handle;
         Ok(rollout.set_f32_params_buffer(buffer)?)
     }
