@@ -1,7 +1,8 @@
 //! One minibatch step of every agent at once ([`step`]): both networks forward as batched
-//! matrix products over views of the flat parameters, PPO's loss summed over the agents
-//! (each agent's gradient is its own loss's), backward, each agent's global-norm clip and
-//! Adam ([`Adam`]) over the whole `[K, P]` with its own settings ([`StepScalars`]).
+//! matrix products over copies of each layer's part of the flat parameters ([`views`]),
+//! PPO's loss summed over the agents (each agent's gradient is its own loss's), backward,
+//! each agent's global-norm clip and Adam ([`Adam`]) over the whole `[K, P]` with its own
+//! settings ([`StepScalars`]).
 
 use burn::tensor::activation::log_softmax;
 use burn::tensor::backend::{AutodiffBackend, Backend};
@@ -89,24 +90,27 @@ impl<B: Backend> StepScalars<B> {
     }
 }
 
-/// A `tanh` MLP of three dense layers on `x`, its weights and biases (`blocks`, in turn)
-/// views of the flat parameters `params` (`[K, P]`).
-pub(super) fn mlp<B: Backend>(
-    params: &Tensor<B, 2>,
-    blocks: &[Block],
-    x: Tensor<B, 3>,
-) -> Tensor<B, 3> {
+/// Each layer's weights and biases of the agents' flat parameters `params` (`[K, P]`), in
+/// the order of `blocks`: `[K, fan_in, fan_out]` and `[K, 1, fan_out]` (one copy each).
+pub(super) fn views<B: Backend>(params: &Tensor<B, 2>, blocks: &[Block]) -> Vec<Tensor<B, 3>> {
     let k = params.dims()[0];
-    let view = |b: &Block| {
-        let [rows, cols] = b.dims;
-        params
-            .clone()
-            .slice([0..k, b.range.clone()])
-            .reshape([k, rows, cols])
-    };
+    (blocks.iter())
+        .map(|b| {
+            let [rows, cols] = b.dims;
+            params
+                .clone()
+                .slice([0..k, b.range.clone()])
+                .reshape([k, rows, cols])
+        })
+        .collect()
+}
+
+/// A `tanh` MLP of three dense layers on `x`: `layers` holds each layer's weights, then its
+/// biases ([`views`]).
+pub(super) fn mlp<B: Backend>(layers: &[Tensor<B, 3>], x: Tensor<B, 3>) -> Tensor<B, 3> {
     let mut x = x;
-    for (l, layer) in blocks.chunks(2).enumerate() {
-        x = x.matmul(view(&layer[0])) + view(&layer[1]);
+    for (l, layer) in layers.chunks(2).enumerate() {
+        x = x.matmul(layer[0].clone()) + layer[1].clone();
         if l < 2 {
             x = x.tanh();
         }
@@ -123,12 +127,17 @@ pub fn step<B: AutodiffBackend>(
     batch: DeviceMinibatch<Inner<B>>,
     scalars: &StepScalars<Inner<B>>,
 ) -> Tensor<Inner<B>, 2> {
-    let tracked: Tensor<B, 2> = Tensor::from_inner(params.clone()).require_grad();
+    // Each layer's weights a leaf of their own: the gradient comes back per layer and is
+    // laid out flat by one `cat`, where a gradient through `slice` would zero a `[K, P]`
+    // per layer and add the layers' up (35 launches and passes over `[K, P]` a step).
+    let leaves: Vec<Tensor<B, 3>> = (views(params, blocks).into_iter())
+        .map(|view| Tensor::from_inner(view).require_grad())
+        .collect();
     let constant = |t: Tensor<Inner<B>, 3>| Tensor::<B, 3>::from_inner(t);
     let [k, m, _] = batch.obs.dims();
     let obs = constant(batch.obs);
-    let (actor, critic) = blocks.split_at(blocks.len() / 2);
-    let log_probs = log_softmax(mlp(&tracked, actor, obs.clone()), 2);
+    let (actor, critic) = leaves.split_at(leaves.len() / 2);
+    let log_probs = log_softmax(mlp(actor, obs.clone()), 2);
     let taken = log_probs
         .clone()
         .gather(2, Tensor::from_inner(batch.actions));
@@ -146,14 +155,18 @@ pub fn step<B: AutodiffBackend>(
     let unclipped = advantages.clone().neg() * ratio;
     let clipped = advantages.neg() * bounded;
     let policy_loss = unclipped.max_pair(clipped).mean_dim(1);
-    let errors = mlp(&tracked, critic, obs) - constant(batch.targets);
+    let errors = mlp(critic, obs) - constant(batch.targets);
     let value_loss = errors.square().mean_dim(1) * 0.5;
     let loss = policy_loss.clone() - entropy.clone() * constant(scalars.ent_coef.clone())
         + value_loss.clone() * constant(scalars.vf_coef.clone());
     let gradients = loss.sum().backward();
-    let grads = tracked
-        .grad(&gradients)
-        .expect("the parameters feed the loss");
+    let grads = (leaves.iter().zip(blocks))
+        .map(|(leaf, block)| {
+            let grad = leaf.grad(&gradients).expect("every layer feeds the loss");
+            grad.reshape([k, block.range.len()])
+        })
+        .collect();
+    let grads = Tensor::cat(grads, 1);
     let norm = grads.clone().square().sum_dim(1).sqrt();
     let scale = (scalars.max_grad_norm.clone() / (norm + 1e-6)).clamp_max(1.0);
     let (beta_1, beta_2) = ADAM_BETAS;

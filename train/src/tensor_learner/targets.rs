@@ -111,7 +111,7 @@ impl<B: AutodiffBackend> TensorLearner<B> {
     /// weights), `[K, N, 1]`.
     pub fn values(&self, obs: Tensor<Inner<B>, 3>) -> Tensor<Inner<B>, 3> {
         let critic = &self.blocks[self.blocks.len() / 2..];
-        super::step::mlp(&self.params, critic, obs)
+        super::step::mlp(&super::step::views(&self.params, critic), obs)
     }
 
     /// The critic's values of `obs` laid out as the rollout's envs (`[T, n, obs_dim]`,
