@@ -14,7 +14,6 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use burn::backend::Autodiff;
 use burn::backend::wgpu::{WgpuDevice, WgpuRuntime};
 use cartfuse::env::rollout::PolicyRollout;
 use cartfuse::env::{CartPole, EpisodeOptions};
@@ -22,8 +21,7 @@ use cartfuse::fusion::cube::Cube;
 use cartfuse::fusion::exec::Backend;
 use cartfuse::fusion::plan::Strategy;
 use cartfuse_train::collect::{AgentPolicy, Policy};
-use cartfuse_train::device_collect::DeviceLearner;
-use cartfuse_train::device_population::RolloutParams;
+use cartfuse_train::device_population::{DeviceTensorLearner, RolloutParams};
 use cartfuse_train::learner::{Learner, NetShape};
 use cartfuse_train::population::PopulationLearner;
 use cartfuse_train::tensor_learner::TensorLearner;
@@ -31,10 +29,13 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 
 const ENVS_PER_AGENT: usize = 8;
 
-type DeviceTensorLearner = TensorLearner<Autodiff<DeviceLearner<WgpuRuntime>>>;
-
 /// `agents` agents' learner and their fused rollout, reset, on the default adapter.
-fn population(agents: usize) -> (DeviceTensorLearner, PolicyRollout<Cube<WgpuRuntime>>) {
+fn population(
+    agents: usize,
+) -> (
+    DeviceTensorLearner<WgpuRuntime>,
+    PolicyRollout<Cube<WgpuRuntime>>,
+) {
     let seeds: Vec<u64> = (1..=agents as u64).collect();
     let host = Learner::from_seeds(NetShape::new(4, 64, 2), &seeds);
     let learner = TensorLearner::new(host, &WgpuDevice::default());

@@ -130,17 +130,22 @@ fn a_device_sourced_update_learns_as_the_host_sourced_one() {
     assert!((d.entropy - h.entropy).abs() < 1e-4);
 }
 
-/// The device learner's update (burn tensor ops on wgpu's `CubeBackend`, agents a batch
-/// dimension) against the native learner's, from the same weights and samples.
+/// The device learner's update (burn tensor ops on wgpu, agents a batch dimension) against
+/// the native learner's, from the same weights and samples: on burn's fusion over
+/// `CubeBackend` (what `--learner device` learns on) and on `CubeBackend` alone.
 #[test]
 fn the_device_learner_updates_as_the_native_learner_on_wgpu() {
+    use cartfuse_train::device_fusion::FusedLearner;
     use cartfuse_train::tensor_learner::check::difference_from_native;
     wgpu_client().expect("a wgpu adapter (lavapipe on machines without a GPU)");
     let device = WgpuDevice::default();
-    let d = difference_from_native::<Autodiff<Learner>>(4, 64, &device).expect("update");
-    assert!(d.weights < 1e-4 && d.losses < 1e-4, "{d:?}");
-    assert!(d.stopped_agent_kept_its_weights, "{d:?}");
-    assert!(d.moved > 100.0 * d.weights.max(1e-7), "{d:?}");
+    let fused = difference_from_native::<Autodiff<FusedLearner<WgpuRuntime>>>(4, 64, &device);
+    let unfused = difference_from_native::<Autodiff<Learner>>(4, 64, &device);
+    for d in [fused.expect("fused update"), unfused.expect("update")] {
+        assert!(d.weights < 1e-4 && d.losses < 1e-4, "{d:?}");
+        assert!(d.stopped_agent_kept_its_weights, "{d:?}");
+        assert!(d.moved > 100.0 * d.weights.max(1e-7), "{d:?}");
+    }
 }
 
 /// A population's samples kept on the device (the fused rollout's buffers wrapped as burn
@@ -152,12 +157,11 @@ fn the_device_learner_updates_as_the_native_learner_on_wgpu() {
 fn samples_kept_on_the_device_train_as_the_hosts() {
     use cartfuse::fusion::exec::Backend as _;
     use cartfuse::fusion::plan::Strategy;
-    use cartfuse_train::device_population::train_population_on_device;
+    use cartfuse_train::device_population::{DeviceTensorLearner, train_population_on_device};
     use cartfuse_train::learner::{Learner as Native, NetShape};
     use cartfuse_train::population::{
         AgentSettings, PopulationConfig, PopulationLearner, Rollouts, train_population_on,
     };
-    use cartfuse_train::tensor_learner::TensorLearner;
     let opened = wgpu_client().expect("a wgpu adapter (lavapipe on machines without a GPU)");
     let backend = Cube::new(&opened);
     let episode = EpisodeOptions {
@@ -190,7 +194,7 @@ fn samples_kept_on_the_device_train_as_the_hosts() {
     let seeds: Vec<u64> = config.agents.iter().map(|a| a.seed).collect();
     let learner = || {
         let host = Native::from_seeds(NetShape::new(4, 16, 2), &seeds);
-        TensorLearner::<Autodiff<Learner>>::new(host, &WgpuDevice::default())
+        DeviceTensorLearner::<WgpuRuntime>::new(host, &WgpuDevice::default())
     };
     let strategy = Strategy::FusedSteps(8);
     let env = CartPole::default();

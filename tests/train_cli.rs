@@ -235,7 +235,7 @@ fn the_device_learner_trains_a_population_on_the_device_and_refuses_the_cpu() {
     assert!(on_device.status.success(), "{}", stderr(&on_device));
     let text = stdout(&on_device);
     assert!(
-        text.contains("device learner (burn CubeBackend (wgpu) + Autodiff")
+        text.contains("device learner (burn fusion over CubeBackend (wgpu) + Autodiff")
             && text.contains("2 agents as a batch dimension")
             && text.contains("policy fused into the env's step (fused-x8)"),
         "{text}"

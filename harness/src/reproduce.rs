@@ -173,11 +173,8 @@ fn device_population<R: CubeRuntime>(
     agents: usize,
     budget: u64,
 ) -> PopulationRun {
-    use burn::backend::Autodiff;
     use cartfuse_fusion::plan::Strategy;
-    use cartfuse_train::device_collect::DeviceLearner;
-    use cartfuse_train::device_population::train_population_on_device;
-    use cartfuse_train::tensor_learner::TensorLearner;
+    use cartfuse_train::device_population::{DeviceTensorLearner, train_population_on_device};
     if cartfuse_fusion::cube::is_cpu_emulated(&backend.description()) {
         let why = "not run on a CPU-emulated device (the learner's tensor ops run as shaders on \
                    the CPU's own cores); `cartfuse train --learner device --agents K` runs it";
@@ -190,7 +187,7 @@ fn device_population<R: CubeRuntime>(
         agents,
         budget,
         |config, episode, host| {
-            let learner = TensorLearner::<Autodiff<DeviceLearner<R>>>::new(host, &device);
+            let learner = DeviceTensorLearner::<R>::new(host, &device);
             let env = cartfuse_env::CartPole::default();
             train_population_on_device(backend, &env, episode, strategy, config, learner, |_, _| {})
                 .map(|(_, report)| report)

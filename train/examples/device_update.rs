@@ -1,9 +1,11 @@
 //! One PPO update (the default 20 epochs of one minibatch of 256, the 4 -> 64 -> 64 actor and
-//! critic) of `K` made-up agents by the device learner on wgpu's default adapter (burn's
-//! `CubeBackend` + Autodiff) and by the native learner on the CPU, timed in turns: each round
+//! critic) of `K` made-up agents by the device learner on wgpu's default adapter, fused
+//! (burn's fusion over `CubeBackend`, what `--learner device` learns on) and unfused
+//! (`CubeBackend` alone), and by the native learner on the CPU, timed in turns: each round
 //! times one update of each, and the median of the rounds is printed per `K` with the
-//! spread. It shows what batching the agents buys: an update's launches do not grow with
-//! `K`.
+//! spread, with the fused learner's time over the unfused one's and over the native one's.
+//! It shows what batching the agents buys (an update's launches do not grow with `K`) and
+//! what fusion buys (fewer launches; count them with `CUBECL_DEBUG_OPTION=profile`).
 //!
 //! ```text
 //! cargo run --release -p cartfuse-train --features wgpu --example device_update -- [ROUNDS] [K..]
@@ -14,11 +16,13 @@ use std::time::Instant;
 use burn::backend::Autodiff;
 use burn::backend::wgpu::{WgpuDevice, WgpuRuntime};
 use cartfuse_train::device_collect::DeviceLearner;
+use cartfuse_train::device_population::DeviceTensorLearner;
 use cartfuse_train::learner::Learner;
 use cartfuse_train::population::PopulationLearner;
 use cartfuse_train::tensor_learner::TensorLearner;
 use cartfuse_train::tensor_learner::check::MadeUp;
 
+/// The median of `values`, with their least and greatest.
 fn median(mut values: Vec<f64>) -> (f64, f64, f64) {
     values.sort_by(f64::total_cmp);
     (
@@ -26,6 +30,15 @@ fn median(mut values: Vec<f64>) -> (f64, f64, f64) {
         values[0],
         values[values.len() - 1],
     )
+}
+
+/// Seconds `run` took.
+fn timed(
+    run: impl FnOnce() -> Result<(), Box<dyn std::error::Error>>,
+) -> Result<f64, Box<dyn std::error::Error>> {
+    let t = Instant::now();
+    run()?;
+    Ok(t.elapsed().as_secs_f64())
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -41,30 +54,42 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     cartfuse_fusion::cube::device::wgpu_client()?;
     let device = WgpuDevice::default();
-    println!("agents  device s/update (min-max)  native s/update (min-max)  device/native");
+    println!("s/update, median of {rounds} rounds in turns (least-greatest)");
+    println!(
+        "agents  fused                    unfused                  native (CPU)             fused/unfused       fused/native"
+    );
+    let show = |(m, lo, hi): (f64, f64, f64)| format!("{m:.4} ({lo:.4}-{hi:.4})");
     for &k in &sizes {
         // K + 1 agents, the last one stopped (as after some reach the target).
         let made_up = MadeUp::new(k + 1, 256, 64, (20, 1));
         let seeds: Vec<u64> = (1..=k as u64 + 1).collect();
         let start = Learner::from_seeds(made_up.shape, &seeds);
         let mut native = start.clone();
-        let mut tensor = TensorLearner::<Autodiff<DeviceLearner<WgpuRuntime>>>::new(start, &device);
+        let mut fused = DeviceTensorLearner::<WgpuRuntime>::new(start.clone(), &device);
+        let mut unfused =
+            TensorLearner::<Autodiff<DeviceLearner<WgpuRuntime>>>::new(start, &device);
         let (samples, work) = made_up.work();
-        tensor.update(samples, &work)?; // compiles its kernels
-        let (mut on_device, mut on_cpu) = (Vec::new(), Vec::new());
+        // Compiles the kernels (and lets fusion find its plans).
+        fused.update(samples, &work)?;
+        unfused.update(samples, &work)?;
+        let mut times: [Vec<f64>; 3] = Default::default();
         for _ in 0..rounds {
-            let t = Instant::now();
-            tensor.update(samples, &work)?;
-            on_device.push(t.elapsed().as_secs_f64());
-            let t = Instant::now();
-            native.update(samples, &work)?;
-            on_cpu.push(t.elapsed().as_secs_f64());
+            times[0].push(timed(|| Ok(fused.update(samples, &work).map(drop)?))?);
+            times[1].push(timed(|| Ok(unfused.update(samples, &work).map(drop)?))?);
+            times[2].push(timed(|| Ok(native.update(samples, &work).map(drop)?))?);
         }
-        let ratios = on_device.iter().zip(&on_cpu).map(|(d, c)| d / c).collect();
-        let (d, c, r) = (median(on_device), median(on_cpu), median(ratios));
+        let over = |other: usize| {
+            let ratios = times[0].iter().zip(&times[other]).map(|(f, o)| f / o);
+            let (m, lo, hi) = median(ratios.collect());
+            format!("{m:.2}x ({lo:.2}-{hi:.2})")
+        };
+        let (by_unfused, by_native) = (over(1), over(2));
+        let [f, u, n] = times.map(median);
         println!(
-            "{k:6}  {:.4} ({:.4}-{:.4})        {:.4} ({:.4}-{:.4})         {:.2}x ({:.2}-{:.2})",
-            d.0, d.1, d.2, c.0, c.1, c.2, r.0, r.1, r.2
+            "{k:6}  {:24} {:24} {:24} {by_unfused:19} {by_native}",
+            show(f),
+            show(u),
+            show(n)
         );
     }
     Ok(())

@@ -2,9 +2,9 @@
 //!
 //! The policies are fused into the envs' step ([`PolicyRollout::population`], every
 //! agent's envs one batch) on a CubeCL runtime, and the device learner
-//! ([`TensorLearner`] on burn's `CubeBackend` of the same runtime) opens the same device
-//! through CubeCL's one client per device, so what the rollout writes is a burn tensor by
-//! wrapping its handle. Per update:
+//! ([`TensorLearner`] on burn's fusion over `CubeBackend` of the same runtime,
+//! [`FusedLearner`]) opens the same device through CubeCL's one client per device, so what
+//! the rollout writes is a burn tensor by wrapping its handle. Per update:
 //! - each call's outputs (observations, actions, log-probabilities, values, rewards, flags,
 //!   final observations) are copied on the device out of the rollout's buffers, which the
 //!   next call overwrites, and joined into the update's trajectory
@@ -36,7 +36,8 @@ use cartfuse_fusion::cube::Cube;
 use cartfuse_fusion::exec::Backend as FusionBackend;
 use cartfuse_fusion::plan::Strategy;
 
-use crate::device_collect::{CubeRuntime, DeviceLearner, LearnerDevice, flags, floats};
+use crate::device_collect::{CubeRuntime, LearnerDevice, flags, floats};
+use crate::device_fusion::{FusedLearner, fuse_float, fuse_int, resolve_float};
 use crate::error::TrainError;
 use crate::learner::NetShape;
 use crate::policy::to_host;
@@ -50,8 +51,8 @@ use crate::streams;
 use crate::tensor_learner::TensorLearner;
 use crate::tensor_learner::targets::{DeviceTrajectory, ended};
 
-/// The device learner on runtime `R`: burn's `CubeBackend` with autodiff.
-pub type DeviceTensorLearner<R> = TensorLearner<Autodiff<DeviceLearner<R>>>;
+/// The device learner on runtime `R`: burn's fusion over `CubeBackend`, with autodiff.
+pub type DeviceTensorLearner<R> = TensorLearner<Autodiff<FusedLearner<R>>>;
 
 /// Trains `config`'s population (`learner` holds its agents) on `env` with `episode`'s
 /// settings (`SameStep` autoreset) on `backend`, the policies fused into the envs' step
@@ -122,10 +123,10 @@ where
 pub struct RolloutParams<R: CubeRuntime> {
     /// For each column of an agent's row of the step's `f32` params, the column of
     /// `[learner's parameters | constants]` it takes.
-    columns: Tensor<DeviceLearner<R>, 1, Int>,
+    columns: Tensor<FusedLearner<R>, 1, Int>,
     /// Every agent's `f32` params that are not weights (the env's constants), as the
     /// rollout was built, `[K, C]` (none when every one is a weight).
-    constants: Option<Tensor<DeviceLearner<R>, 2>>,
+    constants: Option<Tensor<FusedLearner<R>, 2>>,
 }
 
 impl<R: CubeRuntime> RolloutParams<R> {
@@ -175,14 +176,14 @@ impl<R: CubeRuntime> RolloutParams<R> {
     pub fn load(
         &self,
         rollout: &mut PolicyRollout<Cube<R>>,
-        params: Tensor<DeviceLearner<R>, 2>,
+        params: Tensor<FusedLearner<R>, 2>,
     ) -> Result<(), TrainError> {
         let all = match &self.constants {
             Some(constants) => Tensor::cat(vec![params, constants.clone()], 1),
             None => params,
         };
         let rows = all.select(1, self.columns.clone());
-        let buffer = into_contiguous(rows.into_primitive().tensor()).handle;
+        let buffer = into_contiguous(resolve_float(rows)).handle;
         Ok(rollout.set_f32_params_buffer(buffer)?)
     }
 }
@@ -191,7 +192,7 @@ impl<R: CubeRuntime> RolloutParams<R> {
 struct OnDevice<'r, R: CubeRuntime> {
     rollout: &'r mut PolicyRollout<Cube<R>>,
     /// The observations the next step's actions are chosen on, `[n, obs_dim]`.
-    obs: Tensor<DeviceLearner<R>, 2>,
+    obs: Tensor<FusedLearner<R>, 2>,
     device: LearnerDevice<R>,
 }
 
@@ -265,12 +266,12 @@ impl<T> IntParts<T> {
 }
 
 /// Copies of one update's calls' outputs, in call order.
-type Floats<R> = Vec<Tensor<DeviceLearner<R>, 3>>;
-type Ints<R> = Vec<Tensor<DeviceLearner<R>, 3, Int>>;
+type Floats<R> = Vec<Tensor<FusedLearner<R>, 3>>;
+type Ints<R> = Vec<Tensor<FusedLearner<R>, 3, Int>>;
 
 impl<R: CubeRuntime> OnDevice<'_, R> {
     /// Runs `steps` steps of every env and returns what they wrote, on the device.
-    fn collect(&mut self, steps: usize) -> Result<DeviceTrajectory<DeviceLearner<R>>, TrainError> {
+    fn collect(&mut self, steps: usize) -> Result<DeviceTrajectory<FusedLearner<R>>, TrainError> {
         let calls = self.rollout.calls_for(steps)?;
         let [n, dim] = self.obs.dims();
         let backend = self.rollout.backend().clone();
@@ -285,14 +286,16 @@ impl<R: CubeRuntime> OnDevice<'_, R> {
                 for page in self.rollout.output_pages(name) {
                     let rows = backend.buffer_len(page) / (n * width);
                     let wrapped = floats(&backend, &self.device, page, [rows, n, width]);
-                    // A copy: the next call overwrites the rollout's buffers.
-                    into.push(wrapped.mul_scalar(1.0));
+                    // A copy, enqueued now (unfused): the next call overwrites the
+                    // rollout's buffers.
+                    into.push(fuse_float(wrapped.mul_scalar(1.0)));
                 }
             }
             for (&name, into) in INT_OUTPUTS.each().into_iter().zip(ints_out.each_mut()) {
                 for page in self.rollout.output_pages(name) {
                     let rows = backend.buffer_len(page) / n;
-                    into.push(flags(&backend, &self.device, page, [rows, n, 1]).add_scalar(0));
+                    let wrapped = flags(&backend, &self.device, page, [rows, n, 1]);
+                    into.push(fuse_int(wrapped.add_scalar(0)));
                 }
             }
         }
@@ -331,7 +334,7 @@ impl<R: CubeRuntime> OnDevice<'_, R> {
 /// Reads `t`'s rewards and done flags back (one read) and records every `active` agent's
 /// finished episodes in `returns`, in the order the host sources record them.
 fn record_episodes<R: CubeRuntime>(
-    t: &DeviceTrajectory<DeviceLearner<R>>,
+    t: &DeviceTrajectory<FusedLearner<R>>,
     active: &[bool],
     returns: &mut [EpisodeReturns],
 ) -> Result<(), TrainError> {

@@ -36,6 +36,8 @@ pub mod config;
 #[cfg(feature = "cube")]
 pub mod device_collect;
 #[cfg(feature = "cube")]
+pub mod device_fusion;
+#[cfg(feature = "cube")]
 pub mod device_population;
 pub mod error;
 pub mod learner;

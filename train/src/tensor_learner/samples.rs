@@ -88,16 +88,21 @@ impl<B: Backend> DeviceSamples<B> {
                 *into = i as i64;
             }
         }
+        let dim = self.obs.dims()[2];
+        // The observations' indices are uploaded expanded: with burn's fusion (0.21) a
+        // gather through `expand` of the indices that later gathers read made those gather
+        // other rows (tests/device_learner.rs).
+        let obs_indices: Vec<i64> = (indices.iter())
+            .flat_map(|&i| std::iter::repeat_n(i, dim))
+            .collect();
+        let obs_indices: Tensor<B, 3, Int> =
+            Tensor::from_data(TensorData::new(obs_indices, [k, m, dim]), device);
         let indices: Tensor<B, 3, Int> =
             Tensor::from_data(TensorData::new(indices, [k, m, 1]), device);
-        let dim = self.obs.dims()[2];
         let pick = |t: &Tensor<B, 3>| t.clone().gather(1, indices.clone());
         let advantages = pick(&self.advantages);
         DeviceMinibatch {
-            obs: self
-                .obs
-                .clone()
-                .gather(1, indices.clone().expand([k, m, dim])),
+            obs: self.obs.clone().gather(1, obs_indices),
             actions: self.actions.clone().gather(1, indices.clone()),
             old_log_probs: pick(&self.old_log_probs),
             advantages: normalised(advantages, m),
