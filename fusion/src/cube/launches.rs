@@ -26,7 +26,7 @@ use std::sync::Arc;
 use crate::exec::lowering::binding_count;
 use crate::exec::transfers::{Transfer, TransferCounter};
 use crate::exec::{BoundPlan, Lowered, RunArgs, Target, copy_state_record, kernels_record};
-use crate::graph::{DType, NodeId};
+use crate::graph::NodeId;
 use crate::lir::in_place::PartOrder;
 use crate::lir::program::{LoweredLaunch, ParamLayout};
 use crate::lir::vector::VECTOR_WIDTH;
@@ -40,8 +40,6 @@ pub struct CubeLaunches<R: Runtime> {
     bound: Vec<LoweredLaunch>,
     /// Whether each launch may run vectorised (decided before state reads were rewritten).
     vectorizable: Vec<bool>,
-    /// Each param's file and index in its params buffer, by param index.
-    param_places: Vec<(DType, usize)>,
     /// Params per bank in the `f32` and the `u32` params buffer.
     per_bank: (usize, usize),
     params_f: Handle,
@@ -107,16 +105,8 @@ impl<R: Runtime> CubeLaunches<R> {
     ) -> Self {
         let graph = bound.graph();
         let layout = ParamLayout::of(graph);
-        let place = |node: &NodeId| {
-            let f = layout.f32_params.iter().position(|p| p == node);
-            let u = layout.u32_params.iter().position(|p| p == node);
-            f.map(|i| (DType::F32, i))
-                .or(u.map(|i| (DType::U32, i)))
-                .expect("the param layout lists every param")
-        };
         Self {
             vectorizable: lowered.vectorizable.clone(),
-            param_places: bound.params.nodes.iter().map(place).collect(),
             per_bank: (layout.f32_params.len(), layout.u32_params.len()),
             params_f: upload(client, &[0f32]),
             params_u: upload(client, &[0u32]),
@@ -153,30 +143,18 @@ impl<R: Runtime> CubeLaunches<R> {
         if let Some(buffer) = args.f32_params {
             self.params_f = buffer.clone();
         }
-        let changed = args.params_changed;
-        let from_table = (changed.f32 && args.f32_params.is_none(), changed.u32);
-        if from_table.0 || from_table.1 {
-            let params = &args.bound.params;
-            let (per_f, per_u) = self.per_bank;
-            let banks = args.bound.banks();
-            let mut all_f = vec![0f32; banks * per_f];
-            let mut all_u = vec![0u32; banks * per_u];
-            for bank in 0..banks {
-                for (&(dtype, at), &bits) in self.param_places.iter().zip(params.bank(bank)) {
-                    match dtype {
-                        DType::F32 => all_f[bank * per_f + at] = f32::from_bits(bits),
-                        _ => all_u[bank * per_u + at] = bits,
-                    }
-                }
-            }
-            if from_table.0 && !all_f.is_empty() {
-                self.transfers.count(Transfer::Created);
-                self.params_f = upload(&self.client, &all_f);
-            }
-            if from_table.1 && !all_u.is_empty() {
-                self.transfers.count(Transfer::Created);
-                self.params_u = upload(&self.client, &all_u);
-            }
+        // Each changed table is built and uploaded alone (a key change leaves a
+        // population's weights alone), and the `f32` one not at all while a buffer made
+        // elsewhere stands in for it.
+        let (changed, params) = (args.params_changed, &args.bound.params);
+        let (per_f, per_u) = self.per_bank;
+        if changed.f32 && args.f32_params.is_none() && per_f > 0 {
+            self.transfers.count(Transfer::Created);
+            self.params_f = upload(&self.client, &params.f32_table());
+        }
+        if changed.u32 && per_u > 0 {
+            self.transfers.count(Transfer::Created);
+            self.params_u = upload(&self.client, &params.u32_table());
         }
         let mut lowered = 0;
         for launch in &args.bound.plan().launches {

@@ -51,9 +51,23 @@ impl Params {
         &self.bits[bank * count..(bank + 1) * count]
     }
 
+    /// The indices in [`Self::nodes`] of the `f32` params (`f32`), or of the others (the
+    /// `u32` buffer's), in the order of their buffer.
+    fn indices_in(&self, f32: bool) -> impl Iterator<Item = usize> + '_ {
+        (0..self.nodes.len()).filter(move |&i| (self.dtypes[i] == DType::F32) == f32)
+    }
+
     /// The `f32` params' indices in [`Self::nodes`], in the order of the `f32` buffer.
     fn f32_indices(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.nodes.len()).filter(|&i| self.dtypes[i] == DType::F32)
+        self.indices_in(true)
+    }
+
+    /// Every bank's bits of the `f32` params (`f32`) or of the others, bank-major.
+    fn table_bits(&self, f32: bool) -> Vec<u32> {
+        let indices: Vec<usize> = self.indices_in(f32).collect();
+        (0..self.banks)
+            .flat_map(|bank| indices.iter().map(move |&i| self.bank(bank)[i]))
+            .collect()
     }
 
     /// `f32` params a bank has: the width of a bank's row of [`Self::f32_table`].
@@ -72,11 +86,15 @@ impl Params {
     /// Every bank's `f32` params, bank-major (`[banks, f32_count]`): the `f32` params
     /// buffer's layout.
     pub fn f32_table(&self) -> Vec<f32> {
-        let indices: Vec<usize> = self.f32_indices().collect();
-        (0..self.banks)
-            .flat_map(|bank| indices.iter().map(move |&i| (bank, i)))
-            .map(|(bank, i)| f32::from_bits(self.bank(bank)[i]))
+        (self.table_bits(true).into_iter())
+            .map(f32::from_bits)
             .collect()
+    }
+
+    /// Every bank's `u32` params (every param that is not `f32`: draw keys), bank-major:
+    /// the `u32` params buffer's layout.
+    pub fn u32_table(&self) -> Vec<u32> {
+        self.table_bits(false)
     }
 
     /// Sets every bank's `f32` params from `values`, laid out as [`Self::f32_table`]
@@ -141,7 +159,7 @@ mod tests {
     }
 
     #[test]
-    fn the_f32_table_skips_other_types_and_keeps_banks_apart() {
+    fn each_table_holds_its_type_alone_and_keeps_banks_apart() {
         let mut params = Params::of(&three_params(), 2);
         assert_eq!(params.f32_count(), 2);
         assert_eq!(params.f32_slot("a"), Some(0));
@@ -153,5 +171,9 @@ mod tests {
         // Bank 1's `b` is its third param (after `a` and `k`); `k` stays zero.
         assert_eq!(params.bank(1), [3f32.to_bits(), 0, 4f32.to_bits()]);
         assert_eq!(params.bank(0)[1], 0);
+        // The `u32` table holds `k` alone, a bank after another.
+        params.bits[1] = 7;
+        params.bits[4] = 9;
+        assert_eq!(params.u32_table(), [7, 9]);
     }
 }
