@@ -55,6 +55,7 @@ pub fn resolve_float<R: CubeRuntime, const D: usize>(
 fn register<R: CubeRuntime>(tensor: CubeTensor<R>) -> FusionTensor<FusionCubeRuntime<R>> {
     let client = get_client::<DeviceLearner<R>>(&tensor.device);
     let (shape, dtype) = (tensor.shape(), tensor.dtype());
+    // `CubeBackend`'s handle of a tensor is the tensor, whatever its type.
     let handle = DeviceLearner::<R>::float_tensor_handle(tensor);
     let init = InitOperationIr::create(shape, dtype, || client.register_tensor_handle(handle));
     let mut outputs = client.register(

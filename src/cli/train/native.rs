@@ -109,7 +109,7 @@ fn train_on<L: PopulationLearner>(
 /// [`train_on`] with the device learner on the envs' runtime (burn's fusion over
 /// `CubeBackend`, with autodiff, on the same device); returns the learner's description
 /// too. Fused, a minibatch step is about 120 launches instead of 217; on lavapipe an
-/// update took 0.88x the unfused one's time at 16 agents and 0.81x at 64, 1.29x at 2
+/// update took 0.85x the unfused one's time at 16 agents and 0.81x at 64, 1.28x at 2
 /// (in turns, 2026-11-29, results log).
 #[cfg(feature = "cube")]
 fn device_learner(
