@@ -36,8 +36,10 @@ within 9.5 minutes:
      (the study found the GPU ahead from about 70),
   3. `cartfuse --device cuda train --rollout fused-x8`: PPO with the policy fused into the
      rollout on the GPU, then populations of 64 and 2,048 agents (seeds 1-K) learnt by the
-     device learner (`--learner device`) on the fused rollout, each agent stopping at 475
-     or at its budget (their JSON reports in logs/population-K.log),
+     device learner (`--learner device`, hand-written kernels) on the fused rollout, each
+     agent stopping at 475 or at its budget (their JSON reports in logs/population-K.log),
+     and the 64 again with burn's tensor ops (`--learner device-burn`,
+     logs/population-64-burn.log),
   4. the runtime test suites on cuda (integration `cuda::`, one thread per core, failures
      in the log as they happen), but for the two slowest tests (step 6),
   5. the same on wgpu, a real Vulkan GPU (integration `wgpu::`),
@@ -80,8 +82,9 @@ T_CROSSOVER=35
 T_TRAIN=20
 T_POPULATION_64=25
 T_POPULATION_2048=75
+T_POPULATION_64_BURN=25
 T_CUDA_TESTS=70
-T_WGPU_TESTS=60
+T_WGPU_TESTS=35
 T_SLOW_TESTS=25
 # The suites' slowest tests, run last under their own budget so that a cut there hides no
 # other result (alone on CUDA they took 18 s together; among the others, over 60 s each).
@@ -210,6 +213,9 @@ run_step crossover "$T_CROSSOVER" "$bin/cartfuse" --device cuda crossover --budg
 run_step train "$T_TRAIN" "$bin/cartfuse" --device cuda train --rollout fused-x8
 run_step population-64 "$T_POPULATION_64" "$bin/cartfuse" --device cuda train --learner device --agents 64 --seed 1 --json
 run_step population-2048 "$T_POPULATION_2048" "$bin/cartfuse" --device cuda train --learner device --agents 2048 --seed 1 --json
+# The same 64 agents learnt by burn's tensor ops (fusion over CubeBackend), for the kernels'
+# comparison on the GPU.
+run_step population-64-burn "$T_POPULATION_64_BURN" "$bin/cartfuse" --device cuda train --learner device-burn --agents 64 --seed 1 --json
 # One test thread per core (kernels compile on the host), and `--nocapture`: a failing
 # test's message is in the log at once, not only in the summary a cut run never prints.
 threads="$(nproc)"

@@ -130,19 +130,42 @@ fn a_device_sourced_update_learns_as_the_host_sourced_one() {
     assert!((d.entropy - h.entropy).abs() < 1e-4);
 }
 
-/// The device learner's update (burn tensor ops on wgpu, agents a batch dimension) against
-/// the native learner's, from the same weights and samples: on burn's fusion over
-/// `CubeBackend` (what `--learner device` learns on) and on `CubeBackend` alone.
+/// The device learners' updates against the native learner's, from the same weights and
+/// samples: burn tensor ops on wgpu (agents a batch dimension) on burn's fusion over
+/// `CubeBackend` and on `CubeBackend` alone, and the hand-written kernels (one launch a
+/// minibatch step, what `--learner device` learns on).
 #[test]
-fn the_device_learner_updates_as_the_native_learner_on_wgpu() {
+fn the_device_learners_update_as_the_native_learner_on_wgpu() {
     use cartfuse_train::device_fusion::FusedLearner;
-    use cartfuse_train::tensor_learner::check::difference_from_native;
+    use cartfuse_train::kernel_learner::{KernelLearner, Target};
+    use cartfuse_train::tensor_learner::check::{
+        difference_from_native, learner_difference_from_native,
+    };
     wgpu_client().expect("a wgpu adapter (lavapipe on machines without a GPU)");
     let device = WgpuDevice::default();
     let fused = difference_from_native::<Autodiff<FusedLearner<WgpuRuntime>>>(4, 64, &device);
     let unfused = difference_from_native::<Autodiff<Learner>>(4, 64, &device);
-    for d in [fused.expect("fused update"), unfused.expect("update")] {
-        assert!(d.weights < 1e-4 && d.losses < 1e-4, "{d:?}");
+    // The kernels with both layouts (4 groups of 3 rows, 1 of 15), and at a width that
+    // is not a power of two nor a multiple of a plane (8 groups of 4 rows, 1 of 4).
+    let kernels = |agents, hidden, target| {
+        learner_difference_from_native(agents, hidden, |start| {
+            KernelLearner::<WgpuRuntime>::new(start, &device, target)
+        })
+        .expect("kernel update")
+    };
+    for (name, d) in [
+        ("burn fused", fused.expect("fused update")),
+        ("burn unfused", unfused.expect("update")),
+        ("kernels, GPU layout", kernels(4, 64, Target::Gpu)),
+        ("kernels, CPU layout", kernels(4, 64, Target::CpuEmulated)),
+        ("kernels, 12 units, GPU layout", kernels(3, 12, Target::Gpu)),
+        (
+            "kernels, 12 units, CPU layout",
+            kernels(3, 12, Target::CpuEmulated),
+        ),
+    ] {
+        eprintln!("{name}: {d:?}");
+        assert!(d.weights < 1e-4 && d.losses < 1e-4, "{name}: {d:?}");
         assert!(d.stopped_agent_kept_its_weights, "{d:?}");
         assert!(d.moved > 100.0 * d.weights.max(1e-7), "{d:?}");
     }
@@ -155,12 +178,30 @@ fn the_device_learner_updates_as_the_native_learner_on_wgpu() {
 /// bootstrapped.
 #[test]
 fn samples_kept_on_the_device_train_as_the_hosts() {
+    use cartfuse_train::device_population::DeviceTensorLearner;
+    use cartfuse_train::kernel_learner::KernelLearner;
+    samples_kept_on_the_device_train_as_the_hosts_by(|host| {
+        DeviceTensorLearner::<WgpuRuntime>::new(host, &WgpuDevice::default())
+    });
+    samples_kept_on_the_device_train_as_the_hosts_by(|host| {
+        let target = cartfuse_train::kernel_learner::Target::Gpu;
+        KernelLearner::<WgpuRuntime>::new(host, &WgpuDevice::default(), target)
+            .expect("kernel learner")
+    });
+}
+
+/// [`samples_kept_on_the_device_train_as_the_hosts`] with the learner `make` builds.
+fn samples_kept_on_the_device_train_as_the_hosts_by<L>(
+    make: impl Fn(cartfuse_train::learner::Learner) -> L,
+) where
+    L: cartfuse_train::device_population::DeviceResident<WgpuRuntime>,
+{
     use cartfuse::fusion::exec::Backend as _;
     use cartfuse::fusion::plan::Strategy;
-    use cartfuse_train::device_population::{DeviceTensorLearner, train_population_on_device};
+    use cartfuse_train::device_population::train_population_on_device;
     use cartfuse_train::learner::{Learner as Native, NetShape};
     use cartfuse_train::population::{
-        AgentSettings, PopulationConfig, PopulationLearner, Rollouts, train_population_on,
+        AgentSettings, PopulationConfig, Rollouts, train_population_on,
     };
     let opened = wgpu_client().expect("a wgpu adapter (lavapipe on machines without a GPU)");
     let backend = Cube::new(&opened);
@@ -192,10 +233,7 @@ fn samples_kept_on_the_device_train_as_the_hosts() {
     ];
     let config = PopulationConfig { shared, agents };
     let seeds: Vec<u64> = config.agents.iter().map(|a| a.seed).collect();
-    let learner = || {
-        let host = Native::from_seeds(NetShape::new(4, 16, 2), &seeds);
-        DeviceTensorLearner::<WgpuRuntime>::new(host, &WgpuDevice::default())
-    };
+    let learner = || make(Native::from_seeds(NetShape::new(4, 16, 2), &seeds));
     let strategy = Strategy::FusedSteps(8);
     let env = CartPole::default();
     let (host, host_report) = train_population_on(

@@ -215,35 +215,53 @@ fn train_agents_prints_the_population_summary() {
 }
 
 #[test]
-fn the_device_learner_trains_a_population_on_the_device_and_refuses_the_cpu() {
-    let on_device = cartfuse(&[
-        "--device",
-        "wgpu",
-        "train",
-        "--learner",
-        "device",
-        "--agents",
-        "2",
-        "--envs",
-        "4",
-        "--num-steps",
-        "16",
-        "--total-env-steps",
-        "128",
-        "--no-target",
-    ]);
-    assert!(on_device.status.success(), "{}", stderr(&on_device));
-    let text = stdout(&on_device);
-    assert!(
-        text.contains("device learner (burn fusion over CubeBackend (wgpu) + Autodiff")
-            && text.contains("2 agents as a batch dimension")
-            && text.contains("policy fused into the env's step (fused-x8)"),
-        "{text}"
-    );
+fn the_device_learners_train_a_population_on_the_device_and_refuse_the_cpu() {
+    let on_device = |learner: &str| {
+        cartfuse(&[
+            "--device",
+            "wgpu",
+            "train",
+            "--learner",
+            learner,
+            "--agents",
+            "2",
+            "--envs",
+            "4",
+            "--num-steps",
+            "16",
+            "--total-env-steps",
+            "128",
+            "--no-target",
+        ])
+    };
+    for (learner, name) in [
+        (
+            "device",
+            "device learner (hand-written CubeCL kernels (wgpu), one launch a minibatch step",
+        ),
+        (
+            "device-burn",
+            "device learner (burn fusion over CubeBackend (wgpu) + Autodiff",
+        ),
+    ] {
+        let run = on_device(learner);
+        assert!(run.status.success(), "{}", stderr(&run));
+        let text = stdout(&run);
+        assert!(
+            text.contains(name)
+                && text.contains("2 agents")
+                && text.contains(
+                    "policy fused into the env's step (fused-x8), samples kept on the device"
+                ),
+            "{text}"
+        );
+    }
     let on_cpu = short_train(&["--learner", "device", "--agents", "2"]);
     assert!(!on_cpu.status.success());
     assert!(
-        stderr(&on_cpu).contains("`--learner device` learns on the envs' device"),
+        stderr(&on_cpu).contains(
+            "device learners (`--learner device`, `device-burn`) learn on the envs' device"
+        ),
         "{}",
         stderr(&on_cpu)
     );

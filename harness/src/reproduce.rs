@@ -165,18 +165,20 @@ impl Report {
     }
 }
 
-/// `agents` agents trained by the device learner (burn's `CubeBackend` on `backend`'s
-/// device) on the fused rollout; not run on a CPU-emulated device, where its tensor ops run
-/// as shaders on the CPU's own cores (`cartfuse train --learner device` runs it there).
+/// `agents` agents trained by the device learner (the hand-written kernels on `backend`'s
+/// device, one launch a minibatch step) on the fused rollout; not run on a CPU-emulated
+/// device, where its kernels run as shaders on the CPU's own cores (`cartfuse train
+/// --learner device` runs it there).
 fn device_population<R: CubeRuntime>(
     backend: &Cube<R>,
     agents: usize,
     budget: u64,
 ) -> PopulationRun {
     use cartfuse_fusion::plan::Strategy;
-    use cartfuse_train::device_population::{DeviceTensorLearner, train_population_on_device};
+    use cartfuse_train::device_population::train_population_on_device;
+    use cartfuse_train::kernel_learner::{KernelLearner, Target};
     if cartfuse_fusion::cube::is_cpu_emulated(&backend.description()) {
-        let why = "not run on a CPU-emulated device (the learner's tensor ops run as shaders on \
+        let why = "not run on a CPU-emulated device (the learner's kernels run as shaders on \
                    the CPU's own cores); `cartfuse train --learner device --agents K` runs it";
         return PopulationRun::failed(DEVICE_POPULATION_SOURCE, agents, why.into());
     }
@@ -187,7 +189,7 @@ fn device_population<R: CubeRuntime>(
         agents,
         budget,
         |config, episode, host| {
-            let learner = DeviceTensorLearner::<R>::new(host, &device);
+            let learner = KernelLearner::<R>::new(host, &device, Target::Gpu)?;
             let env = cartfuse_env::CartPole::default();
             train_population_on_device(backend, &env, episode, strategy, config, learner, |_, _| {})
                 .map(|(_, report)| report)

@@ -1,11 +1,12 @@
 //! One PPO update (the default 20 epochs of one minibatch of 256, the 4 -> 64 -> 64 actor and
-//! critic) of `K` made-up agents by the device learner on wgpu's default adapter, fused
-//! (burn's fusion over `CubeBackend`, what `--learner device` learns on) and unfused
-//! (`CubeBackend` alone), and by the native learner on the CPU, timed in turns: each round
-//! times one update of each, and the median of the rounds is printed per `K` with the
-//! spread, with the fused learner's time over the unfused one's and over the native one's.
-//! It shows what batching the agents buys (an update's launches do not grow with `K`) and
-//! what fusion buys (fewer launches; count them with `CUBECL_DEBUG_OPTION=profile`).
+//! critic) of `K` made-up agents on wgpu's default adapter by the hand-written kernels (what
+//! `--learner device` learns on: one launch a minibatch step), by burn's tensor ops fused
+//! (burn's fusion over `CubeBackend`, `--learner device-burn`) and unfused (`CubeBackend`
+//! alone), and by the native learner on the CPU, timed in turns: each round times one
+//! update of each, and the median of the rounds is printed per `K` with the spread, with
+//! the kernels' time over each other learner's. It shows what batching the agents buys (an
+//! update's launches do not grow with `K`) and what fusing the whole step into one kernel
+//! buys (count launches with `CUBECL_DEBUG_OPTION=profile`).
 //!
 //! ```text
 //! cargo run --release -p cartfuse-train --features wgpu --example device_update -- [ROUNDS] [K..]
@@ -17,6 +18,7 @@ use burn::backend::Autodiff;
 use burn::backend::wgpu::{WgpuDevice, WgpuRuntime};
 use cartfuse_train::device_collect::DeviceLearner;
 use cartfuse_train::device_population::DeviceTensorLearner;
+use cartfuse_train::kernel_learner::{KernelLearner, Target};
 use cartfuse_train::learner::Learner;
 use cartfuse_train::population::PopulationLearner;
 use cartfuse_train::tensor_learner::TensorLearner;
@@ -52,11 +54,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         vec![2, 16, 64]
     };
-    cartfuse_fusion::cube::device::wgpu_client()?;
+    let opened = cartfuse_fusion::cube::device::wgpu_client()?;
+    let target = match cartfuse_fusion::cube::is_cpu_emulated(&opened.description) {
+        true => Target::CpuEmulated,
+        false => Target::Gpu,
+    };
     let device = WgpuDevice::default();
     println!("s/update, median of {rounds} rounds in turns (least-greatest)");
     println!(
-        "agents  fused                    unfused                  native (CPU)             fused/unfused       fused/native"
+        "agents  kernels                  burn fused               burn unfused             native (CPU)             kernels/fused       kernels/unfused     kernels/native"
     );
     let show = |(m, lo, hi): (f64, f64, f64)| format!("{m:.4} ({lo:.4}-{hi:.4})");
     for &k in &sizes {
@@ -65,28 +71,32 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let seeds: Vec<u64> = (1..=k as u64 + 1).collect();
         let start = Learner::from_seeds(made_up.shape, &seeds);
         let mut native = start.clone();
+        let mut kernels = KernelLearner::<WgpuRuntime>::new(start.clone(), &device, target)?;
         let mut fused = DeviceTensorLearner::<WgpuRuntime>::new(start.clone(), &device);
         let mut unfused =
             TensorLearner::<Autodiff<DeviceLearner<WgpuRuntime>>>::new(start, &device);
         let (samples, work) = made_up.work();
         // Compiles the kernels (and lets fusion find its plans).
+        kernels.update(samples, &work)?;
         fused.update(samples, &work)?;
         unfused.update(samples, &work)?;
-        let mut times: [Vec<f64>; 3] = Default::default();
+        let mut times: [Vec<f64>; 4] = Default::default();
         for _ in 0..rounds {
-            times[0].push(timed(|| Ok(fused.update(samples, &work).map(drop)?))?);
-            times[1].push(timed(|| Ok(unfused.update(samples, &work).map(drop)?))?);
-            times[2].push(timed(|| Ok(native.update(samples, &work).map(drop)?))?);
+            times[0].push(timed(|| Ok(kernels.update(samples, &work).map(drop)?))?);
+            times[1].push(timed(|| Ok(fused.update(samples, &work).map(drop)?))?);
+            times[2].push(timed(|| Ok(unfused.update(samples, &work).map(drop)?))?);
+            times[3].push(timed(|| Ok(native.update(samples, &work).map(drop)?))?);
         }
         let over = |other: usize| {
             let ratios = times[0].iter().zip(&times[other]).map(|(f, o)| f / o);
             let (m, lo, hi) = median(ratios.collect());
             format!("{m:.2}x ({lo:.2}-{hi:.2})")
         };
-        let (by_unfused, by_native) = (over(1), over(2));
-        let [f, u, n] = times.map(median);
+        let (by_fused, by_unfused, by_native) = (over(1), over(2), over(3));
+        let [kt, f, u, n] = times.map(median);
         println!(
-            "{k:6}  {:24} {:24} {:24} {by_unfused:19} {by_native}",
+            "{k:6}  {:24} {:24} {:24} {:24} {by_fused:19} {by_unfused:19} {by_native}",
+            show(kt),
             show(f),
             show(u),
             show(n)

@@ -50,6 +50,15 @@ pub fn resolve_float<R: CubeRuntime, const D: usize>(
     client.resolve_tensor_float::<DeviceLearner<R>>(fused)
 }
 
+/// [`resolve_float`] for an integer tensor.
+pub fn resolve_int<R: CubeRuntime, const D: usize>(
+    tensor: Tensor<FusedLearner<R>, D, Int>,
+) -> CubeTensor<R> {
+    let fused = tensor.into_primitive();
+    let client = fused.client.clone();
+    client.resolve_tensor_int::<DeviceLearner<R>>(fused)
+}
+
 /// Registers `tensor`'s handle with the fusion client of its device, as burn's own
 /// `from_data` does with a tensor it has just uploaded.
 fn register<R: CubeRuntime>(tensor: CubeTensor<R>) -> FusionTensor<FusionCubeRuntime<R>> {

@@ -1,10 +1,11 @@
 //! [`train_population_on_device`]: a population whose samples never leave the device.
 //!
 //! The policies are fused into the envs' step ([`PolicyRollout::population`], every
-//! agent's envs one batch) on a CubeCL runtime, and the device learner
-//! ([`TensorLearner`] on burn's fusion over `CubeBackend` of the same runtime,
-//! [`FusedLearner`]) opens the same device through CubeCL's one client per device, so what
-//! the rollout writes is a burn tensor by wrapping its handle. Per update:
+//! agent's envs one batch) on a CubeCL runtime, and a device learner ([`DeviceResident`]:
+//! the hand-written kernels, [`KernelLearner`], or [`TensorLearner`] on burn's fusion over
+//! `CubeBackend` of the same runtime, [`FusedLearner`]) opens the same device through
+//! CubeCL's one client per device, so what the rollout writes is a burn tensor by wrapping
+//! its handle. Per update:
 //! - each call's outputs (observations, actions, log-probabilities, values, rewards, flags,
 //!   final observations) are copied on the device out of the rollout's buffers, which the
 //!   next call overwrites, and joined into the update's trajectory
@@ -12,9 +13,9 @@
 //! - the rewards and done flags come back in one read (8 bytes a sample, against 56 for
 //!   the whole trajectory), for the record of finished episodes the progress lines and the
 //!   target read ([`EpisodeReturns`], kept on the host in `f64` as every source keeps it);
-//! - truncation bootstrapping, the values after the last step and GAE run on the device
-//!   ([`TensorLearner::device_samples`]), and so does the update
-//!   ([`TensorLearner::update_on_device`]): its loss sums are read back;
+//! - truncation bootstrapping, the values after the last step and GAE run on the device as
+//!   burn tensor ops ([`DeviceResident::device_samples`]), and so does the update
+//!   ([`DeviceResident::update_on_device`]): its loss sums are read back;
 //! - the new weights go to the rollout on the device: the step's `f32` params (a row per
 //!   agent: its weights in the rollout's order, the env's constants) are gathered from the
 //!   learner's `[K, P]` parameters in one launch ([`RolloutParams`]) and the step binds
@@ -39,36 +40,126 @@ use cartfuse_fusion::plan::Strategy;
 use crate::device_collect::{CubeRuntime, LearnerDevice, flags, floats};
 use crate::device_fusion::{FusedLearner, fuse_float, fuse_int, resolve_float};
 use crate::error::TrainError;
+use crate::kernel_learner::KernelLearner;
 use crate::learner::NetShape;
 use crate::policy::to_host;
 use crate::population::run::{banked_rollout, check_env};
 use crate::population::{
-    Agents, LossSums, PopulationConfig, PopulationLearner, PopulationReport, check_counts,
+    Agents, LossSums, PopulationConfig, PopulationLearner, PopulationReport, UpdateWork,
+    check_counts,
 };
 use crate::ppo::UpdateStats;
 use crate::rollout::EpisodeReturns;
 use crate::streams;
 use crate::tensor_learner::TensorLearner;
+use crate::tensor_learner::samples::DeviceSamples;
 use crate::tensor_learner::targets::{DeviceTrajectory, ended};
 
-/// The device learner on runtime `R`: burn's fusion over `CubeBackend`, with autodiff.
+/// burn's device learner on runtime `R`: its fusion over `CubeBackend`, with autodiff.
 pub type DeviceTensorLearner<R> = TensorLearner<Autodiff<FusedLearner<R>>>;
+
+/// A population learner whose weights and update live on runtime `R`'s device, its
+/// samples handed over as tensors there: burn's ([`DeviceTensorLearner`]) or the
+/// hand-written kernels' ([`KernelLearner`]).
+pub trait DeviceResident<R: CubeRuntime>: PopulationLearner {
+    /// The device the agents' state lives on.
+    fn device(&self) -> &LearnerDevice<R>;
+    /// Every agent's flat parameters as of the last update, `[K, P]`.
+    fn params(&self) -> Tensor<FusedLearner<R>, 2>;
+    /// This update's samples of trajectory `t` under the current weights, with GAE's
+    /// `(gamma, lambda)` ([`crate::tensor_learner::targets::samples_of`]).
+    fn device_samples(
+        &self,
+        t: DeviceTrajectory<FusedLearner<R>>,
+        gamma_lambda: (f32, f32),
+    ) -> DeviceSamples<FusedLearner<R>>;
+    /// Every active agent's epochs of minibatch steps over `samples`; returns each
+    /// agent's loss sums (one read). The host copy is [`Self::read_weights`]'s to update.
+    fn update_on_device(
+        &mut self,
+        samples: &DeviceSamples<FusedLearner<R>>,
+        work: &UpdateWork<'_>,
+    ) -> Result<Vec<LossSums>, TrainError>;
+    /// Reads the weights back into the host copy (one read).
+    fn read_weights(&mut self) -> Result<(), TrainError>;
+}
+
+impl<R: CubeRuntime> DeviceResident<R> for DeviceTensorLearner<R> {
+    fn device(&self) -> &LearnerDevice<R> {
+        TensorLearner::device(self)
+    }
+
+    fn params(&self) -> Tensor<FusedLearner<R>, 2> {
+        TensorLearner::params(self)
+    }
+
+    fn device_samples(
+        &self,
+        t: DeviceTrajectory<FusedLearner<R>>,
+        gamma_lambda: (f32, f32),
+    ) -> DeviceSamples<FusedLearner<R>> {
+        TensorLearner::device_samples(self, t, gamma_lambda)
+    }
+
+    fn update_on_device(
+        &mut self,
+        samples: &DeviceSamples<FusedLearner<R>>,
+        work: &UpdateWork<'_>,
+    ) -> Result<Vec<LossSums>, TrainError> {
+        TensorLearner::update_on_device(self, samples, work)
+    }
+
+    fn read_weights(&mut self) -> Result<(), TrainError> {
+        TensorLearner::read_weights(self)
+    }
+}
+
+impl<R: CubeRuntime> DeviceResident<R> for KernelLearner<R> {
+    fn device(&self) -> &LearnerDevice<R> {
+        KernelLearner::device(self)
+    }
+
+    fn params(&self) -> Tensor<FusedLearner<R>, 2> {
+        KernelLearner::params(self)
+    }
+
+    fn device_samples(
+        &self,
+        t: DeviceTrajectory<FusedLearner<R>>,
+        gamma_lambda: (f32, f32),
+    ) -> DeviceSamples<FusedLearner<R>> {
+        KernelLearner::device_samples(self, t, gamma_lambda)
+    }
+
+    fn update_on_device(
+        &mut self,
+        samples: &DeviceSamples<FusedLearner<R>>,
+        work: &UpdateWork<'_>,
+    ) -> Result<Vec<LossSums>, TrainError> {
+        KernelLearner::update_on_device(self, samples, work)
+    }
+
+    fn read_weights(&mut self) -> Result<(), TrainError> {
+        KernelLearner::read_weights(self)
+    }
+}
 
 /// Trains `config`'s population (`learner` holds its agents) on `env` with `episode`'s
 /// settings (`SameStep` autoreset) on `backend`, the policies fused into the envs' step
 /// under `strategy` and the samples kept on the device. See the [module docs](self).
-pub fn train_population_on_device<E, R>(
+pub fn train_population_on_device<E, R, L>(
     backend: &Cube<R>,
     env: &E,
     episode: &EpisodeOptions,
     strategy: Strategy,
     config: &PopulationConfig,
-    mut learner: DeviceTensorLearner<R>,
+    mut learner: L,
     mut progress: impl FnMut(usize, &UpdateStats),
-) -> Result<(DeviceTensorLearner<R>, PopulationReport), TrainError>
+) -> Result<(L, PopulationReport), TrainError>
 where
     E: GraphEnv<Action = u32>,
     R: CubeRuntime,
+    L: DeviceResident<R>,
 {
     check_env(env, episode, config, learner.host())?;
     let shared = &config.shared;

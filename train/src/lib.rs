@@ -14,6 +14,8 @@
 //!   the samples read back once per update.
 //! - `device_population` (GPU features): a population whose samples stay on the device,
 //!   the fused rollout's trajectory handed to the tensor learner there.
+//! - `kernel_learner` (GPU features): the population's PPO update as hand-written CubeCL
+//!   kernels, one launch a minibatch step.
 //! - [`ppo`]: [`train`], the loop with burn's learner (collect, then clipped-objective epochs
 //!   with Adam).
 //! - [`learner`]: the native learner, `K` agents' gradient steps at once on the CPU.
@@ -40,6 +42,8 @@ pub mod device_fusion;
 #[cfg(feature = "cube")]
 pub mod device_population;
 pub mod error;
+#[cfg(feature = "cube")]
+pub mod kernel_learner;
 pub mod learner;
 pub mod minibatch;
 pub mod policy;

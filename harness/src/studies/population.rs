@@ -17,7 +17,8 @@ use cartfuse_train::{PpoConfig, TrainError};
 pub const POPULATION_SOURCE: &str = "native policy + env step, native learner";
 
 /// The device learner's population: its samples and learner.
-pub const DEVICE_POPULATION_SOURCE: &str = "policy fused into the step (fused-x8), device learner";
+pub const DEVICE_POPULATION_SOURCE: &str =
+    "policy fused into the step (fused-x8), device learner (hand-written kernels)";
 
 /// One population run to the target.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

@@ -169,10 +169,15 @@ pub enum LearnerArg {
     Auto,
     /// The native batched learner on the CPU (any number of agents).
     Native,
-    /// PPO's update as burn tensor ops on `--device` (wgpu or cuda), the agents a batch
-    /// dimension (any number of agents); samples uploaded once per update.
+    /// PPO's update on `--device` (wgpu or cuda) as hand-written kernels, one launch a
+    /// minibatch step for every agent (any number of agents; hidden layers of at most 256
+    /// units).
     #[cfg(feature = "cube")]
     Device,
+    /// PPO's update on `--device` as burn tensor ops (burn's fusion over `CubeBackend`), the
+    /// agents a batch dimension (any number of agents).
+    #[cfg(feature = "cube")]
+    DeviceBurn,
     /// burn's NdArray backend on the CPU.
     Ndarray,
     /// burn's Wgpu backend with fusion (any Vulkan/Metal GPU, or lavapipe).
@@ -190,9 +195,19 @@ impl LearnerArg {
         match self {
             LearnerArg::Native => true,
             #[cfg(feature = "cube")]
-            LearnerArg::Device => true,
+            LearnerArg::Device | LearnerArg::DeviceBurn => true,
             _ => false,
         }
+    }
+
+    /// Whether it is one of the device learners (their fused rollouts keep the samples on
+    /// the device).
+    pub fn learns_on_the_device(self) -> bool {
+        #[cfg(feature = "cube")]
+        if matches!(self, LearnerArg::Device | LearnerArg::DeviceBurn) {
+            return true;
+        }
+        false
     }
 }
 

@@ -52,7 +52,9 @@ pub fn run(device: Device, args: TrainArgs) -> anyhow::Result<()> {
         LearnerArg::Auto => unreachable!("`train::run` resolves `auto`"),
         LearnerArg::Native => unreachable!("`train::run` sends the native learner elsewhere"),
         #[cfg(feature = "cube")]
-        LearnerArg::Device => unreachable!("`train::run` sends the device learner elsewhere"),
+        LearnerArg::Device | LearnerArg::DeviceBurn => {
+            unreachable!("`train::run` sends the device learners elsewhere")
+        }
         LearnerArg::Ndarray => run_with::<Autodiff<NdArray>>(
             device,
             args,

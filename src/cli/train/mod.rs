@@ -26,12 +26,12 @@ pub fn run(device: Device, mut args: TrainArgs) -> anyhow::Result<()> {
         // `--rollout device` is burn's: it says which learner and device it needs.
         (LearnerArg::Native, RolloutArg::Device) => burn::run(device, args),
         #[cfg(feature = "cube")]
-        (LearnerArg::Device, RolloutArg::Device) => anyhow::bail!(
+        (LearnerArg::Device | LearnerArg::DeviceBurn, RolloutArg::Device) => anyhow::bail!(
             "`--rollout device` is burn's single-agent source; the device learner collects              with the policy fused into the envs' step (`--rollout fused-x8`, or `auto`)"
         ),
         (LearnerArg::Native, _) => native::run(device, args),
         #[cfg(feature = "cube")]
-        (LearnerArg::Device, _) => native::run(device, args),
+        (LearnerArg::Device | LearnerArg::DeviceBurn, _) => native::run(device, args),
         _ => burn::run(device, args),
     }
 }

@@ -1,7 +1,7 @@
-//! `cartfuse train --learner native|device`: one agent or a population, learnt by the
-//! native batched learner on the CPU or by the device learner (burn tensor ops on the
-//! envs' device, agents a batch dimension), the envs on `--device`, the policy acting on
-//! the host or fused into the envs' step.
+//! `cartfuse train --learner native|device|device-burn`: one agent or a population, learnt
+//! by the native batched learner on the CPU or by a device learner on the envs' device
+//! (hand-written kernels, a cube per agent; or burn tensor ops, agents a batch dimension),
+//! the envs on `--device`, the policy acting on the host or fused into the envs' step.
 
 use std::path::{Path, PathBuf};
 
@@ -38,7 +38,9 @@ pub fn run(device: Device, args: TrainArgs) -> anyhow::Result<()> {
     let work = (&config, rollouts, &args);
     let ((learner, report, description), learner_name) = match args.learner {
         #[cfg(feature = "cube")]
-        super::args::LearnerArg::Device => device_learner(device, host, work)?,
+        super::args::LearnerArg::Device => device_learner(device, host, work, Kernels)?,
+        #[cfg(feature = "cube")]
+        super::args::LearnerArg::DeviceBurn => device_learner(device, host, work, BurnFusion)?,
         _ => (
             train_on(device, host, work)?,
             format!(
@@ -61,7 +63,7 @@ pub fn run(device: Device, args: TrainArgs) -> anyhow::Result<()> {
     let envs = format!("{device} ({description})");
     let rollout = match rollouts {
         #[cfg(feature = "cube")]
-        Rollouts::Fused(plan) if matches!(args.learner, super::args::LearnerArg::Device) => {
+        Rollouts::Fused(plan) if args.learner.learns_on_the_device() => {
             format!("policy fused into the env's step ({plan}), samples kept on the device")
         }
         Rollouts::Fused(plan) => format!("policy fused into the env's step ({plan})"),
@@ -106,50 +108,108 @@ fn train_on<L: PopulationLearner>(
     })
 }
 
-/// [`train_on`] with the device learner on the envs' runtime (burn's fusion over
-/// `CubeBackend`, with autodiff, on the same device); returns the learner's description
-/// too. Fused, a minibatch step is about 120 launches instead of 217; on lavapipe an
-/// update took 0.85x the unfused one's time at 16 agents and 0.81x at 64, 1.28x at 2
-/// (in turns, 2026-11-29, results log).
+/// Which device learner: the hand-written kernels or burn's tensor ops.
+#[cfg(feature = "cube")]
+trait DeviceLearnerKind: Copy {
+    /// The learner of `host`'s agents on runtime `R`'s default device, the adapter
+    /// `adapter`.
+    fn build<R: cartfuse::train::device_collect::CubeRuntime>(
+        self,
+        host: Learner,
+        adapter: &str,
+    ) -> anyhow::Result<impl cartfuse::train::device_population::DeviceResident<R>>;
+    /// Its description, on the device `adapter` through runtime `runtime`.
+    fn name(self, adapter: &str, runtime: &str, agents: usize) -> String;
+}
+
+/// The hand-written kernels (`--learner device`): one launch a minibatch step.
+#[cfg(feature = "cube")]
+#[derive(Clone, Copy)]
+struct Kernels;
+
+#[cfg(feature = "cube")]
+impl DeviceLearnerKind for Kernels {
+    fn build<R: cartfuse::train::device_collect::CubeRuntime>(
+        self,
+        host: Learner,
+        adapter: &str,
+    ) -> anyhow::Result<impl cartfuse::train::device_population::DeviceResident<R>> {
+        use cartfuse::train::kernel_learner::{KernelLearner, Target};
+        let target = match cartfuse::fusion::cube::is_cpu_emulated(adapter) {
+            true => Target::CpuEmulated,
+            false => Target::Gpu,
+        };
+        Ok(KernelLearner::<R>::new(host, &Default::default(), target)?)
+    }
+
+    fn name(self, adapter: &str, runtime: &str, agents: usize) -> String {
+        format!(
+            "device learner (hand-written CubeCL kernels ({runtime}), one launch a minibatch \
+             step, on {adapter}; {agents} agents, a cube each)"
+        )
+    }
+}
+
+/// burn's tensor ops (`--learner device-burn`): its fusion over `CubeBackend`, with
+/// autodiff. Fused, a minibatch step is about 120 launches instead of 217; on lavapipe an
+/// update took 0.85x the unfused one's time at 16 agents and 0.81x at 64, 1.28x at 2 (in
+/// turns, 2026-11-29, results log).
+#[cfg(feature = "cube")]
+#[derive(Clone, Copy)]
+struct BurnFusion;
+
+#[cfg(feature = "cube")]
+impl DeviceLearnerKind for BurnFusion {
+    fn build<R: cartfuse::train::device_collect::CubeRuntime>(
+        self,
+        host: Learner,
+        _adapter: &str,
+    ) -> anyhow::Result<impl cartfuse::train::device_population::DeviceResident<R>> {
+        use cartfuse::train::device_population::DeviceTensorLearner;
+        Ok(DeviceTensorLearner::<R>::new(host, &Default::default()))
+    }
+
+    fn name(self, adapter: &str, runtime: &str, agents: usize) -> String {
+        format!(
+            "device learner (burn fusion over CubeBackend ({runtime}) + Autodiff on {adapter}; \
+             {agents} agents as a batch dimension)"
+        )
+    }
+}
+
+/// [`train_on`] with the device learner `kind` on the envs' runtime (the same device);
+/// returns the learner's description too.
 #[cfg(feature = "cube")]
 fn device_learner(
     device: Device,
     host: Learner,
     work: Work<'_>,
+    kind: impl DeviceLearnerKind,
 ) -> anyhow::Result<((Learner, PopulationReport, String), String)> {
     use cartfuse::fusion::device::RuntimeKind;
-    use cartfuse::train::device_population::DeviceTensorLearner;
     let agents = host.agents();
-    let name = |adapter: &str, backend: &str| {
-        format!(
-            "device learner (burn {backend} + Autodiff on {adapter}; {agents} agents as a batch dimension)"
-        )
-    };
     match device {
         #[cfg(feature = "wgpu")]
         Device::Cube(RuntimeKind::Wgpu) => {
             // burn panics when wgpu finds no adapter: open it first for a clear error.
             let opened = cartfuse::fusion::cube::device::wgpu_client()?;
-            let learner = DeviceTensorLearner::<cartfuse::fusion::cubecl::wgpu::WgpuRuntime>::new(
-                host,
-                &Default::default(),
-            );
-            let name = name(&opened.description, "fusion over CubeBackend (wgpu)");
+            let learner = kind
+                .build::<cartfuse::fusion::cubecl::wgpu::WgpuRuntime>(host, &opened.description)?;
+            let name = kind.name(&opened.description, "wgpu", agents);
             Ok((train_on_runtime(device, &opened, learner, work)?, name))
         }
         #[cfg(feature = "cuda")]
         Device::Cube(RuntimeKind::Cuda) => {
             let opened = cartfuse::fusion::cube::device::cuda_client()?;
-            let learner = DeviceTensorLearner::<cartfuse::fusion::cubecl::cuda::CudaRuntime>::new(
-                host,
-                &Default::default(),
-            );
-            let name = name(&opened.description, "fusion over CubeBackend (CUDA)");
+            let learner = kind
+                .build::<cartfuse::fusion::cubecl::cuda::CudaRuntime>(host, &opened.description)?;
+            let name = kind.name(&opened.description, "CUDA", agents);
             Ok((train_on_runtime(device, &opened, learner, work)?, name))
         }
         _ => anyhow::bail!(
-            "`--learner device` learns on the envs' device: use `--device wgpu` (or `--device \
-             cuda` in a CUDA build), or `--learner native` on the CPU; got `--device {device}`"
+            "the device learners (`--learner device`, `device-burn`) learn on the envs' device: \
+             use `--device wgpu` (or `--device cuda` in a CUDA build), or `--learner native` on \
+             the CPU; got `--device {device}`"
         ),
     }
 }
@@ -158,12 +218,16 @@ fn device_learner(
 /// envs' step, the envs run on the learner's own client and the samples stay on the device
 /// ([`train_population_on_device`]); with host rollouts, as [`train_on`].
 #[cfg(feature = "cube")]
-fn train_on_runtime<R: cartfuse::train::device_collect::CubeRuntime>(
+fn train_on_runtime<R, L>(
     device: Device,
     opened: &cartfuse::fusion::cube::device::OpenedDevice<R>,
-    learner: cartfuse::train::device_population::DeviceTensorLearner<R>,
+    learner: L,
     work: Work<'_>,
-) -> anyhow::Result<(Learner, PopulationReport, String)> {
+) -> anyhow::Result<(Learner, PopulationReport, String)>
+where
+    R: cartfuse::train::device_collect::CubeRuntime,
+    L: cartfuse::train::device_population::DeviceResident<R>,
+{
     use cartfuse::train::device_population::train_population_on_device;
     let (config, rollouts, args) = work;
     let Rollouts::Fused(strategy) = rollouts else {

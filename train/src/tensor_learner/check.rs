@@ -1,7 +1,9 @@
-//! The tensor learner against the native one: [`difference_from_native`] runs one PPO
-//! update of a made-up population through both and returns how far apart they end. The
-//! tests run it on NdArray (`train/tests/tensor_learner.rs`) and on wgpu (the runtime
-//! suites), so every backend is held to the same bound.
+//! A population learner against the native one: [`difference_from_native`] runs one PPO
+//! update of a made-up population through the tensor learner and the native learner
+//! ([`learner_difference_from_native`]: through any learner) and returns how far apart
+//! they end. The tests run it on NdArray (`train/tests/tensor_learner.rs`) and on wgpu
+//! (the runtime suites, burn's learner and the kernel learner), so every backend is held
+//! to the same bound.
 
 use burn::tensor::backend::AutodiffBackend;
 use rand::rngs::StdRng;
@@ -128,15 +130,26 @@ pub fn difference_from_native<B: AutodiffBackend>(
     hidden: usize,
     device: &B::Device,
 ) -> Result<Difference, TrainError> {
+    learner_difference_from_native(agents, hidden, |start| {
+        Ok(TensorLearner::<B>::new(start, device))
+    })
+}
+
+/// [`difference_from_native`] through the learner `make` builds from the starting weights.
+pub fn learner_difference_from_native<L: PopulationLearner>(
+    agents: usize,
+    hidden: usize,
+    make: impl FnOnce(Learner) -> Result<L, TrainError>,
+) -> Result<Difference, TrainError> {
     let made_up = MadeUp::new(agents.max(2), 64, hidden, (2, 2));
     let seeds: Vec<u64> = (1..=made_up.samples.len() as u64).collect();
     let start = Learner::from_seeds(made_up.shape, &seeds);
     let mut native = start.clone();
-    let mut tensor = TensorLearner::<B>::new(start.clone(), device);
+    let mut other = make(start.clone())?;
     let (samples, work) = made_up.work();
     let native_sums = native.update(samples, &work)?;
-    let tensor_sums = tensor.update(samples, &work)?;
-    let tensor = tensor.into_host();
+    let other_sums = other.update(samples, &work)?;
+    let other = other.into_host();
     let largest = |a: &[f32], b: &[f32]| {
         a.iter()
             .zip(b)
@@ -146,7 +159,7 @@ pub fn difference_from_native<B: AutodiffBackend>(
     let flat = |sums: &[LossSums]| sums.concat();
     let k = seeds.len();
     let weights = (0..k)
-        .map(|a| largest(native.params(a), tensor.params(a)))
+        .map(|a| largest(native.params(a), other.params(a)))
         .fold(0.0f32, f32::max);
     let moved = (0..k)
         .map(|a| largest(native.params(a), start.params(a)))
@@ -155,8 +168,8 @@ pub fn difference_from_native<B: AutodiffBackend>(
     Ok(Difference {
         moved,
         weights,
-        losses: largest(&flat(&native_sums), &flat(&tensor_sums)),
+        losses: largest(&flat(&native_sums), &flat(&other_sums)),
         stopped_agent_kept_its_weights: native.params(last) == start.params(last)
-            && tensor.params(last) == start.params(last),
+            && other.params(last) == start.params(last),
     })
 }

@@ -56,7 +56,7 @@ pub struct Block {
 
 /// Every parameter tensor of `shape`, in the flat order: per network and layer, the
 /// weights `[fan_in, fan_out]`, then the biases `[1, fan_out]`.
-fn blocks(shape: &NetShape) -> Vec<Block> {
+pub(crate) fn blocks(shape: &NetShape) -> Vec<Block> {
     let mut blocks = Vec::new();
     for net in Net::BOTH {
         let start = shape.range(net).start;

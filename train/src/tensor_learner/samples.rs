@@ -9,11 +9,11 @@ use crate::population::{HostSamples, UpdateWork};
 
 /// Every agent's samples of one update, `[K, N, ..]` (zeros for an agent that stopped).
 pub struct DeviceSamples<B: Backend> {
-    pub(super) obs: Tensor<B, 3>,
-    pub(super) actions: Tensor<B, 3, Int>,
-    pub(super) old_log_probs: Tensor<B, 3>,
-    pub(super) advantages: Tensor<B, 3>,
-    pub(super) targets: Tensor<B, 3>,
+    pub(crate) obs: Tensor<B, 3>,
+    pub(crate) actions: Tensor<B, 3, Int>,
+    pub(crate) old_log_probs: Tensor<B, 3>,
+    pub(crate) advantages: Tensor<B, 3>,
+    pub(crate) targets: Tensor<B, 3>,
 }
 
 /// One minibatch of every agent, `[K, m, ..]`.

@@ -14,7 +14,7 @@ use burn::tensor::backend::{AutodiffBackend, Backend};
 use burn::tensor::{BasicOps, Int, Tensor, TensorKind};
 
 use super::samples::DeviceSamples;
-use super::{Inner, TensorLearner};
+use super::{Block, Inner, TensorLearner};
 
 /// One update of a population's rollout on the device, step-major: `T` steps of `n` envs,
 /// `K` agents of `m` envs each.
@@ -106,56 +106,82 @@ pub fn gae<B: Backend>(
     (advantages, returns)
 }
 
+/// The critic's values of `obs` (`[K, N, obs_dim]`, agent `k`'s rows under agent `k`'s
+/// weights of `params`, `[K, P]` laid out as `blocks` says), `[K, N, 1]`.
+pub fn critic_values<B: Backend>(
+    params: &Tensor<B, 2>,
+    blocks: &[Block],
+    obs: Tensor<B, 3>,
+) -> Tensor<B, 3> {
+    let critic = &blocks[blocks.len() / 2..];
+    super::step::mlp(&super::step::views(params, critic), obs)
+}
+
+/// The critic's values of `obs` laid out as the rollout's envs (`[T, n, obs_dim]`,
+/// agent-major lanes), `[T, n]`.
+fn lane_values<B: Backend>(
+    params: &Tensor<B, 2>,
+    blocks: &[Block],
+    obs: Tensor<B, 3>,
+) -> Tensor<B, 2> {
+    let [steps, n, _] = obs.dims();
+    let agents = params.dims()[0];
+    let values = critic_values(params, blocks, agent_major(obs, agents));
+    step_major(values, steps).reshape([steps, n])
+}
+
+/// This update's samples of trajectory `t` under the agents' weights `params` (`[K, P]`,
+/// laid out as `blocks` says), with GAE's `(gamma, lambda)`: truncated (not terminated)
+/// episodes' rewards plus `gamma * V(final observation)`, advantages and value targets,
+/// all on the device.
+pub fn samples_of<B: Backend>(
+    params: &Tensor<B, 2>,
+    blocks: &[Block],
+    t: DeviceTrajectory<B>,
+    (gamma, lambda): (f32, f32),
+) -> DeviceSamples<B> {
+    let k = params.dims()[0];
+    let [steps, n, dim] = t.obs.dims();
+    let cut = t
+        .truncated
+        .clone()
+        .equal_elem(1)
+        .bool_and(t.terminated.clone().equal_elem(0));
+    let final_values = lane_values(params, blocks, t.final_obs);
+    let bootstrap = t.rewards.clone() + final_values.mul_scalar(gamma);
+    let rewards = t.rewards.mask_where(cut, bootstrap);
+    let next_values = lane_values(params, blocks, t.next_obs.reshape([1, n, dim]));
+    let (advantages, targets) = gae(
+        rewards,
+        t.values,
+        t.dones,
+        next_values.reshape([n]),
+        (gamma, lambda),
+    );
+    let column = |x: Tensor<B, 2>| agent_major(x.reshape([steps, n, 1]), k);
+    DeviceSamples {
+        obs: agent_major(t.obs, k),
+        actions: agent_major(t.actions.reshape([steps, n, 1]), k),
+        old_log_probs: column(t.log_probs),
+        advantages: column(advantages),
+        targets: column(targets),
+    }
+}
+
 impl<B: AutodiffBackend> TensorLearner<B> {
     /// The critic's values of `obs` (`[K, N, obs_dim]`, agent `k`'s rows under agent `k`'s
     /// weights), `[K, N, 1]`.
     pub fn values(&self, obs: Tensor<Inner<B>, 3>) -> Tensor<Inner<B>, 3> {
-        let critic = &self.blocks[self.blocks.len() / 2..];
-        super::step::mlp(&super::step::views(&self.params, critic), obs)
+        critic_values(&self.params, &self.blocks, obs)
     }
 
-    /// The critic's values of `obs` laid out as the rollout's envs (`[T, n, obs_dim]`,
-    /// agent-major lanes), `[T, n]`.
-    fn lane_values(&self, obs: Tensor<Inner<B>, 3>) -> Tensor<Inner<B>, 2> {
-        let [steps, n, _] = obs.dims();
-        let values = self.values(agent_major(obs, self.agents()));
-        step_major(values, steps).reshape([steps, n])
-    }
-
-    /// This update's samples of trajectory `t` under the current weights, with GAE's
-    /// `(gamma, lambda)`: truncated (not terminated) episodes' rewards plus `gamma *
-    /// V(final observation)`, advantages and value targets, all on the device.
+    /// This update's samples of trajectory `t` under the current weights ([`samples_of`]).
     pub fn device_samples(
         &self,
         t: DeviceTrajectory<Inner<B>>,
-        (gamma, lambda): (f32, f32),
+        gamma_lambda: (f32, f32),
     ) -> DeviceSamples<Inner<B>> {
-        let k = self.agents();
-        let [steps, n, dim] = t.obs.dims();
-        let cut = t
-            .truncated
-            .clone()
-            .equal_elem(1)
-            .bool_and(t.terminated.clone().equal_elem(0));
-        let final_values = self.lane_values(t.final_obs);
-        let bootstrap = t.rewards.clone() + final_values.mul_scalar(gamma);
-        let rewards = t.rewards.mask_where(cut, bootstrap);
-        let next_values = self.lane_values(t.next_obs.reshape([1, n, dim]));
-        let (advantages, targets) = gae(
-            rewards,
-            t.values,
-            t.dones,
-            next_values.reshape([n]),
-            (gamma, lambda),
-        );
-        let column = |x: Tensor<Inner<B>, 2>| agent_major(x.reshape([steps, n, 1]), k);
-        DeviceSamples {
-            obs: agent_major(t.obs, k),
-            actions: agent_major(t.actions.reshape([steps, n, 1]), k),
-            old_log_probs: column(t.log_probs),
-            advantages: column(advantages),
-            targets: column(targets),
-        }
+        samples_of(&self.params, &self.blocks, t, gamma_lambda)
     }
 }
 
