@@ -202,12 +202,9 @@ impl LearnerArg {
 
     /// Whether it is one of the device learners (their fused rollouts keep the samples on
     /// the device).
+    #[cfg(feature = "cube")]
     pub fn learns_on_the_device(self) -> bool {
-        #[cfg(feature = "cube")]
-        if matches!(self, LearnerArg::Device | LearnerArg::DeviceBurn) {
-            return true;
-        }
-        false
+        matches!(self, LearnerArg::Device | LearnerArg::DeviceBurn)
     }
 }
 
