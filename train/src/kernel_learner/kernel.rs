@@ -13,84 +13,21 @@
 //! memory), the gradients clipped, and Adam steps the parameters.
 //!
 //! While rows are processed each gradient entry of a group has one owner, the unit that
-//! accumulates it row after row ([`owned_offset`]), so no atomic is needed: unit `j` of a
-//! group owns column `j` of the first two layers' weights and entry `j` of their biases,
-//! row `j` of the output layer's weights, and unit 0 the output biases. Once every row is
-//! done (a storage barrier), unit `j` of group `g` adds up, clips and steps the entries of
-//! unit `j`'s list whose position is `g` modulo `G`.
+//! accumulates it row after row ([`super::owners`]), so no atomic is needed. Once every
+//! row is done (a storage barrier), unit `j` of group `g` adds up, clips and steps the
+//! entries of unit `j`'s list whose position is `g` modulo `G`.
 #![allow(missing_docs)] // `#[cube]` expands into undocumented items.
 #![allow(clippy::too_many_arguments)] // A kernel's arguments are its bindings.
 #![allow(clippy::manual_div_ceil)] // `#[cube]` code has no `div_ceil`.
 
 use cubecl::prelude::*;
 
+use super::owners::{net_len, net_owned_at, net_owned_count, slot};
+
 /// Columns of an agent's row of the step settings table: learning rate, ratio clip,
 /// entropy weight, value weight, max gradient norm, Adam's combined bias correction and
 /// its epsilon (see [`crate::learner::kernels::AdamStep`]), and 1 when the agent learns.
 pub const SETTINGS: usize = 8;
-
-/// Parameters of one network (`obs_dim -> hidden -> hidden -> out`, weights then biases
-/// per layer).
-pub const fn net_len(d: usize, h: usize, out: usize) -> usize {
-    (d + 1) * h + (h + 1) * h + (h + 1) * out
-}
-
-/// Gradient entries unit `unit` owns in a network with `out` outputs.
-#[cube]
-fn owned_count(
-    unit: usize,
-    #[comptime] d: usize,
-    #[comptime] h: usize,
-    #[comptime] out: usize,
-) -> usize {
-    let mut count = comptime!(d + 1 + h + 1 + out).runtime();
-    if unit == 0 {
-        count += out;
-    }
-    count
-}
-
-/// Where entry `c` of unit `unit`'s owned entries sits in a network's parameters: column
-/// `unit` of the first layer's weights (`d`), its bias, column `unit` of the second
-/// layer's weights (`h`), its bias, row `unit` of the output layer's weights (`out`), and
-/// for unit 0 the output biases.
-#[cube]
-fn owned_offset(
-    c: usize,
-    unit: usize,
-    #[comptime] d: usize,
-    #[comptime] h: usize,
-    #[comptime] out: usize,
-) -> usize {
-    let w2 = comptime!((d + 1) * h);
-    let w3 = comptime!((d + 1) * h + (h + 1) * h);
-    // The output biases (unit 0's last entries) unless an earlier block holds `c`.
-    let mut at = w3 + comptime!(h * out) + c - comptime!(d + 2 + h + out);
-    if c < d {
-        at = c * h + unit;
-    } else if c == d {
-        at = comptime!(d * h) + unit;
-    } else if c < comptime!(d + 1 + h) {
-        at = w2 + (c - comptime!(d + 1)) * h + unit;
-    } else if c == comptime!(d + 1 + h) {
-        at = w2 + comptime!(h * h) + unit;
-    } else if c < comptime!(d + 2 + h + out) {
-        at = w3 + unit * out + (c - comptime!(d + 2 + h));
-    }
-    at
-}
-
-/// Where group `group`'s gradients of entry `at` of its agent's parameters sit in `grads`.
-#[cube]
-fn slot(
-    agent: usize,
-    group: usize,
-    at: usize,
-    #[comptime] groups: usize,
-    #[comptime] per_agent: usize,
-) -> usize {
-    (agent * groups + group) * per_agent + at
-}
 
 /// The sum over the cube's units of `value` (every unit gets it): partials in `partial`,
 /// added by unit 0.
@@ -225,11 +162,10 @@ pub fn ppo_step(
         let variance = squares / f32::cast_from(max(rows, 2u32) - 1u32);
         let adv_scale = f32::new(1.0) / (f32::sqrt(variance) + f32::new(1e-8));
 
-        for c in 0..owned_count(j, d, h, a) {
-            grads[ga_at + owned_offset(c, j, d, h, a)] = f32::new(0.0);
-        }
-        for c in 0..owned_count(j, d, h, 1usize) {
-            grads[gc_at + owned_offset(c, j, d, h, 1usize)] = f32::new(0.0);
+        for net in 0..2usize {
+            for c in 0..net_owned_count(net, j, d, h, a) {
+                grads[ga_at + net_owned_at(net, c, j, d, h, a)] = f32::new(0.0);
+            }
         }
 
         let mut policy_sum = f32::new(0.0);
@@ -495,19 +431,10 @@ pub fn ppo_step(
         // of group `g` takes the entries of unit `j`'s list at positions `g` modulo `G`.
         let mut own_squares = f32::new(0.0);
         for net in 0..2usize {
-            let mut count = owned_count(j, d, h, a);
-            let mut base = 0usize;
-            if net == 1 {
-                count = owned_count(j, d, h, 1usize);
-                base = actor_len;
-            }
+            let count = net_owned_count(net, j, d, h, a);
             let mut c = group;
             while c < count {
-                let mut offset = owned_offset(c, j, d, h, a);
-                if net == 1 {
-                    offset = owned_offset(c, j, d, h, 1usize);
-                }
-                let at = base + offset;
+                let at = net_owned_at(net, c, j, d, h, a);
                 let mut g = grads[slot(agent, 0usize, at, gs, per_agent)];
                 for other in 1..gs {
                     g += grads[slot(agent, other, at, gs, per_agent)];
@@ -527,19 +454,10 @@ pub fn ppo_step(
         let epsilon = step_settings[set + 6];
         // Adam over the same entries (their sums are this unit's own writes).
         for net in 0..2usize {
-            let mut count = owned_count(j, d, h, a);
-            let mut base = 0usize;
-            if net == 1 {
-                count = owned_count(j, d, h, 1usize);
-                base = actor_len;
-            }
+            let count = net_owned_count(net, j, d, h, a);
             let mut c = group;
             while c < count {
-                let mut offset = owned_offset(c, j, d, h, a);
-                if net == 1 {
-                    offset = owned_offset(c, j, d, h, 1usize);
-                }
-                let at = base + offset;
+                let at = net_owned_at(net, c, j, d, h, a);
                 let i = pa + at;
                 let g = grads[slot(agent, 0usize, at, gs, per_agent)] * scale;
                 let m1 = moment_1[i] * beta_1 + g * (f32::new(1.0) - beta_1);

@@ -20,6 +20,7 @@
 //! `tests/device_learner.rs` holds an update within 1e-4 of the native learner's.
 
 pub mod kernel;
+pub mod owners;
 
 use burn::tensor::{Tensor, TensorData, TensorPrimitive};
 use burn_cubecl::kernel::into_contiguous;
