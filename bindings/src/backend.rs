@@ -13,7 +13,8 @@ use cartfuse_env::gym_args::check_bounds;
 use cartfuse_env::spaces::{ActionSpace, first_invalid};
 use cartfuse_env::{AutoresetMode, EpisodeOptions, HostOutputs, StepPlan};
 
-use crate::envs::{self, Actions, Build, DynVecEnv, EnvInfo};
+use crate::dlpack::Memory;
+use crate::envs::{self, Actions, Build, DynVecEnv, EnvInfo, ResidentActions, ResidentStep};
 use crate::error::{BackendError, non_finite};
 use cartfuse_fusion::device::Device;
 
@@ -209,10 +210,43 @@ impl Backend {
         Ok(())
     }
 
+    /// Steps every env and leaves the outputs on the device
+    /// ([`DynVecEnv::step_resident`]); host actions are checked as [`Self::step`] checks them.
+    pub fn step_resident(
+        &mut self,
+        actions: ResidentActions<'_>,
+    ) -> Result<ResidentStep, BackendError> {
+        if let ResidentActions::Host(actions) = actions {
+            self.check_actions(actions)?;
+        }
+        if !self.seeded {
+            return Err(BackendError::Runtime(
+                "the env must be reset before it is stepped: call reset() first".into(),
+            ));
+        }
+        self.env.step_resident(actions)
+    }
+
+    /// The DLPack id of the device, where its buffers can be viewed through DLPack.
+    pub fn dlpack_device_id(&self) -> Option<i32> {
+        self.env.dlpack_device_id()
+    }
+
+    /// `obs` in a new device buffer ([`DynVecEnv::upload_obs`]).
+    pub fn upload_obs(&mut self, obs: &[f32]) -> Result<Memory, BackendError> {
+        self.env.upload_obs(obs)
+    }
+
     /// The time of `calls` steps of the Rust API on these envs (see
     /// [`DynVecEnv::time_device_steps`]); the envs must have been reset.
     pub fn time_device_steps(&mut self, calls: u64) -> Result<std::time::Duration, BackendError> {
         self.env.time_device_steps(calls)
+    }
+
+    /// The time of `calls` host steps of the Rust API on these envs (see
+    /// [`DynVecEnv::time_host_steps`]); the envs must have been reset.
+    pub fn time_host_steps(&mut self, calls: u64) -> Result<std::time::Duration, BackendError> {
+        self.env.time_host_steps(calls)
     }
 
     /// Checks what the env's own check does not word for Python: the count, and finite

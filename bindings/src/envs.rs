@@ -9,11 +9,14 @@
 
 use std::time::{Duration, Instant};
 
+use cartfuse_env::environment::ActionElement;
 use cartfuse_env::gym_args::{Kwarg, ResetOptions};
 use cartfuse_env::memory;
 use cartfuse_env::registry::{ENV_IDS, unknown_env};
 use cartfuse_env::spaces::{ActionSpace, BoxSpace};
-use cartfuse_env::{EnvBackend, EnvError, EpisodeOptions, GraphEnv, HostOutputs, StepPlan, VecEnv};
+use cartfuse_env::{
+    AutoresetMode, DeviceActions, EnvError, EpisodeOptions, GraphEnv, HostOutputs, StepPlan, VecEnv,
+};
 use cartfuse_fusion::cpu::{Cpu, CpuOptions};
 #[cfg(any(feature = "wgpu", feature = "cuda"))]
 use cartfuse_fusion::cube::Cube;
@@ -26,7 +29,9 @@ use cartfuse_fusion::device::Device;
 use cartfuse_fusion::device::RuntimeKind;
 
 use crate::device::unavailable;
+use crate::dlpack::Memory;
 use crate::error::{BackendError, non_finite};
+use crate::resident::ResidentMemory;
 
 /// What one environment is, read from its [`GraphEnv`] implementation.
 #[derive(Debug, Clone, PartialEq)]
@@ -151,17 +156,59 @@ pub trait DynVecEnv: Send {
     /// ([`VecEnv::step_device`], outputs left in the runtime's buffers): the Rust step that
     /// Python's is measured against.
     fn time_device_steps(&mut self, calls: u64) -> Result<Duration, BackendError>;
+    /// The time of `calls` host steps of the Rust API ([`VecEnv::step_into`]: actions from
+    /// the host, outputs into host memory allocated once), the first untimed.
+    fn time_host_steps(&mut self, calls: u64) -> Result<Duration, BackendError>;
     /// [`VecEnv::set_state`].
     fn set_state(&mut self, states: &[Vec<f64>]) -> Result<(), EnvError>;
     /// [`VecEnv::state`].
     fn state(&self) -> Result<Vec<Vec<f64>>, EnvError>;
+    /// The DLPack id of the device, where the runtime's buffers can be viewed through
+    /// DLPack ([`ResidentMemory`]).
+    fn dlpack_device_id(&self) -> Option<i32>;
+    /// Steps with `actions` and leaves the outputs on the device: the actions go into a
+    /// buffer allocated at the first such step (written from the host, or copied from a
+    /// CUDA tensor), the step is launched, and the one read of the invalid-action flag waits
+    /// for it, so the outputs are ready on the device when this returns.
+    fn step_resident(&mut self, actions: ResidentActions<'_>)
+    -> Result<ResidentStep, BackendError>;
+    /// `obs` (a reset's observations, on the host) in a new device buffer, written before
+    /// this returns.
+    fn upload_obs(&mut self, obs: &[f32]) -> Result<Memory, BackendError>;
 }
 
-struct Typed<E: GraphEnv, B: EnvBackend> {
+/// The actions of [`DynVecEnv::step_resident`].
+pub enum ResidentActions<'a> {
+    /// Converted from numpy on the host.
+    Host(&'a Actions),
+    /// A CUDA tensor's bytes, on the env's device, ready on CUDA's legacy default stream.
+    Cuda {
+        /// The first action's address.
+        address: u64,
+        /// Their bytes (the buffer's: checked by the caller against the shape).
+        bytes: usize,
+    },
+}
+
+/// The outputs of [`DynVecEnv::step_resident`], where they live on the device.
+pub struct ResidentStep {
+    /// `[n, obs_dim]` `f32`.
+    pub obs: Memory,
+    /// `[n]` `f32`.
+    pub reward: Memory,
+    /// `[n]` 32-bit flags.
+    pub terminated: Memory,
+    /// `[n]` 32-bit flags.
+    pub truncated: Memory,
+}
+
+struct Typed<E: GraphEnv, B: ResidentMemory> {
     vec_env: VecEnv<E, B>,
+    /// The actions of [`DynVecEnv::step_resident`], allocated at its first call.
+    resident_actions: Option<B::Buffer>,
 }
 
-impl<E: GraphEnv, B: EnvBackend> DynVecEnv for Typed<E, B>
+impl<E: GraphEnv, B: ResidentMemory> DynVecEnv for Typed<E, B>
 where
     E::Action: HostAction,
 {
@@ -196,12 +243,109 @@ where
         Ok(start.elapsed())
     }
 
+    fn time_host_steps(&mut self, calls: u64) -> Result<Duration, BackendError> {
+        let n = self.vec_env.num_envs();
+        let pattern = self.vec_env.env().pattern_actions(n);
+        let same_step = self.vec_env.episode().autoreset == AutoresetMode::SameStep;
+        let (mut obs, mut reward) = (vec![0.0; n * E::OBS_DIM], vec![0.0; n]);
+        let (mut terminated, mut truncated) = (vec![false; n], vec![false; n]);
+        let mut final_obs = same_step.then(|| vec![0.0; n * E::OBS_DIM]);
+        let mut out = HostOutputs {
+            obs: &mut obs,
+            reward: &mut reward,
+            terminated: &mut terminated,
+            truncated: &mut truncated,
+            final_obs: final_obs.as_deref_mut(),
+        };
+        self.vec_env.step_into(&pattern, &mut out)?;
+        let start = Instant::now();
+        for _ in 0..calls {
+            self.vec_env.step_into(&pattern, &mut out)?;
+        }
+        Ok(start.elapsed())
+    }
+
     fn set_state(&mut self, states: &[Vec<f64>]) -> Result<(), EnvError> {
         self.vec_env.set_state(states)
     }
 
     fn state(&self) -> Result<Vec<Vec<f64>>, EnvError> {
         self.vec_env.state()
+    }
+
+    fn dlpack_device_id(&self) -> Option<i32> {
+        self.vec_env.backend().dlpack_device_id()
+    }
+
+    fn step_resident(
+        &mut self,
+        actions: ResidentActions<'_>,
+    ) -> Result<ResidentStep, BackendError> {
+        let backend = self.vec_env.backend().clone();
+        let buffer = match &self.resident_actions {
+            Some(buffer) => buffer.clone(),
+            None => {
+                let size = EnvInfo::of(self.vec_env.env()).action_size();
+                let buffer = backend.alloc(self.vec_env.num_envs() * size);
+                self.resident_actions = Some(buffer.clone());
+                buffer
+            }
+        };
+        match actions {
+            ResidentActions::Host(actions) => {
+                let actions = E::Action::slice(actions)?;
+                let space = self.vec_env.env().action_space();
+                if let Some((index, value)) = cartfuse_env::spaces::first_invalid(actions, |a| {
+                    <E::Action as ActionElement>::is_valid(&space, a)
+                }) {
+                    return Err(EnvError::InvalidAction {
+                        env: index % self.vec_env.num_envs(),
+                        value: format!("{value:?}"),
+                        space: cartfuse_env::spaces::describe_action_space(&space),
+                    }
+                    .into());
+                }
+                let words = <E::Action as ActionElement>::words(actions);
+                backend.write_u32(&buffer, words).map_err(EnvError::from)?;
+            }
+            ResidentActions::Cuda { address, bytes } => {
+                backend.copy_in(&buffer, address, bytes)?;
+            }
+        }
+        let step = self
+            .vec_env
+            .step_device(&DeviceActions::from_buffer(buffer))?;
+        let outputs = [
+            step.obs()?,
+            step.reward()?,
+            step.terminated()?,
+            step.truncated()?,
+        ]
+        .map(Clone::clone);
+        // The one wait: the flag is read after the step (and its check of the actions).
+        self.vec_env.check_device_actions()?;
+        let [obs, reward, terminated, truncated] =
+            <[Memory; 4]>::try_from(backend.export(&outputs.each_ref())?).map_err(|_| {
+                BackendError::Runtime("the runtime exported a wrong number of buffers".into())
+            })?;
+        Ok(ResidentStep {
+            obs,
+            reward,
+            terminated,
+            truncated,
+        })
+    }
+
+    fn upload_obs(&mut self, obs: &[f32]) -> Result<Memory, BackendError> {
+        let backend = self.vec_env.backend();
+        let buffer = backend.alloc(obs.len());
+        let bits: Vec<u32> = obs.iter().map(|v| v.to_bits()).collect();
+        backend.write_u32(&buffer, &bits).map_err(EnvError::from)?;
+        backend.sync().map_err(EnvError::from)?;
+        let [memory] = <[Memory; 1]>::try_from(backend.export(&[&buffer])?).map_err(|_| {
+            BackendError::Runtime("the runtime exported a wrong number of buffers".into())
+        })?;
+        Ok(memory)
     }
 }
 
@@ -298,7 +442,7 @@ where
     }
 }
 
-fn build<E: GraphEnv, B: EnvBackend>(
+fn build<E: GraphEnv, B: ResidentMemory>(
     backend: B,
     env: E,
     options: Build,
@@ -335,5 +479,8 @@ where
             built => built,
         },
     }?;
-    Ok(Box::new(Typed { vec_env }))
+    Ok(Box::new(Typed {
+        vec_env,
+        resident_actions: None,
+    }))
 }

@@ -55,6 +55,7 @@ impl From<EnvError> for BackendError {
                 BackendError::invalid("max_episode_steps", error.to_string())
             }
             EnvError::PlanUnavailable { .. } => BackendError::invalid("plan", error.to_string()),
+            EnvError::InvalidDeviceAction => BackendError::invalid("actions", error.to_string()),
             other => BackendError::Runtime(other.to_string()),
         }
     }

@@ -11,6 +11,8 @@
 //! - [`envs`]: every environment on every runtime behind one object-safe trait.
 //! - [`arrays`]: the numpy arrays a step writes its outputs into.
 //! - [`stepper`]: the background thread of `step_async`.
+//! - [`dlpack`], [`resident`]: `copy=False` on CUDA, outputs as DLPack views of device
+//!   memory and CUDA tensors of actions taken in place.
 //! - [`convert`]: numpy arrays and Python values in and out, validated.
 //! - [`timing`]: [`RustStepTimer`], the Rust step timed from Python (for `python/bench.py`).
 //! - [`device`], [`error`]: device names and errors as Python sees them.
@@ -23,8 +25,10 @@ pub mod arrays;
 pub mod backend;
 pub mod convert;
 pub mod device;
+pub mod dlpack;
 pub mod envs;
 pub mod error;
+pub mod resident;
 pub mod stepper;
 pub mod timing;
 pub mod vec_env;
@@ -129,6 +133,16 @@ fn env_info(env_id: &str) -> PyResult<PyEnvInfo> {
     envs::describe(env_id).map(PyEnvInfo::from).map_err(to_py)
 }
 
+/// A copy of `values` (a 1-d float32 array) as a CPU [`dlpack::DeviceArray`]: the export
+/// the device views use, for tests on machines without a GPU.
+#[pyfunction]
+fn host_array(values: numpy::PyReadonlyArray1<'_, f32>) -> PyResult<dlpack::DeviceArray> {
+    let values = values.as_slice().map_err(|_| {
+        pyo3::exceptions::PyValueError::new_err("values: expected a contiguous float32 array")
+    })?;
+    Ok(dlpack::host_array(values.to_vec()))
+}
+
 /// The module `cartfuse._native`.
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -139,6 +153,8 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<NativeVecEnv>()?;
     module.add_class::<RustStepTimer>()?;
     module.add_class::<PyEnvInfo>()?;
+    module.add_class::<dlpack::DeviceArray>()?;
+    module.add_function(wrap_pyfunction!(host_array, module)?)?;
     let py = module.py();
     module.add("PendingStepError", py.get_type::<PendingStepError>())?;
     module.add("NoPendingStepError", py.get_type::<NoPendingStepError>())?;

@@ -52,15 +52,21 @@ impl RustStepTimer {
         })
     }
 
-    /// Seconds taken by `calls` steps of the Rust API (`VecEnv::step_device`, actions
-    /// uploaded once, outputs left in the runtime's buffers), GIL released.
-    fn time(&self, py: Python<'_>, calls: u64) -> PyResult<f64> {
+    /// Seconds taken by `calls` steps of the Rust API, GIL released: `VecEnv::step_device`
+    /// (actions uploaded once, outputs left in the runtime's buffers), or with `host=True`
+    /// `VecEnv::step_into` (actions from the host, outputs into host memory: one round trip
+    /// a step on a device).
+    #[pyo3(signature = (calls, host=false))]
+    fn time(&self, py: Python<'_>, calls: u64, host: bool) -> PyResult<f64> {
         py.detach(|| {
             let mut backend = self
                 .backend
                 .lock()
                 .map_err(|_| BackendError::Runtime("poisoned by an earlier panic".into()))?;
-            backend.time_device_steps(calls)
+            match host {
+                true => backend.time_host_steps(calls),
+                false => backend.time_device_steps(calls),
+            }
         })
         .map(|elapsed| elapsed.as_secs_f64())
         .map_err(to_py)

@@ -16,7 +16,8 @@ use pyo3::prelude::*;
 use crate::arrays::{Recycler, StepArrays, StepTuple};
 use crate::backend::{Backend, Options, PARALLEL_MIN_LANES, Seeds};
 use crate::convert;
-use crate::envs::EnvInfo;
+use crate::dlpack::{self, DeviceArray, Element};
+use crate::envs::{EnvInfo, ResidentActions};
 use crate::error::{BackendError, to_py};
 use crate::stepper::{Stepper, Ticket};
 use cartfuse_env::AutoresetMode;
@@ -62,6 +63,10 @@ pub struct NativeVecEnv {
     stepper: Mutex<Stepper>,
     /// Why the device was chosen, when it was chosen automatically.
     device_reason: Option<String>,
+    /// The DLPack id of the device, where its buffers can be viewed (CUDA).
+    dlpack_device: Option<i32>,
+    /// The device's name.
+    device_name: &'static str,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> Result<MutexGuard<'_, T>, BackendError> {
@@ -99,6 +104,29 @@ impl NativeVecEnv {
             ))),
             false => Ok(()),
         }
+    }
+
+    /// The DLPack id of the device, or the error of a runtime without device views.
+    fn views_device(&self) -> PyResult<i32> {
+        (self.dlpack_device).ok_or_else(|| to_py(crate::resident::no_views(self.device_name)))
+    }
+
+    /// `reset`'s arguments, converted and checked.
+    #[allow(clippy::type_complexity)]
+    fn reset_args(
+        &self,
+        seed: Option<&Bound<'_, PyAny>>,
+        mask: Option<&Bound<'_, PyAny>>,
+        bounds: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<(Seeds, Option<Vec<bool>>, Option<Vec<(f64, f64)>>)> {
+        let n = self.num_envs;
+        let seeds = match seed {
+            None => Seeds::Continue,
+            Some(seed) => convert::seeds(seed, n)?,
+        };
+        let mask = mask.map(|mask| convert::mask(mask, n)).transpose()?;
+        let bounds = bounds.map(convert::bounds).transpose()?;
+        Ok((seeds, mask, bounds))
     }
 
     /// The arrays the next step writes: the env's own, or ones no caller references.
@@ -160,6 +188,8 @@ impl NativeVecEnv {
         };
         let backend = py.detach(|| Backend::new(options)).map_err(to_py)?;
         let info = backend.info().clone();
+        let dlpack_device = backend.dlpack_device_id();
+        let device_name = backend.device().name();
         let same_step = autoreset == AutoresetMode::SameStep;
         Ok(Self {
             outputs: match copy {
@@ -177,6 +207,8 @@ impl NativeVecEnv {
             in_flight: Mutex::new(None),
             stepper: Mutex::new(Stepper::default()),
             device_reason,
+            dlpack_device,
+            device_name,
         })
     }
 
@@ -246,20 +278,74 @@ impl NativeVecEnv {
         mask: Option<&Bound<'py, PyAny>>,
         bounds: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray2<f32>>> {
-        let n = self.num_envs;
-        let seeds = match seed {
-            None => Seeds::Continue,
-            Some(seed) => convert::seeds(seed, n)?,
-        };
-        let mask = mask.map(|mask| convert::mask(mask, n)).transpose()?;
-        let bounds = bounds.map(convert::bounds).transpose()?;
+        let (seeds, mask, bounds) = self.reset_args(seed, mask, bounds)?;
         let obs = self.run(py, "reset", |b| {
             b.reset(seeds, mask.as_deref(), bounds.as_deref())
         })?;
         match &self.outputs {
             Outputs::Own(own) => own.fill_obs(py, &obs),
-            Outputs::Recycled(_) => convert::rows(py, obs, n, self.info.obs_dim),
+            Outputs::Recycled(_) => convert::rows(py, obs, self.num_envs, self.info.obs_dim),
         }
+    }
+
+    /// `reset` for device views (`copy=False` on CUDA): the observations as a
+    /// [`DeviceArray`] on the device, written there before this returns.
+    #[pyo3(signature = (seed=None, mask=None, bounds=None))]
+    fn reset_views<'py>(
+        &self,
+        py: Python<'py>,
+        seed: Option<&Bound<'py, PyAny>>,
+        mask: Option<&Bound<'py, PyAny>>,
+        bounds: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<DeviceArray> {
+        self.views_device()?;
+        let (seeds, mask, bounds) = self.reset_args(seed, mask, bounds)?;
+        let memory = self.run(py, "reset", |b| {
+            let obs = b.reset(seeds, mask.as_deref(), bounds.as_deref())?;
+            b.upload_obs(&obs)
+        })?;
+        let shape = [self.num_envs, self.info.obs_dim];
+        Ok(DeviceArray::new(Arc::new(memory), &shape, Element::F32))
+    }
+
+    /// `step` for device views (`copy=False` on CUDA): `actions` is a CUDA tensor (through
+    /// DLPack, taken in place: int32 for a discrete space, float32 for a Box, ready on
+    /// CUDA's legacy default stream) or anything `step` takes; returns `(obs, reward,
+    /// terminated, truncated)` as [`DeviceArray`]s (flags int32, 0 or 1), finished on the
+    /// device and valid until the next step or reset.
+    fn step_views(
+        &self,
+        py: Python<'_>,
+        actions: &Bound<'_, PyAny>,
+    ) -> PyResult<(DeviceArray, DeviceArray, DeviceArray, DeviceArray)> {
+        self.idle("step")?;
+        let device_id = self.views_device()?;
+        let n = self.num_envs;
+        let step = match dlpack::is_cuda(actions) {
+            true => {
+                let imported = dlpack::import_cuda(actions, &self.info, n, device_id)?;
+                let (address, bytes) = (imported.address, imported.bytes);
+                let step = self.run(py, "step", |b| {
+                    b.step_resident(ResidentActions::Cuda { address, bytes })
+                });
+                drop(imported);
+                step?
+            }
+            false => {
+                let actions = convert::actions(actions, n, &self.info)?;
+                self.run(py, "step", |b| {
+                    b.step_resident(ResidentActions::Host(&actions))
+                })?
+            }
+        };
+        let view =
+            |memory, shape: &[usize], element| DeviceArray::new(Arc::new(memory), shape, element);
+        Ok((
+            view(step.obs, &[n, self.info.obs_dim], Element::F32),
+            view(step.reward, &[n], Element::F32),
+            view(step.terminated, &[n], Element::I32),
+            view(step.truncated, &[n], Element::I32),
+        ))
     }
 
     /// Steps every env with `actions`: discrete environments take an integer array of

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import gymnasium as gym
 
-from cartfuse._native import __version__
+from cartfuse._native import DeviceArray, __version__
 from cartfuse.env import CartfuseEnv, env_class
 from cartfuse.vector import (
     DEVICES,
@@ -97,6 +97,7 @@ __all__ = [
     "PLANS",
     "CartfuseEnv",
     "CartfuseVectorEnv",
+    "DeviceArray",
     "__version__",
     "compiled_devices",
     "env_class",

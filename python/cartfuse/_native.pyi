@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "DeviceArray",
     "EnvInfo",
     "NativeVecEnv",
     "NoPendingStepError",
@@ -20,6 +21,7 @@ __all__ = [
     "__version__",
     "env_ids",
     "env_info",
+    "host_array",
 ]
 
 __version__: str
@@ -29,6 +31,36 @@ def env_ids() -> list[str]:
 
 def env_info(env_id: str) -> EnvInfo:
     """The environment ``env_id`` names (``ValueError`` naming ``env_id`` otherwise)."""
+
+def host_array(values: npt.NDArray[np.float32]) -> DeviceArray:
+    """A copy of ``values`` (1-d float32) as a CPU :class:`DeviceArray`: the device views'
+    DLPack export, for tests on machines without a GPU."""
+
+@final
+class DeviceArray:
+    """A view of an env's output on its device (``copy=False`` on CUDA), exported through
+    DLPack: ``torch.from_dlpack(view)``, ``jax.dlpack.from_dlpack(view)``. Valid until the
+    env's next step or reset."""
+
+    @property
+    def shape(self) -> list[int]: ...
+    @property
+    def dtype(self) -> str:
+        """``"float32"`` or ``"int32"`` (flags, 0 or 1)."""
+    @property
+    def device(self) -> str:
+        """``"cuda:0"``, ``"cpu"``."""
+    def __dlpack__(
+        self,
+        *,
+        stream: Any | None = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[int, int] | None = None,
+        copy: bool | None = None,
+    ) -> Any: ...
+    def __dlpack_device__(self) -> tuple[int, int]: ...
+    def __len__(self) -> int: ...
+    def __repr__(self) -> str: ...
 
 class PendingStepError(RuntimeError):
     """A call that needs the envs was made while a ``step_async`` step is in flight."""
@@ -143,6 +175,16 @@ class NativeVecEnv:
     ]:
         """Observations, rewards, terminated, truncated, and the final observations
         (``SAME_STEP`` only, else ``None``)."""
+    def reset_views(
+        self,
+        seed: int | Sequence[int | None] | None = None,
+        mask: npt.NDArray[np.bool_] | None = None,
+        bounds: Sequence[tuple[float, float]] | None = None,
+    ) -> DeviceArray:
+        """``reset`` with the observations on the device (``copy=False`` on CUDA)."""
+    def step_views(self, actions: Any) -> tuple[DeviceArray, DeviceArray, DeviceArray, DeviceArray]:
+        """``step`` with the outputs on the device (``copy=False`` on CUDA); ``actions`` a
+        CUDA tensor (int32 or float32) or anything ``step`` takes."""
     def step_async(self, actions: npt.NDArray[Any]) -> None: ...
     def step_wait(
         self,
@@ -171,7 +213,8 @@ class RustStepTimer:
         device: str | None = None,
         plan: str | None = None,
     ) -> RustStepTimer: ...
-    def time(self, calls: int) -> float:
-        """Seconds taken by ``calls`` steps of the Rust API."""
+    def time(self, calls: int, host: bool = False) -> float:
+        """Seconds taken by ``calls`` steps of the Rust API: device-resident, or with
+        ``host=True`` host actions in and host outputs out."""
     @property
     def plan(self) -> str: ...

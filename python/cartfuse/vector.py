@@ -28,7 +28,7 @@ every id in :data:`ENV_IDS`, see :func:`vector_env_class`). They are what
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -151,7 +151,14 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
             env's own output arrays (observations, rewards, terminated, truncated), the same
             arrays every time, valid until the next ``step``/``step_async``/``reset``, which
             overwrites them in place; a ``torch.from_dlpack``/``jax.dlpack.from_dlpack``/
-            ``numpy.from_dlpack`` of them shares that memory and sees each new step.
+            ``numpy.from_dlpack`` of them shares that memory and sees each new step. On
+            ``device="cuda"``, ``False`` keeps the outputs on the GPU: ``reset`` and ``step``
+            return :class:`cartfuse.DeviceArray` views of device memory (flags as int32 0
+            or 1), which ``torch.from_dlpack``/``jax.dlpack.from_dlpack`` take without a
+            copy, valid until the next step or reset (call ``from_dlpack`` on each step's);
+            ``step`` also takes a CUDA tensor of actions (int32 for a discrete space,
+            float32 for a ``Box``) in place. Each such step has finished on the GPU when it
+            returns. ``NEXT_STEP`` autoreset only, no rendering.
         render_mode: ``None`` or ``"rgb_array"``: :meth:`render` returns a list of
             ``num_envs`` frames, as gymnasium's ``CartPoleVectorEnv`` does (gymnasium's
             vector ``HumanRendering`` wrapper shows them in a window).
@@ -267,6 +274,16 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
         self._device_reason = self._native.device_reason
         if device is None and self._device_reason is not None:
             LOGGER.info(self._device_reason)
+        # copy=False on CUDA: outputs stay on the device, as DLPack views.
+        self._views = not copy and self._native.device == "cuda"
+        if self._views and (mode != AutoresetMode.NEXT_STEP or render_mode is not None):
+            self._native.close()
+            raise ValueError(
+                "copy: copy=False on cuda keeps the outputs on the device (DLPack views), "
+                "which supports autoreset_mode=NEXT_STEP without render_mode; got "
+                f"autoreset_mode={mode.name}, render_mode={render_mode!r} (use copy=True)"
+            )
+        self._views_pending: Any = None
         self.env_id = info.id
         self.copy = copy
         self.info = info
@@ -358,7 +375,10 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
         bounds: list[tuple[float, float]] | None,
     ) -> ObsArray:
         """The native reset, and what this class keeps track of."""
-        obs = self._native.reset(seed, mask, bounds)
+        if self._views:
+            obs: Any = self._native.reset_views(seed, mask, bounds)
+        else:
+            obs = self._native.reset(seed, mask, bounds)
         self._was_reset = True
         selected = slice(None) if mask is None else mask
         if self._ended is not None:
@@ -369,7 +389,10 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
     def step(self, actions: ActArray) -> StepResult:
         """Steps every env; ``actions`` as the class documents (an integer array of shape
         ``(num_envs,)`` for a discrete action space, a float array of shape
-        ``(num_envs, k)`` for a ``Box``)."""
+        ``(num_envs, k)`` for a ``Box``; with ``copy=False`` on cuda, also a CUDA tensor)."""
+        if self._views:
+            self._check_idle("step")
+            return self._step_views(actions)
         if type(actions) is not np.ndarray:
             actions = np.asarray(actions)
         self._check_not_ended()
@@ -383,7 +406,14 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
     def step_async(self, actions: ActArray) -> None:
         """Starts a step with ``actions`` on the env's background thread (GIL released) and
         returns at once; :meth:`step_wait` returns its outputs. The actions are checked here:
-        a bad call raises and starts nothing."""
+        a bad call raises and starts nothing. (With ``copy=False`` on cuda the step runs in
+        :meth:`step_wait`, on the calling thread.)"""
+        if self._views:
+            if self._views_pending is not None:
+                raise AlreadyPendingCallError("step_async: a step is already pending", "step")
+            self._check_idle("step_async")
+            self._views_pending = actions
+            return
         if type(actions) is not np.ndarray:
             actions = np.asarray(actions)
         self._check_not_ended()
@@ -396,6 +426,11 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
     def step_wait(self) -> StepResult:
         """Waits for the step :meth:`step_async` started and returns its outputs, as
         :meth:`step` does."""
+        if self._views:
+            actions, self._views_pending = self._views_pending, None
+            if actions is None:
+                raise NoAsyncCallError("step_wait: no step_async() step is pending", "step")
+            return self._step_views(actions)
         try:
             outputs = self._native.step_wait()
         except NoPendingStepError as error:
@@ -406,6 +441,15 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
     send = step_async
     #: EnvPool's name of :meth:`step_wait`.
     recv = step_wait
+
+    def _step_views(self, actions: Any) -> StepResult:
+        """A step whose outputs stay on the device: :class:`DeviceArray` views that
+        ``torch.from_dlpack`` and ``jax.dlpack.from_dlpack`` take in place."""
+        on_cuda = hasattr(actions, "__dlpack_device__") and actions.__dlpack_device__()[0] == 2
+        if not on_cuda and type(actions) is not np.ndarray:
+            actions = np.asarray(actions)
+        obs, reward, terminated, truncated = self._native.step_views(actions)
+        return cast("StepResult", (obs, reward, terminated, truncated, {}))
 
     def _check_not_ended(self) -> None:
         """``DISABLED``: no env that ended may be stepped before it is reset (gymnasium's
