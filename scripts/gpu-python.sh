@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# The Python package on an NVIDIA GPU (issue 49): its CUDA tests, the Python CUDA step against
+# the Rust step, the zero-copy loop and PPO with JAX on the same GPU, from a wheel built
+# beforehand on any Linux x86-64 machine (nothing is built or downloaded on the GPU machine).
+set -uo pipefail
+
+usage() {
+  cat <<'EOF'
+usage: bash scripts/gpu-python.sh --build     build the wheel and its dependencies' wheels (no GPU needed)
+       bash scripts/gpu-python.sh OUT_DIR     run every check on the GPU machine, results under OUT_DIR
+
+--build runs scripts/wheel.sh (the wheel with CUDA) and downloads the wheels the package
+and the checks need beyond what a GPU image has (gymnasium, optax, pytest and their
+dependencies) into target/gpu-python/, packed as target/gpu-python/python.tar.gz. Carry it
+with this repository's scripts/, python/ and examples/ to the GPU machine; there
+
+    bash scripts/gpu-python.sh OUT_DIR
+
+installs them into a virtual environment that sees the system's packages (torch and JAX with
+CUDA come from the machine's image) and runs, each step under its own timeout, within 6
+minutes:
+
+  1. tests: python/tests/test_cuda.py and test_device_views.py (device="cuda", the device
+     views, CUDA actions through DLPack),
+  2. bench: python/bench_cuda.py, the Python CUDA step (host arrays, device views, torch
+     actions, the zero-copy loop with a torch policy) against the Rust host step, in rounds,
+  3. ppo: examples/ppo_gpu.py --device cuda, PPO with JAX on the same GPU as the envs.
+
+Every log goes under OUT_DIR/logs, steps.tsv holds each step's exit status and seconds.
+Exit status: 0 every step passed; 1 a step failed; 2 bad arguments; 3 no GPU; 4 wheels missing.
+EOF
+}
+
+die() { echo "gpu-python: $1" >&2; exit "${2:-2}"; }
+
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+dir="$repo/target/gpu-python"
+mode=run
+out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -h|--help) usage; exit 0 ;;
+    --build) mode=build ;;
+    -*) die "unknown option $1 (see --help)" ;;
+    *) [ -z "$out" ] || die "one results directory, got $out and $1"; out="$1" ;;
+  esac
+  shift
+done
+
+T_TESTS=150
+T_BENCH=120
+T_PPO=90
+
+if [ "$mode" = build ]; then
+  [ -z "$out" ] || die "--build takes no results directory"
+  cd "$repo" || exit 2
+  bash scripts/wheel.sh || exit 1
+  rm -rf "$dir" && mkdir -p "$dir/wheels"
+  cp target/wheels/cartfuse-*.whl "$dir/wheels/" || die "scripts/wheel.sh left no wheel" 1
+  # Pure-Python wheels and manylinux ones for CPython 3.10-3.13; numpy, jax and torch are
+  # the image's own.
+  for py in 3.10 3.11 3.12 3.13; do
+    python3 -m pip download -q --only-binary=:all: --python-version "$py" \
+      --platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 --no-deps \
+      -d "$dir/wheels" "gymnasium==1.4.0" "cloudpickle>=1.2" "farama-notifications>=0.0.1" \
+      "typing-extensions>=4.3" "optax" "chex" "absl-py" "toolz" "pytest>=8" "pluggy" \
+      "iniconfig" "packaging" "pygments" "exceptiongroup" "tomli" || exit 1
+  done
+  tar -czf "$dir/python.tar.gz" -C "$dir" wheels
+  ls -la "$dir/wheels" "$dir/python.tar.gz"
+  echo "gpu-python: carry $dir/python.tar.gz with scripts/, python/ and examples/, then: bash scripts/gpu-python.sh OUT_DIR"
+  exit 0
+fi
+
+[ -n "$out" ] || die "a results directory is needed (see --help)"
+if [ -e "$out" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
+  die "$out is not empty: give a new or empty directory"
+fi
+gpus="$(timeout 15 "${CARTFUSE_GPU_CHECK_NVIDIA_SMI:-nvidia-smi}" --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null)"
+[ -n "$gpus" ] || die "no GPU found (nvidia-smi lists none): run it where there is one" 3
+if [ ! -d "$dir/wheels" ] && [ -f "$dir/python.tar.gz" ]; then
+  tar -xzf "$dir/python.tar.gz" -C "$dir" || die "cannot unpack $dir/python.tar.gz" 4
+fi
+ls "$dir"/wheels/cartfuse-*.whl >/dev/null 2>&1 || die "no wheel in $dir/wheels: run --build first" 4
+
+mkdir -p "$out/logs" || exit 2
+out="$(cd "$out" && pwd)"
+echo "$gpus" > "$out/gpu.txt"
+: > "$out/steps.tsv"
+venv="$out/venv"
+python3 -m venv --system-site-packages "$venv" || exit 1
+"$venv/bin/pip" install -q --no-index --find-links "$dir/wheels" cartfuse gymnasium pytest \
+  > "$out/logs/install.log" 2>&1 || { cat "$out/logs/install.log"; exit 1; }
+"$venv/bin/pip" install -q --no-index --find-links "$dir/wheels" optax >> "$out/logs/install.log" 2>&1 \
+  || echo "gpu-python: optax not installed (see logs/install.log): the ppo step will fail"
+
+run_step() {
+  local name="$1" limit="$2"; shift 2
+  local start status
+  start=$(date +%s)
+  echo "== $name (at most ${limit}s): $*"
+  (cd "$repo" && timeout "$limit" "$@") > "$out/logs/$name.log" 2>&1
+  status=$?
+  printf '%s\t%s\t%s\n' "$name" "$status" "$(( $(date +%s) - start ))" >> "$out/steps.tsv"
+  tail -25 "$out/logs/$name.log"
+}
+
+py="$venv/bin/python"
+run_step tests "$T_TESTS" "$py" -m pytest -q -p no:cacheprovider python/tests/test_cuda.py python/tests/test_device_views.py
+run_step bench "$T_BENCH" "$py" -P python/bench_cuda.py --sizes 1 4096 65536 1048576 --rounds 5 --budget 0.05
+run_step ppo "$T_PPO" "$py" examples/ppo_gpu.py --device cuda
+
+echo "== gpu-python summary ($out)"
+sed 's/^/gpu: /' "$out/gpu.txt"
+failed=0
+while IFS=$'\t' read -r step status seconds; do
+  verdict=passed
+  if [ "$status" = 124 ]; then verdict="TIMED OUT"; failed=1
+  elif [ "$status" != 0 ]; then verdict="FAILED (exit $status)"; failed=1; fi
+  printf '%-8s %-20s %5ss\n' "$step" "$verdict" "$seconds"
+done < "$out/steps.tsv"
+exit "$failed"
