@@ -204,8 +204,9 @@ pub struct ResidentStep {
 
 struct Typed<E: GraphEnv, B: ResidentMemory> {
     vec_env: VecEnv<E, B>,
-    /// The actions of [`DynVecEnv::step_resident`], allocated at its first call.
-    resident_actions: Option<B::Buffer>,
+    /// The actions of [`DynVecEnv::step_resident`], allocated at its first call, with their
+    /// address where the runtime has device views.
+    resident_actions: Option<(B::Buffer, Option<u64>)>,
 }
 
 impl<E: GraphEnv, B: ResidentMemory> DynVecEnv for Typed<E, B>
@@ -282,13 +283,18 @@ where
         actions: ResidentActions<'_>,
     ) -> Result<ResidentStep, BackendError> {
         let backend = self.vec_env.backend().clone();
-        let buffer = match &self.resident_actions {
-            Some(buffer) => buffer.clone(),
+        let (buffer, address) = match &self.resident_actions {
+            Some(kept) => kept.clone(),
             None => {
                 let size = EnvInfo::of(self.vec_env.env()).action_size();
                 let buffer = backend.alloc(self.vec_env.num_envs() * size);
-                self.resident_actions = Some(buffer.clone());
-                buffer
+                // Its address once: where CUDA tensors of actions are copied to.
+                let address = match backend.dlpack_device_id() {
+                    Some(_) => backend.export(&[&buffer])?.first().map(|m| m.address),
+                    None => None,
+                };
+                self.resident_actions = Some((buffer.clone(), address));
+                (buffer, address)
             }
         };
         match actions {
@@ -308,8 +314,14 @@ where
                 let words = <E::Action as ActionElement>::words(actions);
                 backend.write_u32(&buffer, words).map_err(EnvError::from)?;
             }
-            ResidentActions::Cuda { address, bytes } => {
-                backend.copy_in(&buffer, address, bytes)?;
+            ResidentActions::Cuda {
+                address: from,
+                bytes,
+            } => {
+                let into = address.ok_or_else(|| {
+                    BackendError::Runtime("this runtime takes no device actions".into())
+                })?;
+                backend.copy_in(into, from, bytes)?;
             }
         }
         let step = self

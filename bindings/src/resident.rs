@@ -18,10 +18,10 @@ pub trait ResidentMemory: EnvBackend {
     /// The DLPack device id of this runtime's device (`None`: no DLPack device).
     fn dlpack_device_id(&self) -> Option<i32>;
 
-    /// Copies `bytes` from `address` on the same device into `into`, after every operation
+    /// Copies `bytes` from `from` to `into` (addresses on this device), after every operation
     /// enqueued on CUDA's legacy default stream (where the imported actions are ready), and
     /// waits for the copy: the next launch, on the runtime's own stream, reads them.
-    fn copy_in(&self, into: &Self::Buffer, address: u64, bytes: usize) -> Result<(), BackendError>;
+    fn copy_in(&self, into: u64, from: u64, bytes: usize) -> Result<(), BackendError>;
 }
 
 /// The error of a runtime without device views.
@@ -44,7 +44,7 @@ impl ResidentMemory for cartfuse_fusion::cpu::Cpu {
         None
     }
 
-    fn copy_in(&self, _: &Self::Buffer, _: u64, _: usize) -> Result<(), BackendError> {
+    fn copy_in(&self, _: u64, _: u64, _: usize) -> Result<(), BackendError> {
         Err(no_views("cpu"))
     }
 }
@@ -59,7 +59,7 @@ impl ResidentMemory for cartfuse_fusion::cube::Cube<cubecl::wgpu::WgpuRuntime> {
         None
     }
 
-    fn copy_in(&self, _: &Self::Buffer, _: u64, _: usize) -> Result<(), BackendError> {
+    fn copy_in(&self, _: u64, _: u64, _: usize) -> Result<(), BackendError> {
         Err(no_views("wgpu"))
     }
 }
@@ -70,7 +70,11 @@ mod cuda {
 
     use cartfuse_fusion::cube::Cube;
     use cubecl::cuda::CudaRuntime;
-    use cubecl::server::Handle;
+    use cubecl::device::Device;
+    use cubecl::device_handle::DeviceHandle;
+    use cubecl::prelude::Runtime;
+    use cubecl::server::{ComputeServer, Handle, ServerError};
+    use cubecl::stream_id::StreamId;
     use cudarc::driver::{result, sys};
     use dlpark::ffi::DLDevice;
 
@@ -102,37 +106,45 @@ mod cuda {
     }
 
     impl ResidentMemory for Cube<CudaRuntime> {
+        /// Every buffer's address in one round trip to cubecl's server.
         fn export(&self, buffers: &[&Handle]) -> Result<Vec<Memory>, BackendError> {
-            let id = self.runtime_device().index as i32;
-            buffers
-                .iter()
-                .map(|handle| {
-                    let resource = (self.client().get_resource((*handle).clone()))
-                        .map_err(|e| failed("buffer address", e))?;
-                    Ok(Memory {
-                        device: DLDevice::cuda(id),
-                        address: resource.resource().ptr,
-                        keep: Box::new((*handle).clone()),
-                    })
+            let device = self.runtime_device();
+            let bindings: Vec<_> = buffers.iter().map(|h| (*h).clone().binding()).collect();
+            let stream = StreamId::current();
+            let addresses = DeviceHandle::<<CudaRuntime as Runtime>::Server>::new(device.to_id())
+                .submit_blocking(move |server| {
+                    (bindings.into_iter())
+                        .map(|binding| {
+                            let resource = server.get_resource(binding, stream)?;
+                            Ok(resource.resource().ptr)
+                        })
+                        .collect::<Result<Vec<u64>, ServerError>>()
                 })
-                .collect()
+                .map_err(|e| failed("server", e))?
+                .map_err(|e| failed("buffer address", e))?;
+            let id = device.index as i32;
+            Ok((buffers.iter().zip(addresses))
+                .map(|(handle, address)| Memory {
+                    device: DLDevice::cuda(id),
+                    address,
+                    keep: Box::new((*handle).clone()),
+                })
+                .collect())
         }
 
         fn dlpack_device_id(&self) -> Option<i32> {
             Some(self.runtime_device().index as i32)
         }
 
-        fn copy_in(&self, into: &Handle, address: u64, bytes: usize) -> Result<(), BackendError> {
-            let resource = (self.client().get_resource(into.clone()))
-                .map_err(|e| failed("buffer address", e))?;
+        fn copy_in(&self, into: u64, from: u64, bytes: usize) -> Result<(), BackendError> {
             bind_context(self.runtime_device().index)?;
             // CUDA's legacy default stream (CU_STREAM_LEGACY).
             let legacy = 0x1 as sys::CUstream;
-            // SAFETY: both addresses are live device memory of `bytes` (the imported tensor
-            // is held by the caller, the buffer by `resource`) in the current context; the
+            // SAFETY: both addresses are live device memory of `bytes` in the current
+            // context (the imported tensor is held by the caller, the buffer by the env); the
             // host waits for the copy before either can go.
             unsafe {
-                result::memcpy_dtod_async(resource.resource().ptr, address, bytes, legacy)
+                result::memcpy_dtod_async(into, from, bytes, legacy)
                     .map_err(|e| failed("copy of the actions", e))?;
                 result::stream::synchronize(legacy).map_err(|e| failed("wait for the actions", e))
             }
