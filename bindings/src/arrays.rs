@@ -45,18 +45,43 @@ fn flags(py: Python<'_>, n: usize) -> Bound<'_, PyArray1<bool>> {
     PyArray1::zeros(py, [n], false)
 }
 
+/// Bytes the data of a `copy=False` env's own arrays is aligned to: JAX (XLA's CPU client)
+/// takes a DLPack buffer in place only at this alignment and copies it otherwise; numpy
+/// aligns its allocations to 16 bytes.
+pub const SHARED_ALIGN: usize = 64;
+
+/// A C-contiguous array of `shape` whose data starts at a multiple of [`SHARED_ALIGN`]
+/// bytes: a view into an array numpy allocated a little larger by `make` (its base).
+fn aligned<'py, T: Element, D: Dimension>(
+    py: Python<'py>,
+    shape: &[usize],
+    make: impl FnOnce(usize) -> Bound<'py, PyArray1<T>>,
+) -> PyResult<Bound<'py, PyArray<T, D>>> {
+    let size = std::mem::size_of::<T>();
+    let len: usize = shape.iter().product();
+    let whole = make(len + SHARED_ALIGN / size);
+    let address = whole.data() as usize;
+    let skip = (SHARED_ALIGN - address % SHARED_ALIGN) % SHARED_ALIGN / size;
+    let part = pyo3::types::PySlice::new(py, skip as isize, (skip + len) as isize, 1);
+    let view = whole
+        .get_item(part)?
+        .call_method1("reshape", (shape.to_vec(),))?;
+    Ok(view.cast_into::<PyArray<T, D>>()?)
+}
+
 impl StepArrays {
-    /// New C-contiguous arrays for `n` envs of `dim`-long observations; final observations
-    /// when `same_step`. Floats are left uninitialised (every step writes all of them); flags
-    /// start false.
-    pub fn fresh(py: Python<'_>, n: usize, dim: usize, same_step: bool) -> Self {
-        Self {
-            obs: floats(py, [n, dim]).unbind(),
-            reward: floats(py, [n]).unbind(),
-            terminated: flags(py, n).unbind(),
-            truncated: flags(py, n).unbind(),
-            final_obs: same_step.then(|| floats(py, [n, dim]).unbind()),
-        }
+    /// New C-contiguous arrays for `n` envs of `dim`-long observations, their data aligned
+    /// to [`SHARED_ALIGN`] bytes; final observations when `same_step`. Floats are left
+    /// uninitialised (every step writes all of them); flags start false.
+    pub fn fresh(py: Python<'_>, n: usize, dim: usize, same_step: bool) -> PyResult<Self> {
+        let rows = |py| aligned(py, &[n, dim], |len| floats(py, [len]));
+        Ok(Self {
+            obs: rows(py)?.unbind(),
+            reward: aligned(py, &[n], |len| floats(py, [len]))?.unbind(),
+            terminated: aligned(py, &[n], |len| flags(py, len))?.unbind(),
+            truncated: aligned(py, &[n], |len| flags(py, len))?.unbind(),
+            final_obs: same_step.then(|| rows(py)).transpose()?.map(Bound::unbind),
+        })
     }
 
     /// Another handle on the same arrays.

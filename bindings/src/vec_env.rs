@@ -198,7 +198,7 @@ impl NativeVecEnv {
                     info.obs_dim,
                     same_step,
                 )))),
-                false => Outputs::Own(StepArrays::fresh(py, num_envs, info.obs_dim, same_step)),
+                false => Outputs::Own(StepArrays::fresh(py, num_envs, info.obs_dim, same_step)?),
             },
             info,
             backend: Arc::new(Mutex::new(backend)),

@@ -142,6 +142,25 @@ def test_final_observations_are_copies_in_same_step_mode() -> None:
         np.testing.assert_array_equal(row, kept)
 
 
+@pytest.mark.parametrize("mode", ["next_step", "same_step"])
+def test_the_envs_own_arrays_are_aligned_for_jax(mode: str) -> None:
+    # XLA's CPU client takes a DLPack buffer in place only at 64-byte alignment.
+    for n in (1, 3, 64, 1000):
+        env = CartfuseVectorEnv("CartPole-v1", n, copy=False, autoreset_mode=mode)
+        obs, _ = env.reset(seed=3)
+        outputs = env.step(np.ones(n, dtype=np.int64))
+        arrays = [obs, *outputs[1:4]]
+        if mode == "same_step":
+            arrays.append(env._native.step(np.ones(n, dtype=np.int64))[4])
+        for array in arrays:
+            assert array.ctypes.data % 64 == 0, (n, array.dtype)
+            assert array.flags.c_contiguous
+            assert array.flags.writeable
+        assert obs.shape == (n, 4)
+        assert outputs[0] is obs or np.shares_memory(outputs[0], obs)
+        env.close()
+
+
 def test_numpy_dlpack_shares_the_envs_memory() -> None:
     env = CartfuseVectorEnv("CartPole-v1", 64, copy=False)
     obs, _ = env.reset(seed=3)
