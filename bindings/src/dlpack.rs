@@ -192,8 +192,8 @@ pub fn host_array(values: Vec<f32>) -> DeviceArray {
     DeviceArray::new(Arc::new(memory), &shape, Element::F32)
 }
 
-/// Actions on a CUDA device, imported through DLPack: valid while this lives.
-pub struct CudaActions {
+/// Actions imported through DLPack, in place: valid while this lives.
+pub struct ImportedActions {
     /// The imported tensor (its deleter runs on drop).
     _tensor: dlpark::python::ImportedDlpack,
     /// The address of the first action.
@@ -224,16 +224,16 @@ unsafe impl dlpark::python::DlpackStream for LegacyStream {
     }
 }
 
-/// Imports `actions`, a CUDA tensor of `n` envs' actions of the environment `info`
-/// describes, on device `device_id`, in place: ready on CUDA's legacy default stream.
-/// Discrete actions are int32 `(n,)`, a `Box`'s float32 `(n, k)` (or `(n,)` when `k` is 1).
-/// Wrong devices, types, shapes and strides are `TypeError`/`ValueError`s naming `actions`.
-pub fn import_cuda(
+/// Imports `actions`, a tensor of `n` envs' actions of the environment `info` describes,
+/// on `device`, in place (on CUDA: ready on CUDA's legacy default stream). Discrete actions
+/// are int32 `(n,)`, a `Box`'s float32 `(n, k)` (or `(n,)` when `k` is 1). Wrong devices,
+/// types, shapes and strides are `TypeError`/`ValueError`s naming `actions`.
+pub fn import_actions(
     actions: &Bound<'_, PyAny>,
     info: &EnvInfo,
     n: usize,
-    device_id: i32,
-) -> PyResult<CudaActions> {
+    device: DLDevice,
+) -> PyResult<ImportedActions> {
     let (element, expected) = match &info.action {
         ActionSpace::Discrete(_) => (Element::I32, vec![vec![n]]),
         ActionSpace::Box(_) => {
@@ -243,16 +243,18 @@ pub fn import_cuda(
             (Element::F32, shapes)
         }
     };
-    let tensor = dlpark::python::ImportRequest::new(actions.as_borrowed())?
-        .import(Some(&LegacyStream), Some(false))?;
+    let stream = (device.device_type == DLDeviceType::CUDA)
+        .then_some(&LegacyStream as &dyn dlpark::python::DlpackStream);
+    let tensor =
+        dlpark::python::ImportRequest::new(actions.as_borrowed())?.import(stream, Some(false))?;
     let view = tensor
         .validate()
         .map_err(|error| PyValueError::new_err(format!("actions: {error}")))?;
-    let device = view.device();
-    if device.device_type != DLDeviceType::CUDA || device.device_id != device_id {
+    if view.device() != device {
         return Err(PyValueError::new_err(format!(
-            "actions: expected a tensor on cuda:{device_id}, got one on {}",
-            device_name(device)
+            "actions: expected a tensor on {}, got one on {}",
+            device_name(device),
+            device_name(view.device())
         )));
     }
     if !view.dtype().matches(element.dtype()) {
@@ -261,7 +263,7 @@ pub fn import_cuda(
             Element::F32 => "float32 (torch: actions.float())",
         };
         return Err(PyTypeError::new_err(format!(
-            "actions: expected a CUDA tensor of {hint}, got DLPack type code {} of {} bits",
+            "actions: expected a tensor of {hint}, got DLPack type code {} of {} bits",
             view.dtype().code.0,
             view.dtype().bits
         )));
@@ -284,7 +286,7 @@ pub fn import_cuda(
     }
     let address = view.data_ptr() as u64 + view.byte_offset();
     let bytes = view.num_bytes();
-    Ok(CudaActions {
+    Ok(ImportedActions {
         _tensor: tensor,
         address,
         bytes,

@@ -143,6 +143,20 @@ fn host_array(values: numpy::PyReadonlyArray1<'_, f32>) -> PyResult<dlpack::Devi
     Ok(dlpack::host_array(values.to_vec()))
 }
 
+/// `actions` (a DLPack producer on the CPU) imported as a CUDA step imports its actions,
+/// for `num_envs` envs of `env_id`: `(address, bytes)`. The checks of the device views' action
+/// import, for tests on machines without a GPU.
+#[pyfunction]
+fn import_host_actions(
+    actions: &Bound<'_, PyAny>,
+    env_id: &str,
+    num_envs: usize,
+) -> PyResult<(u64, usize)> {
+    let info = envs::describe(env_id).map_err(to_py)?;
+    let imported = dlpack::import_actions(actions, &info, num_envs, dlpark::ffi::DLDevice::CPU)?;
+    Ok((imported.address, imported.bytes))
+}
+
 /// The module `cartfuse._native`.
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -155,6 +169,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PyEnvInfo>()?;
     module.add_class::<dlpack::DeviceArray>()?;
     module.add_function(wrap_pyfunction!(host_array, module)?)?;
+    module.add_function(wrap_pyfunction!(import_host_actions, module)?)?;
     let py = module.py();
     module.add("PendingStepError", py.get_type::<PendingStepError>())?;
     module.add("NoPendingStepError", py.get_type::<NoPendingStepError>())?;

@@ -323,7 +323,8 @@ impl NativeVecEnv {
         let n = self.num_envs;
         let step = match dlpack::is_cuda(actions) {
             true => {
-                let imported = dlpack::import_cuda(actions, &self.info, n, device_id)?;
+                let device = dlpark::ffi::DLDevice::cuda(device_id);
+                let imported = dlpack::import_actions(actions, &self.info, n, device)?;
                 let (address, bytes) = (imported.address, imported.bytes);
                 let step = self.run(py, "step", |b| {
                     b.step_resident(ResidentActions::Cuda { address, bytes })

@@ -22,6 +22,7 @@ __all__ = [
     "env_ids",
     "env_info",
     "host_array",
+    "import_host_actions",
 ]
 
 __version__: str
@@ -35,6 +36,10 @@ def env_info(env_id: str) -> EnvInfo:
 def host_array(values: npt.NDArray[np.float32]) -> DeviceArray:
     """A copy of ``values`` (1-d float32) as a CPU :class:`DeviceArray`: the device views'
     DLPack export, for tests on machines without a GPU."""
+
+def import_host_actions(actions: Any, env_id: str, num_envs: int) -> tuple[int, int]:
+    """``actions`` (a DLPack producer on the CPU) imported as a CUDA step imports its
+    actions: ``(address, bytes)``, for tests of the checks on machines without a GPU."""
 
 @final
 class DeviceArray:

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from cartfuse import CartPoleVectorEnv, DeviceArray, PendulumVectorEnv, compiled_devices
-from cartfuse._native import NativeVecEnv, host_array
+from cartfuse._native import NativeVecEnv, host_array, import_host_actions
 
 
 def _has_nvidia_driver() -> bool:
@@ -66,6 +66,29 @@ def test_a_view_refuses_a_copy_to_another_device() -> None:
     view = host_array(np.ones(3, dtype=np.float32))
     with pytest.raises((ValueError, BufferError)):
         view.__dlpack__(dl_device=(2, 0), copy=False)
+
+
+def test_actions_are_imported_in_place_and_checked() -> None:
+    # The import a CUDA step makes of its actions, here from numpy on the CPU.
+    actions = np.arange(10, dtype=np.int32) % 2
+    assert import_host_actions(actions, "CartPole-v1", 10) == (actions.ctypes.data, 40)
+    tail = actions[2:]  # a view: its own start
+    assert import_host_actions(tail, "CartPole-v1", 8) == (tail.ctypes.data, 32)
+    with pytest.raises(TypeError, match=r"actions.*int32"):
+        import_host_actions(actions.astype(np.int64), "CartPole-v1", 10)
+    with pytest.raises(ValueError, match=r"actions: expected shape \[9\], got \[10\]"):
+        import_host_actions(actions, "CartPole-v1", 9)
+    with pytest.raises(ValueError, match=r"actions.*contiguous"):
+        import_host_actions(np.zeros(16, dtype=np.int32)[::2], "CartPole-v1", 8)
+    torques = np.zeros((4, 1), dtype=np.float32)
+    assert import_host_actions(torques, "Pendulum-v1", 4) == (torques.ctypes.data, 16)
+    assert import_host_actions(torques[:, 0], "Pendulum-v1", 4)[1] == 16
+    with pytest.raises(ValueError, match=r"actions.*shape"):
+        import_host_actions(np.zeros((4, 2), dtype=np.float32), "Pendulum-v1", 4)
+    with pytest.raises(TypeError, match=r"actions.*float32"):
+        import_host_actions(torques.astype(np.float64), "Pendulum-v1", 4)
+    with pytest.raises(ValueError, match="env_id"):
+        import_host_actions(actions, "CartPole-v0", 10)
 
 
 @pytest.mark.parametrize("device", [d for d in ("cpu", "wgpu") if d in compiled_devices()])
