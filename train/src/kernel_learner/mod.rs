@@ -4,8 +4,9 @@
 //! ([`crate::tensor_learner`]).
 //!
 //! The agents' weights and Adam's moments are `[K, P]` device buffers the learner owns,
-//! with a gradient scratch of `G` slots an agent (`G` groups of a cube's units take every
-//! `G`-th minibatch row); the kernel steps them in place. Per update, the host writes two tables
+//! with a gradient scratch of `G` slots an agent (`G` groups of a cube's units, each taking
+//! `R` consecutive rows of every `G * R` of the minibatch, [`kernel`]); the kernel steps them
+//! in place. Per update, the host writes two tables
 //! (every step's minibatch indices, `[S, K, m]`, and every step's settings of every agent:
 //! the annealed learning rate, the clip and loss weights, Adam's bias corrections, whether
 //! the agent learns), launches the `S` steps, and reads back the loss sums (one read).
