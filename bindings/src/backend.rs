@@ -13,9 +13,9 @@ use cartfuse_env::gym_args::check_bounds;
 use cartfuse_env::spaces::{ActionSpace, first_invalid};
 use cartfuse_env::{AutoresetMode, EpisodeOptions, HostOutputs, StepPlan};
 
-use crate::dlpack::Memory;
 use crate::envs::{self, Actions, Build, DynVecEnv, EnvInfo, ResidentActions, ResidentStep};
 use crate::error::{BackendError, non_finite};
+use crate::resident::Memory;
 use cartfuse_fusion::device::Device;
 
 /// The seeds of one reset, as gymnasium accepts them.

@@ -8,7 +8,6 @@
 //! from it lives. Every step that returns views has finished on the device before it
 //! returns, so a consumer may read them on any stream: `__dlpack__` ignores `stream`.
 
-use std::any::Any;
 use std::ffi::c_void;
 use std::sync::Arc;
 
@@ -20,6 +19,7 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::envs::EnvInfo;
+use crate::resident::Memory;
 use cartfuse_env::spaces::ActionSpace;
 
 /// The element types an env's device memory holds.
@@ -46,16 +46,6 @@ impl Element {
             Element::I32 => "int32",
         }
     }
-}
-
-/// Bytes on a device that a [`DeviceArray`] shows, and what keeps them allocated.
-pub struct Memory {
-    /// The DLPack device.
-    pub device: DLDevice,
-    /// The first byte's address on that device.
-    pub address: u64,
-    /// Holds the allocation (the runtime's buffer handle) while any view of it lives.
-    pub keep: Box<dyn Any + Send + Sync>,
 }
 
 /// A view of an env's output on its device, exported through DLPack

@@ -29,8 +29,8 @@ use cartfuse_fusion::device::Device;
 use cartfuse_fusion::device::RuntimeKind;
 
 use crate::device::unavailable;
-use crate::dlpack::Memory;
 use crate::error::{BackendError, non_finite};
+use crate::resident::Memory;
 use crate::resident::ResidentMemory;
 
 /// What one environment is, read from its [`GraphEnv`] implementation.

@@ -5,10 +5,22 @@
 //! Only CUDA has both: DLPack names no consumer of wgpu's buffers, and the CPU runtime's
 //! `copy=False` already writes numpy arrays in place.
 
-use cartfuse_env::EnvBackend;
+use std::any::Any;
 
-use crate::dlpack::Memory;
+use cartfuse_env::EnvBackend;
+use dlpark::ffi::DLDevice;
+
 use crate::error::BackendError;
+
+/// Bytes on a device that a [`DeviceArray`](crate::dlpack::DeviceArray) shows, and what keeps them allocated.
+pub struct Memory {
+    /// The DLPack device.
+    pub device: DLDevice,
+    /// The first byte's address on that device.
+    pub address: u64,
+    /// Holds the allocation (the runtime's buffer handle) while any view of it lives.
+    pub keep: Box<dyn Any + Send + Sync>,
+}
 
 /// A runtime's buffers as DLPack sees them.
 pub trait ResidentMemory: EnvBackend {
@@ -78,8 +90,7 @@ mod cuda {
     use cudarc::driver::{result, sys};
     use dlpark::ffi::DLDevice;
 
-    use super::ResidentMemory;
-    use crate::dlpack::Memory;
+    use super::{Memory, ResidentMemory};
     use crate::error::BackendError;
 
     fn failed(what: &str, error: impl std::fmt::Debug) -> BackendError {
