@@ -236,7 +236,19 @@ pub fn import_actions(
     let stream = (device.device_type == DLDeviceType::CUDA)
         .then_some(&LegacyStream as &dyn dlpark::python::DlpackStream);
     let tensor =
-        dlpark::python::ImportRequest::new(actions.as_borrowed())?.import(stream, Some(false))?;
+        match dlpark::python::ImportRequest::new(actions.as_borrowed())?.import(stream, None) {
+            Ok(tensor) => tensor,
+            // A producer from before DLPack 1.0's keywords (`max_version`): the stream alone.
+            Err(error) if error.is_instance_of::<PyTypeError>(actions.py()) => {
+                let kwargs = pyo3::types::PyDict::new(actions.py());
+                if stream.is_some() {
+                    kwargs.set_item("stream", 1)?;
+                }
+                let capsule = actions.call_method("__dlpack__", (), Some(&kwargs))?;
+                dlpark::python::from_dlpack(capsule.as_borrowed(), None, None)?
+            }
+            Err(error) => return Err(error),
+        };
     let view = tensor
         .validate()
         .map_err(|error| PyValueError::new_err(format!("actions: {error}")))?;

@@ -75,6 +75,25 @@ def test_actions_are_imported_in_place_and_checked() -> None:
         import_host_actions(actions, "CartPole-v0", 10)
 
 
+class OldProducer:
+    """A DLPack producer from before DLPack 1.0's keywords: ``__dlpack__(stream=None)``."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+
+    def __dlpack__(self, stream: int | None = None) -> object:
+        return self.array.__dlpack__(stream=stream)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        device: tuple[int, int] = self.array.__dlpack_device__()
+        return device
+
+
+def test_actions_from_a_producer_without_max_version_are_imported() -> None:
+    actions = np.ones(6, dtype=np.int32)
+    assert import_host_actions(OldProducer(actions), "CartPole-v1", 6) == (actions.ctypes.data, 24)
+
+
 @pytest.mark.parametrize("device", [d for d in ("cpu", "wgpu") if d in compiled_devices()])
 def test_device_views_need_cuda(device: str) -> None:
     env = NativeVecEnv("CartPole-v1", 4, device=device, copy=False)
