@@ -1,0 +1,122 @@
+//! Where a wgpu host step's time goes (issue 49: "find where the time goes first").
+//!
+//! A CartPole-v1 batch under the default plan (`fused`) on the default wgpu device, at one
+//! env and at 4,096. Every round times, back to back, blocks of:
+//!
+//! - `resident`: device-resident steps ([`VecEnv::step_device`]) and one wait at the end,
+//!   per step: what the device sustains when launches queue up;
+//! - `launch + wait`: one device-resident step and a wait for it, per step: the latency of a
+//!   single launch through cubecl;
+//! - `host step`: [`VecEnv::step_into`] (actions written from the host, the step launched,
+//!   the outputs read into host memory allocated once: one round trip);
+//! - `wait`: a wait with nothing enqueued, and `read`: a read of four words with nothing
+//!   enqueued (cubecl's floor for a round trip).
+//!
+//! and prints each block's median over the rounds and the median per-round ratio of the
+//! host step to the resident step, with its range.
+//!
+//! ```sh
+//! cargo run --release --example host_step -- [ROUNDS] [STEPS_PER_BLOCK]
+//! ```
+
+use std::time::Instant;
+
+use cartfuse::env::{CartPole, EpisodeOptions, HostOutputs, StepPlan, VecEnv};
+use cartfuse::fusion::cube::Cube;
+use cartfuse::fusion::cube::device::wgpu_client;
+use cartfuse::fusion::cubecl::wgpu::WgpuRuntime;
+use cartfuse::fusion::exec::Backend;
+
+type Env = VecEnv<CartPole, Cube<WgpuRuntime>>;
+
+/// The blocks of one round, in microseconds per call.
+const BLOCKS: [&str; 5] = ["resident", "launch + wait", "host step", "wait", "read"];
+
+/// Microseconds per call of `call`, over `calls` of them after one untimed.
+fn per_call(calls: u32, mut call: impl FnMut() -> anyhow::Result<()>) -> anyhow::Result<f64> {
+    call()?;
+    let start = Instant::now();
+    for _ in 0..calls {
+        call()?;
+    }
+    Ok(start.elapsed().as_secs_f64() * 1e6 / f64::from(calls))
+}
+
+/// One round of every block on `env`, in [`BLOCKS`]' order.
+fn round(env: &mut Env, calls: u32) -> anyhow::Result<[f64; 5]> {
+    let n = env.num_envs();
+    let pattern: Vec<u32> = (0..n).map(|i| (i % 2) as u32).collect();
+    let device_actions = env.upload_actions(&pattern)?;
+    env.sync()?;
+    let start = Instant::now();
+    for _ in 0..calls {
+        env.step_device(&device_actions)?;
+    }
+    env.sync()?;
+    let resident = start.elapsed().as_secs_f64() * 1e6 / f64::from(calls);
+    let launch_wait = per_call(calls, || {
+        env.step_device(&device_actions)?;
+        Ok(env.sync()?)
+    })?;
+    let (mut obs, mut reward) = (vec![0.0; n * 4], vec![0.0; n]);
+    let (mut terminated, mut truncated) = (vec![false; n], vec![false; n]);
+    let mut out = HostOutputs {
+        obs: &mut obs,
+        reward: &mut reward,
+        terminated: &mut terminated,
+        truncated: &mut truncated,
+        final_obs: None,
+    };
+    let host = per_call(calls, || Ok(env.step_into(&pattern, &mut out)?))?;
+    let wait = per_call(calls, || Ok(env.sync()?))?;
+    let backend = env.backend();
+    let words = backend.upload_u32(&[1, 2, 3, 4]);
+    let read = per_call(calls, || Ok(backend.read_u32(&words).map(drop)?))?;
+    Ok([resident, launch_wait, host, wait, read])
+}
+
+/// The median and range of `values`.
+fn summary(mut values: Vec<f64>) -> (f64, f64, f64) {
+    values.sort_by(f64::total_cmp);
+    (
+        values[values.len() / 2],
+        values[0],
+        values[values.len() - 1],
+    )
+}
+
+fn main() -> anyhow::Result<()> {
+    let mut args = std::env::args().skip(1);
+    let rounds: usize = args.next().map_or(Ok(11), |a| a.parse())?;
+    let calls: u32 = args.next().map_or(Ok(200), |a| a.parse())?;
+    anyhow::ensure!(
+        rounds > 0 && calls > 0,
+        "ROUNDS and STEPS_PER_BLOCK must be positive"
+    );
+    let opened = wgpu_client()?;
+    println!("device: {}", opened.description);
+    println!("{rounds} rounds of {calls} calls a block; medians over the rounds, us per call");
+    for n in [1usize, 4096] {
+        let mut env = VecEnv::build(
+            Cube::new(&opened),
+            CartPole::default(),
+            n,
+            EpisodeOptions::default_for::<CartPole>(),
+            StepPlan::default(),
+        )?;
+        env.reset(Some(0))?;
+        let measured: Vec<[f64; 5]> = (0..rounds)
+            .map(|_| round(&mut env, calls))
+            .collect::<anyhow::Result<_>>()?;
+        let column = |i: usize| summary(measured.iter().map(|m| m[i]).collect()).0;
+        let cells: Vec<String> = (BLOCKS.iter().enumerate())
+            .map(|(i, name)| format!("{name} {:.1}", column(i)))
+            .collect();
+        println!("n = {n}: {}", cells.join(", "));
+        let (ratio, low, high) = summary(measured.iter().map(|m| m[2] / m[0]).collect());
+        println!("  host step / resident step: {ratio:.2}x ({low:.2}-{high:.2})");
+        let (ratio, low, high) = summary(measured.iter().map(|m| m[2] / m[1]).collect());
+        println!("  host step / launch + wait: {ratio:.2}x ({low:.2}-{high:.2})");
+    }
+    Ok(())
+}
