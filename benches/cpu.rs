@@ -18,7 +18,6 @@ mod common;
 
 use std::time::Duration;
 
-use cartfuse::env::HostOutputs;
 use cartfuse::fusion::cpu::{Cpu, CpuOptions};
 use cartfuse::fusion::plan::Strategy;
 use cartfuse::{CartPoleConfig, StepPlan};
@@ -59,20 +58,10 @@ fn cpu_into_host_arrays(c: &mut Criterion) {
             let (mut env, _) =
                 common::ready_env(Cpu::default(), n, CartPoleConfig::default(), plan);
             let actions: Vec<u32> = (0..n as u32).map(|i| i % 2).collect();
-            let (mut obs, mut reward) = (vec![0.0; 4 * n], vec![0.0; n]);
-            let (mut terminated, mut truncated) = (vec![false; n], vec![false; n]);
+            let mut out = env.owned_outputs();
             group.throughput(Throughput::Elements(n as u64));
             group.bench_with_input(BenchmarkId::new(plan.to_string(), n), &n, |b, _| {
-                b.iter(|| {
-                    let mut out = HostOutputs {
-                        obs: &mut obs,
-                        reward: &mut reward,
-                        terminated: &mut terminated,
-                        truncated: &mut truncated,
-                        final_obs: None,
-                    };
-                    env.step_into(&actions, &mut out).expect("step")
-                })
+                b.iter(|| env.step_into(&actions, &mut out.as_host()).expect("step"))
             });
         }
     }

@@ -21,7 +21,7 @@
 
 use std::time::Instant;
 
-use cartfuse::env::{CartPole, EpisodeOptions, HostOutputs, StepPlan, VecEnv};
+use cartfuse::env::{CartPole, EpisodeOptions, StepPlan, VecEnv};
 use cartfuse::fusion::cube::Cube;
 use cartfuse::fusion::cube::device::wgpu_client;
 use cartfuse::fusion::cubecl::wgpu::WgpuRuntime;
@@ -58,15 +58,8 @@ fn round(env: &mut Env, calls: u32) -> anyhow::Result<[f64; 5]> {
         env.step_device(&device_actions)?;
         Ok(env.sync()?)
     })?;
-    let (mut obs, mut reward) = (vec![0.0; n * 4], vec![0.0; n]);
-    let (mut terminated, mut truncated) = (vec![false; n], vec![false; n]);
-    let mut out = HostOutputs {
-        obs: &mut obs,
-        reward: &mut reward,
-        terminated: &mut terminated,
-        truncated: &mut truncated,
-        final_obs: None,
-    };
+    let mut owned = env.owned_outputs();
+    let mut out = owned.as_host();
     let host = per_call(calls, || Ok(env.step_into(&pattern, &mut out)?))?;
     let wait = per_call(calls, || Ok(env.sync()?))?;
     let backend = env.backend();

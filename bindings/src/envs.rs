@@ -15,7 +15,7 @@ use cartfuse_env::memory;
 use cartfuse_env::registry::{ENV_IDS, unknown_env};
 use cartfuse_env::spaces::{ActionSpace, BoxSpace};
 use cartfuse_env::{
-    AutoresetMode, DeviceActions, EnvError, EpisodeOptions, GraphEnv, HostOutputs, StepPlan, VecEnv,
+    DeviceActions, EnvError, EpisodeOptions, GraphEnv, HostOutputs, StepPlan, VecEnv,
 };
 use cartfuse_fusion::cpu::{Cpu, CpuOptions};
 #[cfg(any(feature = "wgpu", feature = "cuda"))]
@@ -247,17 +247,8 @@ where
     fn time_host_steps(&mut self, calls: u64) -> Result<Duration, BackendError> {
         let n = self.vec_env.num_envs();
         let pattern = self.vec_env.env().pattern_actions(n);
-        let same_step = self.vec_env.episode().autoreset == AutoresetMode::SameStep;
-        let (mut obs, mut reward) = (vec![0.0; n * E::OBS_DIM], vec![0.0; n]);
-        let (mut terminated, mut truncated) = (vec![false; n], vec![false; n]);
-        let mut final_obs = same_step.then(|| vec![0.0; n * E::OBS_DIM]);
-        let mut out = HostOutputs {
-            obs: &mut obs,
-            reward: &mut reward,
-            terminated: &mut terminated,
-            truncated: &mut truncated,
-            final_obs: final_obs.as_deref_mut(),
-        };
+        let mut owned = self.vec_env.owned_outputs();
+        let mut out = owned.as_host();
         self.vec_env.step_into(&pattern, &mut out)?;
         let start = Instant::now();
         for _ in 0..calls {
@@ -300,17 +291,7 @@ where
         match actions {
             ResidentActions::Host(actions) => {
                 let actions = E::Action::slice(actions)?;
-                let space = self.vec_env.env().action_space();
-                if let Some((index, value)) = cartfuse_env::spaces::first_invalid(actions, |a| {
-                    <E::Action as ActionElement>::is_valid(&space, a)
-                }) {
-                    return Err(EnvError::InvalidAction {
-                        env: index % self.vec_env.num_envs(),
-                        value: format!("{value:?}"),
-                        space: cartfuse_env::spaces::describe_action_space(&space),
-                    }
-                    .into());
-                }
+                self.vec_env.check_actions(actions)?;
                 let words = <E::Action as ActionElement>::words(actions);
                 backend.write_u32(&buffer, words).map_err(EnvError::from)?;
             }

@@ -81,6 +81,10 @@ enum Outputs {
     Recycled(Box<Mutex<Recycler>>),
     /// `copy=False`: the env's own arrays, written by every step.
     Own(StepArrays),
+    /// `copy=False` where the runtime has device views: the outputs stay on the device
+    /// ([`NativeVecEnv::step_views`]), so no host array is made unless a host step asks
+    /// (then as under `copy=True`).
+    Views(Box<Mutex<Recycler>>),
 }
 
 impl NativeVecEnv {
@@ -133,7 +137,9 @@ impl NativeVecEnv {
     fn arrays(&self, py: Python<'_>) -> PyResult<StepArrays> {
         match &self.outputs {
             Outputs::Own(own) => Ok(own.clone_ref(py)),
-            Outputs::Recycled(recycler) => Ok(lock(recycler).map_err(to_py)?.take(py)),
+            Outputs::Recycled(recycler) | Outputs::Views(recycler) => {
+                Ok(lock(recycler).map_err(to_py)?.take(py))
+            }
         }
     }
 }
@@ -192,13 +198,16 @@ impl NativeVecEnv {
         let device_name = backend.device().name();
         let same_step = autoreset == AutoresetMode::SameStep;
         Ok(Self {
-            outputs: match copy {
-                true => Outputs::Recycled(Box::new(Mutex::new(Recycler::new(
-                    num_envs,
-                    info.obs_dim,
-                    same_step,
-                )))),
-                false => Outputs::Own(StepArrays::fresh(py, num_envs, info.obs_dim, same_step)?),
+            outputs: {
+                let recycler =
+                    || Box::new(Mutex::new(Recycler::new(num_envs, info.obs_dim, same_step)));
+                match (copy, dlpack_device) {
+                    (true, _) => Outputs::Recycled(recycler()),
+                    (false, Some(_)) => Outputs::Views(recycler()),
+                    (false, None) => {
+                        Outputs::Own(StepArrays::fresh(py, num_envs, info.obs_dim, same_step)?)
+                    }
+                }
             },
             info,
             backend: Arc::new(Mutex::new(backend)),
@@ -284,7 +293,9 @@ impl NativeVecEnv {
         })?;
         match &self.outputs {
             Outputs::Own(own) => own.fill_obs(py, &obs),
-            Outputs::Recycled(_) => convert::rows(py, obs, self.num_envs, self.info.obs_dim),
+            Outputs::Recycled(_) | Outputs::Views(_) => {
+                convert::rows(py, obs, self.num_envs, self.info.obs_dim)
+            }
         }
     }
 

@@ -58,15 +58,22 @@ impl HostOutputs<'_> {
     }
 }
 
-/// Owned outputs of `n` envs, for callers that want vectors ([`VecEnv::step`]).
+/// Owned outputs of `n` envs, for callers that want vectors ([`VecEnv::step`]) or step
+/// into the same memory again and again ([`VecEnv::owned_outputs`]).
 ///
 /// [`VecEnv::step`]: crate::VecEnv::step
-#[derive(Debug)]
-pub(crate) struct OwnedOutputs {
+/// [`VecEnv::owned_outputs`]: crate::VecEnv::owned_outputs
+#[derive(Debug, Clone, PartialEq)]
+pub struct OwnedOutputs {
+    /// `[n, obs_dim]` row-major observations.
     pub obs: Vec<f32>,
+    /// `[n]` rewards.
     pub reward: Vec<f32>,
+    /// `[n]` terminated flags.
     pub terminated: Vec<bool>,
+    /// `[n]` truncated flags.
     pub truncated: Vec<bool>,
+    /// `SameStep` only: `[n, obs_dim]` final observations.
     pub final_obs: Option<Vec<f32>>,
 }
 

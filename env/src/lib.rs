@@ -52,7 +52,7 @@ pub use cartpole::{CartPole, CartPoleConfig, CartPoleParams, CartPoleState, refe
 pub use engine::StepPlan;
 pub use environment::{EpisodeOptions, GraphEnv, Transition};
 pub use error::EnvError;
-pub use host_outputs::HostOutputs;
+pub use host_outputs::{HostOutputs, OwnedOutputs};
 pub use params::AutoresetMode;
 pub use runtime::EnvBackend;
 pub use vec_env::{DeviceActions, DeviceStep, StepOutput, VecEnv};

@@ -276,8 +276,10 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
     }
 
     /// Checks that `actions` hold one action per env and step of a call, each in the
-    /// action space.
-    fn check_actions(&self, actions: &[E::Action]) -> Result<(), EnvError> {
+    /// action space ([`EnvError::InvalidAction`] names the first env that is not): what
+    /// every host step checks first, for callers that write actions into a buffer of their
+    /// own.
+    pub fn check_actions(&self, actions: &[E::Action]) -> Result<(), EnvError> {
         self.check_count("actions", actions.len(), self.steps_per_call())?;
         let space = self.env.action_space();
         if let Some((index, value)) =
@@ -294,9 +296,7 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
 
     /// Steps every env with its action and copies the results to the host.
     pub fn step(&mut self, actions: &[E::Action]) -> Result<StepOutput, EnvError> {
-        let calls = self.steps_per_call();
-        let same_step = self.episode.autoreset == AutoresetMode::SameStep;
-        let mut out = OwnedOutputs::zeroed(calls * self.num_envs, E::OBS_DIM, same_step);
+        let mut out = self.owned_outputs();
         self.step_into(actions, &mut out.as_host())?;
         Ok(StepOutput {
             obs: out.obs,
@@ -306,6 +306,12 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
             truncated: out.truncated,
             final_obs: out.final_obs,
         })
+    }
+
+    /// Zeroed host memory for one call's outputs ([`Self::step_into`] writes them).
+    pub fn owned_outputs(&self) -> OwnedOutputs {
+        let same_step = self.episode.autoreset == AutoresetMode::SameStep;
+        OwnedOutputs::zeroed(self.steps_per_call() * self.num_envs, E::OBS_DIM, same_step)
     }
 
     /// Steps every env with its action (validated first) and writes the outputs into `out`

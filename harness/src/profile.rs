@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use cartfuse_env::{
     CartPoleConfig, CartPoleParams, DeviceActions, EnvBackend, EnvError, EpisodeOptions, GraphEnv,
-    HostOutputs, StepPlan, VecEnv,
+    OwnedOutputs, StepPlan, VecEnv,
 };
 use cartfuse_fusion::exec::LaunchTotals;
 
@@ -122,31 +122,10 @@ pub struct TimedEnv<E: GraphEnv, B: EnvBackend> {
     warm_call_s: f64,
 }
 
-/// A host step's actions and the host memory its outputs are copied into.
+/// A host step's actions and the host memory its outputs are copied into, allocated once.
 struct HostStep<E: GraphEnv> {
     actions: Vec<E::Action>,
-    out: HostMemory,
-}
-
-/// Host memory a step's outputs are copied into, allocated once.
-struct HostMemory {
-    obs: Vec<f32>,
-    reward: Vec<f32>,
-    terminated: Vec<bool>,
-    truncated: Vec<bool>,
-    final_obs: Option<Vec<f32>>,
-}
-
-impl HostMemory {
-    fn outputs(&mut self) -> HostOutputs<'_> {
-        HostOutputs {
-            obs: &mut self.obs,
-            reward: &mut self.reward,
-            terminated: &mut self.terminated,
-            truncated: &mut self.truncated,
-            final_obs: self.final_obs.as_deref_mut(),
-        }
-    }
+    out: OwnedOutputs,
 }
 
 impl<E: GraphEnv, B: EnvBackend> TimedEnv<E, B> {
@@ -189,20 +168,10 @@ impl<E: GraphEnv, B: EnvBackend> TimedEnv<E, B> {
     /// This env timed as a user's loop steps it: host actions in, every output copied into
     /// host memory allocated once, one call after the other (the steady call re-timed).
     pub fn host_steps(mut self) -> Result<Self, EnvError> {
-        let k = self.env.steps_per_call();
-        let lanes = k * self.env.num_envs();
+        let lanes = self.env.steps_per_call() * self.env.num_envs();
         let actions = self.env.env().pattern_actions(lanes);
-        let same_step = self.env.episode().autoreset == cartfuse_env::AutoresetMode::SameStep;
-        self.host = Some(HostStep {
-            actions,
-            out: HostMemory {
-                obs: vec![0.0; lanes * E::OBS_DIM],
-                reward: vec![0.0; lanes],
-                terminated: vec![false; lanes],
-                truncated: vec![false; lanes],
-                final_obs: same_step.then(|| vec![0.0; lanes * E::OBS_DIM]),
-            },
-        });
+        let out = self.env.owned_outputs();
+        self.host = Some(HostStep { actions, out });
         self.warm_call_s = f64::MAX;
         for _ in 0..3 {
             self.warm_call_s = self.warm_call_s.min(self.time_calls(1)?);
@@ -226,7 +195,7 @@ impl<E: GraphEnv, B: EnvBackend> TimedEnv<E, B> {
         let mut made = 0;
         while made < calls {
             match &mut self.host {
-                Some(host) => self.env.step_into(&host.actions, &mut host.out.outputs())?,
+                Some(host) => self.env.step_into(&host.actions, &mut host.out.as_host())?,
                 None => {
                     self.env.step_device(&self.actions)?;
                 }

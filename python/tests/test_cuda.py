@@ -93,6 +93,8 @@ def test_cuda_views_follow_the_host_step() -> None:
     host_obs, _ = host.reset(seed=11)
     assert isinstance(obs, DeviceArray)
     np.testing.assert_array_equal(torch.from_dlpack(obs).cpu().numpy(), host_obs)
+    # Views mode keeps no host arrays of its own, and still says copy=False.
+    assert views.copy is False and views._native.copy is False
     generator = torch.Generator(device="cuda").manual_seed(0)
     for step in range(300):
         actions = torch.randint(0, 2, (256,), device="cuda", generator=generator)
