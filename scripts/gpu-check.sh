@@ -6,7 +6,8 @@ set -uo pipefail
 
 usage() {
   cat <<'EOF'
-usage: bash scripts/gpu-check.sh [--bin DIR] OUT_DIR     run every check, results under OUT_DIR
+usage: bash scripts/gpu-check.sh [--bin DIR] [--only STEPS] OUT_DIR
+                                                          run the checks, results under OUT_DIR
        bash scripts/gpu-check.sh --build [--bin DIR]      build the binaries it runs (no GPU needed)
        bash scripts/gpu-check.sh --summary OUT_DIR        print the summary of a results directory
 
@@ -29,6 +30,9 @@ suites need a Vulkan loader (libvulkan1) and the NVIDIA Vulkan driver (its ICD f
 in the usual places, or set VK_DRIVER_FILES). It runs, each step under its own timeout,
 within 9.5 minutes:
 
+  0. host-path: `scripts/host-path.sh` on cuda, the host path's table (issue 49): CartPole
+     env-steps/s device-resident (`bench --plan fused`), through the host (`rollout`) and on
+     the CPU (`--device cpu rollout`) at 1, 4,096, 65,536 and 1,048,576 envs (host-path.md),
   1. `cartfuse --device cuda reproduce` with a budget (every section; burn's CUDA backend
      on the same step is its burn section; the fused policy rollout on the GPU its policy
      section),
@@ -49,6 +53,13 @@ within 9.5 minutes:
 writes every log and result under OUT_DIR (steps.tsv: step, exit status, seconds) and prints
 a summary. Without a GPU it says so and exits with status 3 within seconds.
 
+--only runs the steps named (comma-separated, in the order above): host-path, reproduce,
+crossover, train, population-64, population-2048, population-64-burn, tests-cuda,
+tests-wgpu, slow-cuda, slow-wgpu. A session with 15 minutes of GPU time all told (a start
+costs minutes) runs the measurements first, e.g.
+    --only host-path,crossover,train,population-64,population-2048
+(about 4 minutes) and spends the rest on scripts/gpu-python.sh.
+
 Exit status: 0 every step passed; 1 a step failed; 2 bad arguments; 3 no GPU; 4 binaries
 missing.
 EOF
@@ -60,31 +71,34 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 bin="$repo/target/gpu-check/bin"
 mode=run
 out=""
+only=""
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
     --build) mode=build ;;
     --summary) mode=summary ;;
     --bin) [ $# -ge 2 ] || die "--bin needs a directory"; bin="$(realpath -m -- "$2")"; shift ;;
+    --only) [ $# -ge 2 ] && [ -n "$2" ] || die "--only needs step names"; only="$2"; shift ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) [ -z "$out" ] || die "one results directory, got $out and $1"; out="$1" ;;
   esac
   shift
 done
 
-# Seconds each step may take; together 545 s, within the 10 minutes a GPU call gets, with time to start and summarise.
+# Seconds each step may take; together 570 s, within the 10 minutes a GPU call gets, with time to start and summarise.
 # The measurements come first: on the first GPU runs (2026-11-27, an H100 and an H200) the
 # test suites could not finish in any budget that fits (their kernels compile one after
 # another on the device's server thread, hundreds under `eager`), and `reproduce` needed
 # about 190 s (it writes its report only at the end, so a cut loses all of it).
+T_HOST_PATH=60
 T_REPRODUCE=210
 T_CROSSOVER=35
 T_TRAIN=20
 T_POPULATION_64=25
 T_POPULATION_2048=75
 T_POPULATION_64_BURN=25
-T_CUDA_TESTS=70
-T_WGPU_TESTS=35
+T_CUDA_TESTS=45
+T_WGPU_TESTS=25
 T_SLOW_TESTS=25
 # The suites' slowest tests, run last under their own budget so that a cut there hides no
 # other result (alone on CUDA they took 18 s together; among the others, over 60 s each).
@@ -110,6 +124,10 @@ summary() {
     fi
     printf '%-12s %-22s %5ss  %s\n' "$step" "$verdict" "$seconds" "$detail"
   done < "$dir/steps.tsv"
+  if [ -f "$dir/host-path.md" ]; then
+    echo "host path, CartPole-v1 env-steps/s:"
+    cat "$dir/host-path.md"
+  fi
   if [ -f "$dir/reproduce/report.md" ]; then
     grep -m1 '^Device:' "$dir/reproduce/report.md" | sed 's/^/reproduce: /'
     grep -m1 'beats the CPU' "$dir/reproduce/report.md" | sed 's/^- /reproduce: /'
@@ -135,6 +153,17 @@ summary() {
   done
   return "$failed"
 }
+
+STEPS=(host-path reproduce crossover train population-64 population-2048 population-64-burn
+  tests-cuda tests-wgpu slow-cuda slow-wgpu)
+if [ -n "$only" ]; then
+  [ "$mode" = run ] || die "--only is for a run"
+  IFS=, read -r -a wanted <<<"$only"
+  [ ${#wanted[@]} -gt 0 ] || die "--only needs step names"
+  for step in "${wanted[@]}"; do
+    [[ " ${STEPS[*]} " == *" $step "* ]] || die "--only: no step $step (the steps: ${STEPS[*]})"
+  done
+fi
 
 case "$mode" in
   summary)
@@ -198,9 +227,11 @@ if [ -z "${VK_DRIVER_FILES:-}" ]; then
     if [ -f "$icd" ]; then export VK_DRIVER_FILES="$icd"; break; fi
   done
 fi
-# Runs one step under its timeout, its output in logs/NAME.log, its status in steps.tsv.
+# Runs one step under its timeout, its output in logs/NAME.log, its status in steps.tsv
+# (unless --only leaves it out).
 run_step() {
   local name="$1" limit="$2"; shift 2
+  if [ -n "$only" ] && [[ ",$only," != *",$name,"* ]]; then return; fi
   echo "gpu-check: $name (at most ${limit}s): $*"
   local start=$SECONDS
   timeout --kill-after=5 "$limit" "$@" > "$out/logs/$name.log" 2>&1
@@ -208,6 +239,8 @@ run_step() {
   printf '%s\t%s\t%s\n' "$name" "$status" "$((SECONDS - start))" >> "$out/steps.tsv"
 }
 cd "$out" || exit 2
+run_step host-path "$T_HOST_PATH" bash "$repo/scripts/host-path.sh" --bin "$bin/cartfuse" \
+  --device cuda --out "$out/host-path.md"
 run_step reproduce "$T_REPRODUCE" "$bin/cartfuse" --device cuda reproduce --turns-budget 4 --out "$out/reproduce"
 run_step crossover "$T_CROSSOVER" "$bin/cartfuse" --device cuda crossover --budget 1 --out "$out/crossover"
 run_step train "$T_TRAIN" "$bin/cartfuse" --device cuda train --rollout fused-x8

@@ -1,6 +1,7 @@
 //! `scripts/gpu-check.sh` without a GPU: its argument errors, the no-GPU path, the missing
 //! binaries, and the summary of a recorded results directory (`tests/fixtures/gpu-check`,
-//! hand-written in the layout the script writes).
+//! hand-written in the layout the script writes); `scripts/host-path.sh`, which it runs, on
+//! wgpu (lavapipe on machines without a GPU) and the CPU.
 
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -36,6 +37,17 @@ fn bad_arguments_are_refused_with_status_2() {
         let run = gpu_check(args, none);
         assert_eq!(run.status.code(), Some(2), "{args:?}: {}", stderr(&run));
         assert!(stderr(&run).starts_with("gpu-check: "), "{}", stderr(&run));
+    }
+    // --only names steps the script has.
+    for only in ["bogus", "host-path,bogus", ""] {
+        let run = gpu_check(&["--only", only, "out"], none);
+        assert_eq!(
+            run.status.code(),
+            Some(2),
+            "--only {only:?}: {}",
+            stderr(&run)
+        );
+        assert!(stderr(&run).contains("--only"), "{}", stderr(&run));
     }
     let help = gpu_check(&["--help"], none);
     assert!(help.status.success());
@@ -104,6 +116,9 @@ fn the_summary_reads_a_recorded_results_directory() {
         "burn cuda fusion: n = 1, 0.0001 s per step",
         "crossover: fused: the device wins from n = 4096 on",
         "population-64: 63 of 64 agents at the target, 9.5 s (collecting 2.25 s, learning 7.0 s)",
+        "host-path    passed",
+        "host path, CartPole-v1 env-steps/s:",
+        "| 4096 | 5e+08 | 1e+08 | 1e+08 | 1x |",
     ] {
         assert!(summary.contains(line), "missing `{line}` in:\n{summary}");
     }
@@ -116,4 +131,60 @@ fn the_summary_reads_a_recorded_results_directory() {
     assert_eq!(run.status.code(), Some(2));
     assert!(stderr(&run).contains("not a gpu-check results directory"));
     std::fs::remove_dir_all(empty).ok();
+}
+
+fn host_path(args: &[&str]) -> Output {
+    Command::new("bash")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/host-path.sh"))
+        .args(args)
+        .output()
+        .expect("bash runs")
+}
+
+#[test]
+fn the_host_path_table_measures_every_cell_on_wgpu_and_the_cpu() {
+    let cartfuse = env!("CARGO_BIN_EXE_cartfuse");
+    let out = scratch("host-path").with_extension("md");
+    let run = host_path(&[
+        "--bin",
+        cartfuse,
+        "--device",
+        "wgpu",
+        "--sizes",
+        "1 64",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let table = stdout(&run);
+    assert_eq!(std::fs::read_to_string(&out).unwrap().trim(), table.trim());
+    let rows: Vec<&str> = table.lines().skip(2).collect();
+    assert_eq!(rows.len(), 2, "{table}");
+    for (row, n) in rows.iter().zip(["1", "64"]) {
+        let cells: Vec<&str> = row.trim_matches('|').split('|').map(str::trim).collect();
+        assert_eq!(cells[0], n, "{row}");
+        for cell in &cells[1..4] {
+            let rate: f64 = cell.parse().unwrap_or_else(|_| panic!("{cell} in {row}"));
+            assert!(rate > 0.0, "{row}");
+        }
+        let ratio: f64 = cells[4].trim_end_matches('x').parse().unwrap();
+        let host: f64 = cells[2].parse().unwrap();
+        let cpu: f64 = cells[3].parse().unwrap();
+        // The ratio is the printed rates' own, to their three digits.
+        assert!((ratio / (host / cpu) - 1.0).abs() < 0.02, "{row}");
+    }
+    std::fs::remove_file(out).ok();
+    // Bad arguments, and a binary that is not there, are refused with status 2.
+    for args in [
+        &["--sizes", "0"][..],
+        &["--sizes", ""],
+        &["--device", "tpu"],
+        &["--bogus"],
+        &["--bin"],
+        &["--bin", "/nonexistent/cartfuse"],
+    ] {
+        let run = host_path(args);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {}", stderr(&run));
+        assert!(stderr(&run).starts_with("host-path: "), "{}", stderr(&run));
+    }
 }
