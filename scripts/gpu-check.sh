@@ -53,19 +53,69 @@ within 9.5 minutes:
 writes every log and result under OUT_DIR (steps.tsv: step, exit status, seconds) and prints
 a summary. Without a GPU it says so and exits with status 3 within seconds.
 
---only runs the steps named (comma-separated, in the order above): host-path, reproduce,
-crossover, train, population-64, population-2048, population-64-burn, tests-cuda,
-tests-wgpu, slow-cuda, slow-wgpu. A session with 15 minutes of GPU time all told (a start
-costs minutes) runs the measurements first, e.g.
+--only runs the steps named (comma-separated; they run in the order above whatever the
+order given, their names listed last below). A session with 15 minutes of GPU time all told
+(a start costs minutes) runs the measurements first, e.g.
     --only host-path,crossover,train,population-64,population-2048
 (about 4 minutes) and spends the rest on scripts/gpu-python.sh.
 
 Exit status: 0 every step passed; 1 a step failed; 2 bad arguments; 3 no GPU; 4 binaries
 missing.
 EOF
+  echo
+  echo "The steps, with the seconds each may take: ${STEPS[*]}"
 }
 
 die() { echo "gpu-check: $1" >&2; exit "${2:-2}"; }
+
+# The steps in the order they run, each NAME:SECONDS, its command the function step_NAME
+# (dashes as underscores) below. Together 570 s, within the 10 minutes a GPU call gets, with
+# time to start and summarise. The measurements come first: on the first GPU runs
+# (2026-11-27, an H100 and an H200) the test suites could not finish in any budget that fits
+# (their kernels compile one after another on the device's server thread, hundreds under
+# `eager`), and `reproduce` needed about 190 s (it writes its report only at the end, so a
+# cut loses all of it).
+STEPS=(host-path:60 reproduce:210 crossover:35 train:20 population-64:25 population-2048:75
+  population-64-burn:25 tests-cuda:45 tests-wgpu:25 slow-cuda:25 slow-wgpu:25)
+# The suites' slowest tests, run last under their own budget so that a cut there hides no
+# other result (alone on CUDA they took 18 s together; among the others, over 60 s each).
+SLOW_TESTS=(gymnasium::acrobot gymnasium::mountain_car_continuous)
+
+step_host_path() {
+  bash "$repo/scripts/host-path.sh" --bin "$bin/cartfuse" --device cuda --out "$out/host-path.md"
+}
+step_reproduce() { "$bin/cartfuse" --device cuda reproduce --turns-budget 4 --out "$out/reproduce"; }
+step_crossover() { "$bin/cartfuse" --device cuda crossover --budget 1 --out "$out/crossover"; }
+step_train() { "$bin/cartfuse" --device cuda train --rollout fused-x8; }
+population() {
+  "$bin/cartfuse" --device cuda train --learner "$1" --agents "$2" --seed 1 --json
+}
+step_population_64() { population device 64; }
+step_population_2048() { population device 2048; }
+# The same 64 agents learnt by burn's tensor ops (fusion over CubeBackend), for the kernels'
+# comparison on the GPU.
+step_population_64_burn() { population device-burn 64; }
+# One test thread per core (kernels compile on the host), and `--nocapture`: a failing
+# test's message is in the log at once, not only in the summary a cut run never prints.
+suite() {
+  local runtime="$1" skip=() t
+  for t in "${SLOW_TESTS[@]}"; do skip+=(--skip "$t"); done
+  "$bin/integration" "$runtime::" "${skip[@]}" --test-threads "$(nproc)" --nocapture
+}
+slow_tests() {
+  "$bin/integration" "${SLOW_TESTS[@]/#/$1::}" --test-threads "$(nproc)" --nocapture
+}
+step_tests_cuda() { suite cuda; }
+step_tests_wgpu() { suite wgpu; }
+step_slow_cuda() { slow_tests cuda; }
+step_slow_wgpu() { slow_tests wgpu; }
+
+step_names() { local step; for step in "${STEPS[@]}"; do echo "${step%%:*}"; done; }
+step_function() { echo "step_${1//-/_}"; }
+for step in $(step_names); do
+  declare -F "$(step_function "$step")" > /dev/null \
+    || { echo "gpu-check: step $step has no function $(step_function "$step")" >&2; exit 2; }
+done
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 bin="$repo/target/gpu-check/bin"
@@ -84,25 +134,6 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-
-# Seconds each step may take; together 570 s, within the 10 minutes a GPU call gets, with time to start and summarise.
-# The measurements come first: on the first GPU runs (2026-11-27, an H100 and an H200) the
-# test suites could not finish in any budget that fits (their kernels compile one after
-# another on the device's server thread, hundreds under `eager`), and `reproduce` needed
-# about 190 s (it writes its report only at the end, so a cut loses all of it).
-T_HOST_PATH=60
-T_REPRODUCE=210
-T_CROSSOVER=35
-T_TRAIN=20
-T_POPULATION_64=25
-T_POPULATION_2048=75
-T_POPULATION_64_BURN=25
-T_CUDA_TESTS=45
-T_WGPU_TESTS=25
-T_SLOW_TESTS=25
-# The suites' slowest tests, run last under their own budget so that a cut there hides no
-# other result (alone on CUDA they took 18 s together; among the others, over 60 s each).
-SLOW_TESTS=(gymnasium::acrobot gymnasium::mountain_car_continuous)
 
 # The summary of a results directory: one line per step, the test counts, the device and
 # the headline numbers. Works on any results directory this script wrote (or a recorded one).
@@ -154,14 +185,12 @@ summary() {
   return "$failed"
 }
 
-STEPS=(host-path reproduce crossover train population-64 population-2048 population-64-burn
-  tests-cuda tests-wgpu slow-cuda slow-wgpu)
 if [ -n "$only" ]; then
   [ "$mode" = run ] || die "--only is for a run"
   IFS=, read -r -a wanted <<<"$only"
   [ ${#wanted[@]} -gt 0 ] || die "--only needs step names"
   for step in "${wanted[@]}"; do
-    [[ " ${STEPS[*]} " == *" $step "* ]] || die "--only: no step $step (the steps: ${STEPS[*]})"
+    step_names | grep -qx -- "$step" || die "--only: no step $step (the steps: $(step_names | paste -sd ' '))"
   done
 fi
 
@@ -227,41 +256,20 @@ if [ -z "${VK_DRIVER_FILES:-}" ]; then
     if [ -f "$icd" ]; then export VK_DRIVER_FILES="$icd"; break; fi
   done
 fi
-# Runs one step under its timeout, its output in logs/NAME.log, its status in steps.tsv
-# (unless --only leaves it out).
-run_step() {
-  local name="$1" limit="$2"; shift 2
-  if [ -n "$only" ] && [[ ",$only," != *",$name,"* ]]; then return; fi
-  echo "gpu-check: $name (at most ${limit}s): $*"
-  local start=$SECONDS
-  timeout --kill-after=5 "$limit" "$@" > "$out/logs/$name.log" 2>&1
-  local status=$?
-  printf '%s\t%s\t%s\n' "$name" "$status" "$((SECONDS - start))" >> "$out/steps.tsv"
-}
+# Each step under its timeout, its output in logs/NAME.log, its status in steps.tsv (unless
+# --only leaves it out). `timeout` runs programs, not functions: the step's function runs in
+# a bash of its own, given the functions and the variables they read, tracing its commands
+# into the log.
 cd "$out" || exit 2
-run_step host-path "$T_HOST_PATH" bash "$repo/scripts/host-path.sh" --bin "$bin/cartfuse" \
-  --device cuda --out "$out/host-path.md"
-run_step reproduce "$T_REPRODUCE" "$bin/cartfuse" --device cuda reproduce --turns-budget 4 --out "$out/reproduce"
-run_step crossover "$T_CROSSOVER" "$bin/cartfuse" --device cuda crossover --budget 1 --out "$out/crossover"
-run_step train "$T_TRAIN" "$bin/cartfuse" --device cuda train --rollout fused-x8
-run_step population-64 "$T_POPULATION_64" "$bin/cartfuse" --device cuda train --learner device --agents 64 --seed 1 --json
-run_step population-2048 "$T_POPULATION_2048" "$bin/cartfuse" --device cuda train --learner device --agents 2048 --seed 1 --json
-# The same 64 agents learnt by burn's tensor ops (fusion over CubeBackend), for the kernels'
-# comparison on the GPU.
-run_step population-64-burn "$T_POPULATION_64_BURN" "$bin/cartfuse" --device cuda train --learner device-burn --agents 64 --seed 1 --json
-# One test thread per core (kernels compile on the host), and `--nocapture`: a failing
-# test's message is in the log at once, not only in the summary a cut run never prints.
-threads="$(nproc)"
-skip_slow=()
-for t in "${SLOW_TESTS[@]}"; do skip_slow+=(--skip "$t"); done
-for runtime in cuda wgpu; do
-  budget=$T_CUDA_TESTS; [ "$runtime" = wgpu ] && budget=$T_WGPU_TESTS
-  run_step "tests-$runtime" "$budget" "$bin/integration" "$runtime::" "${skip_slow[@]}" \
-    --test-threads "$threads" --nocapture
-done
-for runtime in cuda wgpu; do
-  run_step "slow-$runtime" "$T_SLOW_TESTS" "$bin/integration" "${SLOW_TESTS[@]/#/$runtime::}" \
-    --test-threads "$threads" --nocapture
+for entry in "${STEPS[@]}"; do
+  name="${entry%%:*}" limit="${entry#*:}"
+  if [ -n "$only" ] && [[ ",$only," != *",$name,"* ]]; then continue; fi
+  echo "gpu-check: $name (at most ${limit}s; its commands and output in logs/$name.log)"
+  start=$SECONDS
+  timeout --kill-after=5 "$limit" bash -c \
+    "$(declare -f; declare -p repo bin out SLOW_TESTS); set -x; $(step_function "$name")" \
+    > "$out/logs/$name.log" 2>&1
+  printf '%s\t%s\t%s\n' "$name" "$?" "$((SECONDS - start))" >> "$out/steps.tsv"
 done
 summary "$out"
 exit $?

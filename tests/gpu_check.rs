@@ -1,5 +1,5 @@
 //! `scripts/gpu-check.sh` without a GPU: its argument errors, the no-GPU path, the missing
-//! binaries, and the summary of a recorded results directory (`tests/fixtures/gpu-check`,
+//! binaries, a run of fake binaries on a fake GPU, and the summary of a recorded results directory (`tests/fixtures/gpu-check`,
 //! hand-written in the layout the script writes); `scripts/host-path.sh`, which it runs, on
 //! wgpu (lavapipe on machines without a GPU) and the CPU.
 
@@ -81,8 +81,7 @@ fn without_a_gpu_it_says_so_and_how_to_run_it_within_seconds() {
     let fake = scratch("fake-smi");
     std::fs::create_dir_all(&fake).unwrap();
     let smi = fake.join("nvidia-smi");
-    std::fs::write(&smi, "#!/bin/sh\necho 'Fake GPU, 1.0, 1 MiB'\n").unwrap();
-    Command::new("chmod").arg("+x").arg(&smi).status().unwrap();
+    script(&smi, "echo 'Fake GPU, 1.0, 1 MiB'");
     let run = gpu_check(
         &[
             "--bin",
@@ -97,6 +96,83 @@ fn without_a_gpu_it_says_so_and_how_to_run_it_within_seconds() {
         "{}",
         stderr(&run)
     );
+    std::fs::remove_dir_all(fake).ok();
+}
+
+/// An executable shell script at `path`.
+fn script(path: &std::path::Path, body: &str) {
+    std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    Command::new("chmod").arg("+x").arg(path).status().unwrap();
+}
+
+#[test]
+fn a_run_calls_each_chosen_step_in_order_under_its_budget_and_records_its_status() {
+    // A fake GPU and binaries that print their arguments: `integration` fails on wgpu.
+    let fake = scratch("run");
+    let bin = fake.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let smi = fake.join("nvidia-smi");
+    script(&smi, "echo 'Fake GPU, 1.0, 1 MiB'");
+    script(&bin.join("cartfuse"), "echo \"cartfuse $*\"");
+    script(
+        &bin.join("integration"),
+        "echo \"integration $*\"; case \"$1\" in wgpu*) exit 101;; esac",
+    );
+    let out = fake.join("out");
+    let run = gpu_check(
+        &[
+            "--bin",
+            bin.to_str().unwrap(),
+            "--only",
+            "slow-wgpu,population-2048,tests-cuda",
+            out.to_str().unwrap(),
+        ],
+        smi.to_str().unwrap(),
+    );
+    assert_eq!(run.status.code(), Some(1), "{}", stderr(&run));
+    let steps = std::fs::read_to_string(out.join("steps.tsv")).unwrap();
+    let recorded: Vec<(&str, &str)> = steps
+        .lines()
+        .map(|line| {
+            let fields: Vec<&str> = line.split('\t').collect();
+            (fields[0], fields[1])
+        })
+        .collect();
+    // The script's order, not the order asked.
+    assert_eq!(
+        recorded,
+        [
+            ("population-2048", "0"),
+            ("tests-cuda", "0"),
+            ("slow-wgpu", "101")
+        ]
+    );
+    let log = |step: &str| std::fs::read_to_string(out.join(format!("logs/{step}.log"))).unwrap();
+    assert!(
+        log("population-2048").contains(
+            "cartfuse --device cuda train --learner device --agents 2048 --seed 1 --json"
+        ),
+        "{}",
+        log("population-2048")
+    );
+    let suite = log("tests-cuda");
+    assert!(
+        suite.contains("integration cuda:: --skip gymnasium::acrobot --skip gymnasium::mountain_car_continuous --test-threads"),
+        "{suite}"
+    );
+    assert!(
+        log("slow-wgpu").contains(
+            "integration wgpu::gymnasium::acrobot wgpu::gymnasium::mountain_car_continuous"
+        ),
+        "{}",
+        log("slow-wgpu")
+    );
+    let summary = stdout(&run);
+    assert!(
+        summary.contains("slow-wgpu    FAILED (exit 101)"),
+        "{summary}"
+    );
+    assert!(summary.contains("tests-cuda   passed"), "{summary}");
     std::fs::remove_dir_all(fake).ok();
 }
 
