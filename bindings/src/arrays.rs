@@ -9,11 +9,16 @@
 //! 64 KiB blocks, which cost about 0.5 us of a 7 us step at 4,096 CartPole envs. With
 //! `copy=False` every step writes the env's own arrays ([`StepArrays::fresh`] once, then
 //! [`StepArrays::clone_ref`]), which the caller receives as views, valid until the next step.
+//! [`Outputs`] is the choice between the two (and device views, which make no host arrays).
+
+use std::sync::Mutex;
 
 use cartfuse_env::HostOutputs;
 use numpy::ndarray::{Dimension, IntoDimension};
 use numpy::{Element, PyArray, PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
+
+use crate::error::{lock, to_py};
 
 /// Observations, rewards, terminated, truncated and (`SameStep`) final observations.
 pub type StepTuple<'py> = (
@@ -248,6 +253,11 @@ impl Recycler {
         }
     }
 
+    /// `(n, dim)`: envs and the length of an observation.
+    pub fn shape(&self) -> (usize, usize) {
+        (self.n, self.dim)
+    }
+
     /// Arrays for the next step that no caller can see (their contents are stale: every
     /// step writes all of them, as the env's own arrays under `copy=False` rely on too).
     pub fn take(&mut self, py: Python<'_>) -> StepArrays {
@@ -350,5 +360,68 @@ impl OneStep {
     /// Whether the episode was truncated.
     pub fn truncated(&self) -> bool {
         self.truncated[0]
+    }
+}
+
+/// Where each step's output arrays come from, by the env's `copy` and its device.
+pub enum Outputs {
+    /// `copy=True`: arrays of the step's own, recycled once Python has dropped them.
+    Recycled(Box<Mutex<Recycler>>),
+    /// `copy=False`: the env's own arrays, written by every step.
+    Own(StepArrays),
+    /// `copy=False` where the runtime has device views: the outputs stay on the device
+    /// (`NativeVecEnv::step_views`), so no host array is made unless a host step asks
+    /// (then as under `copy=True`).
+    Views(Box<Mutex<Recycler>>),
+}
+
+impl Outputs {
+    /// The outputs of `n` envs of `dim` observations: `copy`, or views where the device
+    /// has them (`views`), or the env's own arrays.
+    pub fn new(
+        py: Python<'_>,
+        copy: bool,
+        views: bool,
+        n: usize,
+        dim: usize,
+        same_step: bool,
+    ) -> PyResult<Self> {
+        let recycler = || Box::new(Mutex::new(Recycler::new(n, dim, same_step)));
+        Ok(match (copy, views) {
+            (true, _) => Self::Recycled(recycler()),
+            (false, true) => Self::Views(recycler()),
+            (false, false) => Self::Own(StepArrays::fresh(py, n, dim, same_step)?),
+        })
+    }
+
+    /// Whether every step returns arrays of its own (`copy=True`).
+    pub fn copies(&self) -> bool {
+        matches!(self, Self::Recycled(_))
+    }
+
+    /// The arrays the next step writes: the env's own, or ones no caller references.
+    pub fn next(&self, py: Python<'_>) -> PyResult<StepArrays> {
+        match self {
+            Self::Own(own) => Ok(own.clone_ref(py)),
+            Self::Recycled(recycler) | Self::Views(recycler) => {
+                Ok(lock(recycler).map_err(to_py)?.take(py))
+            }
+        }
+    }
+
+    /// `reset`'s observations (`n * dim`, row-major) as the array the caller receives: the
+    /// env's own under `copy=False` on the host, a new one otherwise.
+    pub fn reset_obs<'py>(
+        &self,
+        py: Python<'py>,
+        obs: Vec<f32>,
+    ) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        match self {
+            Self::Own(own) => own.fill_obs(py, &obs),
+            Self::Recycled(recycler) | Self::Views(recycler) => {
+                let (n, dim) = lock(recycler).map_err(to_py)?.shape();
+                crate::convert::rows(py, obs, n, dim)
+            }
+        }
     }
 }

@@ -1,5 +1,7 @@
 //! What can go wrong, split by the Python exception it becomes.
 
+use std::sync::{Mutex, MutexGuard};
+
 use cartfuse_env::EnvError;
 use pyo3::PyErr;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -83,4 +85,11 @@ pub fn non_finite(value: f64) -> &'static str {
     } else {
         "-inf"
     }
+}
+
+/// `mutex` locked, or the error of an env an earlier panic left poisoned.
+pub fn lock<T>(mutex: &Mutex<T>) -> Result<MutexGuard<'_, T>, BackendError> {
+    mutex
+        .lock()
+        .map_err(|_| BackendError::Runtime("the env was poisoned by an earlier panic".into()))
 }

@@ -7,18 +7,18 @@
 //! the GIL released and returns at once; `step_wait` waits for it. While a step is in
 //! flight every other call that touches the envs raises [`PendingStepError`].
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use numpy::{PyArray1, PyArray2};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
-use crate::arrays::{Recycler, StepArrays, StepTuple};
+use crate::arrays::{Outputs, StepArrays, StepTuple};
 use crate::backend::{Backend, Options, PARALLEL_MIN_LANES, Seeds};
 use crate::convert;
 use crate::dlpack::{self, DeviceArray, Element};
 use crate::envs::{EnvInfo, ResidentActions};
-use crate::error::{BackendError, to_py};
+use crate::error::{BackendError, lock, to_py};
 use crate::stepper::{Stepper, Ticket};
 use cartfuse_env::AutoresetMode;
 use cartfuse_fusion::device::Device;
@@ -69,24 +69,6 @@ pub struct NativeVecEnv {
     device_name: &'static str,
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> Result<MutexGuard<'_, T>, BackendError> {
-    mutex
-        .lock()
-        .map_err(|_| BackendError::Runtime("the env was poisoned by an earlier panic".into()))
-}
-
-/// The arrays a step writes and returns.
-enum Outputs {
-    /// `copy=True`: arrays of the step's own, recycled once Python has dropped them.
-    Recycled(Box<Mutex<Recycler>>),
-    /// `copy=False`: the env's own arrays, written by every step.
-    Own(StepArrays),
-    /// `copy=False` where the runtime has device views: the outputs stay on the device
-    /// ([`NativeVecEnv::step_views`]), so no host array is made unless a host step asks
-    /// (then as under `copy=True`).
-    Views(Box<Mutex<Recycler>>),
-}
-
 impl NativeVecEnv {
     /// Runs `work` on the envs with the GIL released, after checking no step is in flight.
     fn run<T: Send>(
@@ -131,16 +113,6 @@ impl NativeVecEnv {
         let mask = mask.map(|mask| convert::mask(mask, n)).transpose()?;
         let bounds = bounds.map(convert::bounds).transpose()?;
         Ok((seeds, mask, bounds))
-    }
-
-    /// The arrays the next step writes: the env's own, or ones no caller references.
-    fn arrays(&self, py: Python<'_>) -> PyResult<StepArrays> {
-        match &self.outputs {
-            Outputs::Own(own) => Ok(own.clone_ref(py)),
-            Outputs::Recycled(recycler) | Outputs::Views(recycler) => {
-                Ok(lock(recycler).map_err(to_py)?.take(py))
-            }
-        }
     }
 }
 
@@ -198,17 +170,14 @@ impl NativeVecEnv {
         let device_name = backend.device().name();
         let same_step = autoreset == AutoresetMode::SameStep;
         Ok(Self {
-            outputs: {
-                let recycler =
-                    || Box::new(Mutex::new(Recycler::new(num_envs, info.obs_dim, same_step)));
-                match (copy, dlpack_device) {
-                    (true, _) => Outputs::Recycled(recycler()),
-                    (false, Some(_)) => Outputs::Views(recycler()),
-                    (false, None) => {
-                        Outputs::Own(StepArrays::fresh(py, num_envs, info.obs_dim, same_step)?)
-                    }
-                }
-            },
+            outputs: Outputs::new(
+                py,
+                copy,
+                dlpack_device.is_some(),
+                num_envs,
+                info.obs_dim,
+                same_step,
+            )?,
             info,
             backend: Arc::new(Mutex::new(backend)),
             num_envs,
@@ -236,7 +205,7 @@ impl NativeVecEnv {
     /// Whether each step returns arrays of its own (`True`) or the env's own (`False`).
     #[getter]
     fn copy(&self) -> bool {
-        matches!(self.outputs, Outputs::Recycled(_))
+        self.outputs.copies()
     }
 
     /// The device the envs run on.
@@ -291,12 +260,7 @@ impl NativeVecEnv {
         let obs = self.run(py, "reset", |b| {
             b.reset(seeds, mask.as_deref(), bounds.as_deref())
         })?;
-        match &self.outputs {
-            Outputs::Own(own) => own.fill_obs(py, &obs),
-            Outputs::Recycled(_) | Outputs::Views(_) => {
-                convert::rows(py, obs, self.num_envs, self.info.obs_dim)
-            }
-        }
+        self.outputs.reset_obs(py, obs)
     }
 
     /// `reset` for device views (`copy=False` on CUDA): the observations as a
@@ -367,7 +331,7 @@ impl NativeVecEnv {
     fn step<'py>(&self, py: Python<'py>, actions: &Bound<'py, PyAny>) -> PyResult<StepTuple<'py>> {
         self.idle("step")?;
         let actions = convert::actions(actions, self.num_envs, &self.info)?;
-        let arrays = self.arrays(py)?;
+        let arrays = self.outputs.next(py)?;
         let target = arrays.target(py);
         let backend = &self.backend;
         let work = move || {
@@ -394,7 +358,7 @@ impl NativeVecEnv {
             ));
         }
         let actions = convert::actions(actions, self.num_envs, &self.info)?;
-        let arrays = self.arrays(py)?;
+        let arrays = self.outputs.next(py)?;
         let target = arrays.target(py);
         let backend = self.backend.clone();
         let work = move || {
