@@ -73,8 +73,8 @@ die() { echo "gpu-check: $1" >&2; exit "${2:-2}"; }
 # time to start and summarise. The measurements come first: on the first GPU runs
 # (2026-11-27, an H100 and an H200) the test suites could not finish in any budget that fits
 # (their kernels compile one after another on the device's server thread, hundreds under
-# `eager`), and `reproduce` needed about 190 s (it writes its report only at the end, so a
-# cut loses all of it).
+# `eager`), and `reproduce` needed about 190 s (a cut keeps the sections it finished: it
+# writes its report after each).
 STEPS=(host-path:60 reproduce:210 crossover:35 train:20 population-64:25 population-2048:75
   population-64-burn:25 tests-cuda:45 tests-wgpu:25 slow-cuda:25 slow-wgpu:25)
 # The suites' slowest tests, run last under their own budget so that a cut there hides no
@@ -162,6 +162,8 @@ summary() {
   if [ -f "$dir/reproduce/report.md" ]; then
     grep -m1 '^Device:' "$dir/reproduce/report.md" | sed 's/^/reproduce: /'
     grep -m1 'beats the CPU' "$dir/reproduce/report.md" | sed 's/^- /reproduce: /'
+    grep -m1 -o 'This report is partial.*as the measurement of .* began' "$dir/reproduce/report.md" \
+      | sed 's/^This report is partial\*\*: it was/reproduce: partial report,/'
   fi
   if [ -f "$dir/reproduce/burn.csv" ]; then
     awk -F, '/^burn cuda fusion/ { printf "burn cuda fusion: n = %s, %s s per step\n", $2, $3 }' "$dir/reproduce/burn.csv"

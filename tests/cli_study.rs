@@ -165,8 +165,74 @@ fn reproduce_quick_writes_the_whole_report() {
     assert!(markdown.contains("## The study's CartPole ablation, replayed"));
     assert!(markdown.contains("### Why each rung gives its factor on this device"));
     assert!(markdown.contains("This is a `--quick` run"));
+    assert!(!markdown.contains("This report is partial"));
+    assert_eq!(report["stopped_at"], serde_json::Value::Null);
     assert!(dir.join("rungs.csv").exists());
     assert!(markdown.contains("![Roofline"));
+    std::fs::remove_dir_all(dir).ok();
+}
+
+/// A run stopped early leaves the report of every section it finished: the first one is
+/// written once the roofline and the dispatch tax are measured, marked partial, with the
+/// sections not measured saying so and no file of theirs.
+#[test]
+fn reproduce_stopped_early_leaves_a_partial_report() {
+    let dir = std::env::temp_dir().join(format!("cartfuse-partial-{}", std::process::id()));
+    std::fs::remove_dir_all(&dir).ok();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cartfuse"))
+        .args(["reproduce", "--quick", "--out", dir.to_str().unwrap()])
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("cartfuse starts");
+    let started = std::time::Instant::now();
+    let markdown = loop {
+        let text = std::fs::read_to_string(dir.join("report.md")).unwrap_or_default();
+        if text.contains("This report is partial") {
+            break text;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none() && started.elapsed().as_secs() < 120,
+            "no partial report was written before the run ended or within 2 minutes"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    // Stopped as a timeout would stop it, while it measures the ablation.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        markdown.contains("as the measurement of the study's ablation began"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("## Device roofline\n\n| quantity"),
+        "{markdown}"
+    );
+    for section in [
+        "## The study's CartPole ablation, replayed",
+        "## The CPU side",
+        "## Transformer tail: LayerNorm -> GELU -> Dropout -> residual add",
+        "## The policy inside the rollout",
+    ] {
+        assert!(
+            markdown.contains(&format!(
+                "{section}\n\n*Not measured: see the note at the top.*"
+            )),
+            "{section}: {markdown}"
+        );
+    }
+    assert!(!markdown.contains("beats the CPU"), "{markdown}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["stopped_at"], "ablation");
+    assert!(report["roofline"]["copy_gbps"].as_f64().unwrap() > 0.0);
+    assert_eq!(report["ablation"], serde_json::json!([]));
+    assert_eq!(report["cpu"], serde_json::Value::Null);
+    assert!(dir.join("device.csv").exists());
+    for missing in ["ablation.csv", "cpu_plans.csv", "roofline.png"] {
+        assert!(!dir.join(missing).exists(), "{missing}");
+    }
     std::fs::remove_dir_all(dir).ok();
 }
 

@@ -113,7 +113,13 @@ fn a_run_calls_each_chosen_step_in_order_under_its_budget_and_records_its_status
     std::fs::create_dir_all(&bin).unwrap();
     let smi = fake.join("nvidia-smi");
     script(&smi, "echo 'Fake GPU, 1.0, 1 MiB'");
-    script(&bin.join("cartfuse"), "echo \"cartfuse $*\"");
+    // `reproduce` leaves a partial report, as one cut by its timeout does.
+    script(
+        &bin.join("cartfuse"),
+        "echo \"cartfuse $*\"; [ \"$3\" = reproduce ] || exit 0; mkdir -p \"$7\"; \
+         echo '**This report is partial**: it was written 9 s into the run, as the measurement \
+         of the CPU side began. A run' > \"$7/report.md\"",
+    );
     script(
         &bin.join("integration"),
         "echo \"integration $*\"; case \"$1\" in wgpu*) exit 101;; esac",
@@ -124,7 +130,7 @@ fn a_run_calls_each_chosen_step_in_order_under_its_budget_and_records_its_status
             "--bin",
             bin.to_str().unwrap(),
             "--only",
-            "slow-wgpu,population-2048,tests-cuda",
+            "slow-wgpu,population-2048,tests-cuda,reproduce",
             out.to_str().unwrap(),
         ],
         smi.to_str().unwrap(),
@@ -142,6 +148,7 @@ fn a_run_calls_each_chosen_step_in_order_under_its_budget_and_records_its_status
     assert_eq!(
         recorded,
         [
+            ("reproduce", "0"),
             ("population-2048", "0"),
             ("tests-cuda", "0"),
             ("slow-wgpu", "101")
@@ -173,6 +180,10 @@ fn a_run_calls_each_chosen_step_in_order_under_its_budget_and_records_its_status
         "{summary}"
     );
     assert!(summary.contains("tests-cuda   passed"), "{summary}");
+    assert!(
+        summary.contains("reproduce: partial report, written 9 s into the run, as the measurement of the CPU side began"),
+        "{summary}"
+    );
     std::fs::remove_dir_all(fake).ok();
 }
 

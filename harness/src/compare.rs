@@ -28,7 +28,15 @@ pub enum CompareError {
 #[derive(Debug, Deserialize)]
 struct Factors {
     ablation: Vec<Row>,
-    cpu: CpuRows,
+    /// `null` in a partial report written before the CPU side was measured.
+    cpu: Option<CpuRows>,
+}
+
+impl Factors {
+    /// The CPU's cells (none where the CPU side was not measured).
+    fn cpu_cells(&self) -> &[Row] {
+        self.cpu.as_ref().map_or(&[], |cpu| &cpu.cells)
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -132,8 +140,8 @@ pub fn compare(first: (&str, &str), second: (&str, &str)) -> Result<Vec<FactorPa
     let (a, b) = (parse(first.0, first.1)?, parse(second.0, second.1)?);
     let mut pairs = Vec::new();
     for (section, rows_a, rows_b) in [
-        ("ablation", &a.ablation, &b.ablation),
-        ("cpu", &a.cpu.cells, &b.cpu.cells),
+        ("ablation", a.ablation.as_slice(), b.ablation.as_slice()),
+        ("cpu", a.cpu_cells(), b.cpu_cells()),
     ] {
         for row_a in rows_a {
             let Some(row_b) = rows_b
@@ -205,6 +213,11 @@ mod tests {
             compare(("a", "{}"), ("b", &report(1.0, 1.0, 1.0))),
             Err(CompareError::Parse { file, .. }) if file == "a"
         ));
+        // A partial report, written before the CPU side was measured: its ladder compares.
+        let mut partial: serde_json::Value = serde_json::from_str(&report(1.2, 1.0, 1.4)).unwrap();
+        partial["cpu"] = serde_json::Value::Null;
+        let pairs = compare(("a", &partial.to_string()), ("b", &report(1.2, 1.0, 1.4))).unwrap();
+        assert!(!pairs.is_empty() && pairs.iter().all(|p| p.section == "ablation"));
         let empty = serde_json::json!({"ablation": [], "cpu": {"cells": []}}).to_string();
         assert!(matches!(
             compare(("a", &empty), ("b", &empty)),

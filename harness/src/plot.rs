@@ -203,11 +203,11 @@ fn cpu_throughput<DB: DrawingBackend>(report: &Report, area: &DrawingArea<DB, Sh
 where
     DB::ErrorType: 'static,
 {
-    let caption = format!(
-        "CartPole-v1 on the CPU ({}) against the device",
-        report.cpu.simd
-    );
-    throughput_chart(area, &caption, crate::report::cpu::series(report))
+    let Some(study) = &report.cpu else {
+        return Err("the CPU side was not measured (a partial report has no plots)".into());
+    };
+    let caption = format!("CartPole-v1 on the CPU ({}) against the device", study.simd);
+    throughput_chart(area, &caption, crate::report::cpu::series(report, study))
 }
 
 fn policy_throughput<DB: DrawingBackend>(

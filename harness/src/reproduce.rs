@@ -26,9 +26,13 @@ use crate::studies::tail::measure_tail;
 use crate::studies::workloads::{Elementwise, elementwise_inputs};
 use crate::turns::{InTurns, TurnsSettings};
 
+mod build_info;
+mod section;
 mod settings;
 
 pub use crate::error::{ReproduceError, Skipped};
+pub use build_info::{adapter_name, build_versions};
+pub use section::Section;
 pub use settings::{ReproduceMode, ReproduceSettings};
 
 /// One point of the elementwise sweep.
@@ -89,8 +93,12 @@ pub struct Report {
     pub turns: TurnsSettings,
     /// How the CPU's plan table was timed in turns.
     pub cpu_turns: TurnsSettings,
-    /// Seconds the whole measurement took.
+    /// Seconds the whole measurement took (until this report was written, when partial).
     pub elapsed_s: f64,
+    /// `None` in a finished report. In one written while the run went on (or left by a run
+    /// that was stopped or failed), the section it was measuring: it and every later
+    /// section hold no numbers.
+    pub stopped_at: Option<Section>,
     /// The device's last-level cache in bytes, where known.
     pub cache_bytes: Option<u64>,
     /// The device roofline.
@@ -117,8 +125,8 @@ pub struct Report {
     pub launch_probe_envs: Option<usize>,
     /// Why launches of a backend could not be counted (`"backend: reason"`).
     pub launch_probe_failures: Vec<String>,
-    /// The native CPU runtime over the same sizes.
-    pub cpu: CpuStudy,
+    /// The native CPU runtime over the same sizes (`None` until measured).
+    pub cpu: Option<CpuStudy>,
     /// Every environment under every plan (`--env all`); `None` when not asked for.
     pub envs: Option<EnvStudy>,
     /// The policy inside the rollout: the native CPU, then the device.
@@ -159,6 +167,11 @@ impl Report {
         self.burn_profile(name, n).map(|b| b.step_s_median)
     }
 
+    /// Whether `section` was measured (every section of a finished report).
+    pub fn measured(&self, section: Section) -> bool {
+        self.stopped_at.is_none_or(|next| section < next)
+    }
+
     /// Env counts of the ablation, in order.
     pub fn sizes(&self) -> Vec<usize> {
         self.eager.iter().map(|c| c.num_envs).collect()
@@ -197,11 +210,15 @@ fn device_population<R: CubeRuntime>(
     )
 }
 
-/// Runs every measurement of the report. `progress(message)` is called before each one.
+/// Runs every measurement of the report. `progress(message)` is called before each one, and
+/// `checkpoint(report)` after the device roofline and the dispatch tax and after every
+/// [`Section`]: a report whose [`Report::stopped_at`] names the section measured next (and
+/// `None` in the last call, with the finished report that is also returned).
 pub fn reproduce<R: CubeRuntime>(
     backend: Cube<R>,
     settings: &ReproduceSettings,
     mut progress: impl FnMut(&str),
+    mut checkpoint: impl FnMut(&Report),
 ) -> Result<Report, ReproduceError> {
     let started = std::time::Instant::now();
     let ledger = LaunchLedger::new();
@@ -220,42 +237,85 @@ pub fn reproduce<R: CubeRuntime>(
         settings.driver_copy,
     );
     progress("dispatch tax");
-    let mut dispatch = measure_dispatch_tax(&client, &ledger, settings.dispatch_launches, 5);
+    let dispatch = measure_dispatch_tax(&client, &ledger, settings.dispatch_launches, 5);
+    let mut report = Report {
+        policy: Vec::new(),
+        envs: None,
+        cpu: None,
+        device_name: adapter_name(&device).to_string(),
+        device: device.clone(),
+        runtime: R::name(&client).to_string(),
+        versions: build_versions(),
+        mode: settings.mode,
+        turns: settings.turns,
+        cpu_turns: settings.cpu_turns,
+        elapsed_s: 0.0,
+        stopped_at: Some(Section::Ablation),
+        cache_bytes: settings.device_cache_bytes,
+        roofline,
+        dispatch,
+        ablation: Vec::new(),
+        eager: Vec::new(),
+        workloads: Vec::new(),
+        tail: Vec::new(),
+        tail_shape: settings.tail_shape,
+        busy: Vec::new(),
+        break_even: Vec::new(),
+        burn: Vec::new(),
+        launch_probe_envs: settings.launch_probe.as_ref().map(|p| p.num_envs),
+        launch_probe_failures: Vec::new(),
+        in_turns: Vec::new(),
+    };
+    let mut reached = |report: &mut Report, next: Option<Section>| {
+        report.stopped_at = next;
+        report.elapsed_s = started.elapsed().as_secs_f64();
+        checkpoint(report);
+    };
+    reached(&mut report, Some(Section::Ablation));
 
-    let mut eager = Vec::new();
-    let mut ablation = Vec::new();
     for &n in &settings.ablation_sizes {
         progress(&format!(
             "ablation: eager and {} rows in turns, n = {n}",
             ladder().len()
         ));
         let (eager_cell, rows) = ladder_cells(&backend, n, &settings.turns)?;
-        eager.push(eager_cell);
-        ablation.extend(rows);
+        report.eager.push(eager_cell);
+        report.ablation.extend(rows);
     }
+    derive_from_ablation(&mut report, settings.ablation_sizes.first().copied());
+    report.in_turns = pairs_in_turns(&report.ablation, ("fused", "hand-written"), &backend);
+    reached(&mut report, Some(Section::Burn));
 
-    let mut burn = Vec::new();
     for &n in &settings.ablation_sizes {
         for &backend in &settings.burn_backends {
             progress(&format!("{}, n = {n}", backend.name()));
-            burn.push(bench_backend(backend, n, &settings.profile));
+            report
+                .burn
+                .push(bench_backend(backend, n, &settings.profile));
         }
     }
-    let mut launch_probe_failures = Vec::new();
     if let Some(probe) = &settings.launch_probe {
         for backend in probed_backends(&settings.burn_backends) {
             progress(&format!("{} launches from CubeCL's log", backend.name()));
             let launches = probe.run(backend);
             if let Err(reason) = &launches {
-                launch_probe_failures.push(format!("{}: {}", backend.name(), reason.trim()));
+                (report.launch_probe_failures).push(format!(
+                    "{}: {}",
+                    backend.name(),
+                    reason.trim()
+                ));
             }
-            for profile in burn.iter_mut().filter(|p| p.backend == backend.name()) {
+            for profile in report
+                .burn
+                .iter_mut()
+                .filter(|p| p.backend == backend.name())
+            {
                 profile.launches_per_step = launches.as_ref().ok().copied();
             }
         }
     }
+    reached(&mut report, Some(Section::Workloads));
 
-    let mut workloads = Vec::new();
     for kind in [
         Elementwise::Light,
         Elementwise::Medium,
@@ -283,7 +343,7 @@ pub fn reproduce<R: CubeRuntime>(
                     true,
                     &settings.profile,
                 )?;
-                workloads.push(WorkloadPoint {
+                report.workloads.push(WorkloadPoint {
                     workload: kind.name(),
                     size_bytes: bytes,
                     profile,
@@ -291,90 +351,39 @@ pub fn reproduce<R: CubeRuntime>(
             }
         }
     }
+    reached(&mut report, Some(Section::Tail));
 
-    let tail = measure_tail(
+    report.tail = measure_tail(
         &backend,
         settings.tail_shape,
         &settings.profile,
         &mut progress,
     )?;
+    reached(&mut report, Some(Section::Cpu));
 
-    // A launch inside a step, fitted across every plan at the smallest size.
-    if let Some(&smallest) = settings.ablation_sizes.first() {
-        let points: Vec<(&str, f64, f64)> = eager
-            .iter()
-            .chain(&ablation)
-            .filter(|c| c.num_envs == smallest)
-            .filter_map(|c| {
-                let p = c.profile.as_ref().ok()?;
-                Some((c.row.as_str(), p.launches_per_step, p.step_s_median))
-            })
-            .collect();
-        dispatch.fitted = fit_launch_cost(smallest, &points);
-    }
-    let mut busy = Vec::new();
-    let mut break_even = Vec::new();
-    for (i, &n) in settings.ablation_sizes.iter().enumerate() {
-        let fused = ablation
-            .iter()
-            .find(|c| c.row == "fused" && c.num_envs == n);
-        for cell in [Some(&eager[i]), fused].into_iter().flatten() {
-            if let Ok(p) = &cell.profile {
-                busy.push(BusyRow {
-                    plan: cell.row.clone(),
-                    num_envs: n,
-                    launches_per_step: p.launches_per_step,
-                    step_s: p.step_s_median,
-                    busy_fraction: busy_fraction(
-                        p.step_s_median,
-                        p.launches_per_step,
-                        dispatch.launch_cost().0,
-                    ),
-                });
-            }
-        }
-        let Some(eager_step) = eager[i].step_time() else {
-            continue;
-        };
-        for cell in ablation.iter().filter(|c| c.num_envs == n) {
-            if let Ok(p) = &cell.profile {
-                // Compiled kernels are cached per program: the first size measured paid the
-                // compile; later sizes hit the cache. Break-even uses the compile that was paid.
-                let compile_s = ablation
-                    .iter()
-                    .filter(|c| c.row == cell.row)
-                    .filter_map(|c| c.profile.as_ref().ok())
-                    .map(|p| p.compile_s)
-                    .fold(0.0, f64::max);
-                break_even.push(BreakEven {
-                    plan: cell.row.clone(),
-                    against: "eager".into(),
-                    num_envs: n,
-                    compile_s,
-                    steps: break_even_steps(compile_s, eager_step, p.step_s_median),
-                });
-            }
-        }
-    }
     let cpu = measure_cpu(
         &settings.ablation_sizes,
         settings.roofline_copy_bytes,
         &settings.cpu_turns,
         &mut progress,
     )?;
-    let mut in_turns = pairs_in_turns(&ablation, ("fused", "hand-written"), &backend);
-    in_turns.extend(pairs_in_turns(
+    (report.in_turns).extend(pairs_in_turns(
         &cpu.cells,
         ("fused", "hand-written"),
         &Cpu::default(),
     ));
-    let envs = measure_study(
+    report.cpu = Some(cpu);
+    reached(&mut report, Some(Section::Envs));
+
+    report.envs = measure_study(
         &backend,
         R::name(&client),
         (&settings.env_ids, &settings.env_sizes),
         &settings.env_turns,
         &mut progress,
     )?;
+    reached(&mut report, Some(Section::Policy));
+
     let mut on_device = measure_policy(&backend, &settings.policy_device, &mut progress);
     on_device.device = adapter_name(&device).to_string();
     if let Some(agents) = settings.policy_device.device_population {
@@ -384,114 +393,69 @@ pub fn reproduce<R: CubeRuntime>(
         let budget = settings.policy_device.training_budget;
         on_device.population = Some(device_population(&backend, agents, budget));
     }
-    let policy = vec![
+    report.policy = vec![
         measure_policy(&Cpu::default(), &settings.policy_cpu, &mut progress),
         on_device,
     ];
-    Ok(Report {
-        policy,
-        envs,
-        cpu,
-        device_name: adapter_name(&device).to_string(),
-        device,
-        runtime: R::name(&client).to_string(),
-        versions: build_versions(),
-        mode: settings.mode,
-        turns: settings.turns,
-        cpu_turns: settings.cpu_turns,
-        elapsed_s: started.elapsed().as_secs_f64(),
-        cache_bytes: settings.device_cache_bytes,
-        roofline,
-        dispatch,
-        ablation,
-        eager,
-        workloads,
-        tail,
-        tail_shape: settings.tail_shape,
-        busy,
-        break_even,
-        burn,
-        launch_probe_envs: settings.launch_probe.as_ref().map(|p| p.num_envs),
-        launch_probe_failures,
-        in_turns,
-    })
+    reached(&mut report, None);
+    Ok(report)
+}
+
+/// What the ablation gives without another measurement: the launch cost fitted across every
+/// plan at the `smallest` size, the busy fractions of eager and `fused`, and every plan's
+/// compile break-even against eager.
+fn derive_from_ablation(report: &mut Report, smallest: Option<usize>) {
+    if let Some(smallest) = smallest {
+        let points: Vec<(&str, f64, f64)> = (report.eager.iter())
+            .chain(&report.ablation)
+            .filter(|c| c.num_envs == smallest)
+            .filter_map(|c| {
+                let p = c.profile.as_ref().ok()?;
+                Some((c.row.as_str(), p.launches_per_step, p.step_s_median))
+            })
+            .collect();
+        report.dispatch.fitted = fit_launch_cost(smallest, &points);
+    }
+    let launch_cost = report.dispatch.launch_cost().0;
+    for (i, eager) in report.eager.iter().enumerate() {
+        let n = eager.num_envs;
+        let fused = (report.ablation.iter()).find(|c| c.row == "fused" && c.num_envs == n);
+        for cell in [Some(&report.eager[i]), fused].into_iter().flatten() {
+            if let Ok(p) = &cell.profile {
+                report.busy.push(BusyRow {
+                    plan: cell.row.clone(),
+                    num_envs: n,
+                    launches_per_step: p.launches_per_step,
+                    step_s: p.step_s_median,
+                    busy_fraction: busy_fraction(p.step_s_median, p.launches_per_step, launch_cost),
+                });
+            }
+        }
+        let Some(eager_step) = eager.step_time() else {
+            continue;
+        };
+        for cell in report.ablation.iter().filter(|c| c.num_envs == n) {
+            if let Ok(p) = &cell.profile {
+                // Compiled kernels are cached per program: the first size measured paid the
+                // compile; later sizes hit the cache. Break-even uses the compile that was paid.
+                let compile_s = (report.ablation.iter())
+                    .filter(|c| c.row == cell.row)
+                    .filter_map(|c| c.profile.as_ref().ok())
+                    .map(|p| p.compile_s)
+                    .fold(0.0, f64::max);
+                report.break_even.push(BreakEven {
+                    plan: cell.row.clone(),
+                    against: "eager".into(),
+                    num_envs: n,
+                    compile_s,
+                    steps: break_even_steps(compile_s, eager_step, p.step_s_median),
+                });
+            }
+        }
+    }
 }
 
 /// The burn backends of `backends` whose launches the probe counts.
 fn probed_backends(backends: &[BurnBackend]) -> impl Iterator<Item = BurnBackend> + '_ {
     backends.iter().copied().filter(|b| b.launches_kernels())
-}
-
-/// The adapter's name from a device description `"NAME (TYPE, DRIVER INFO)"` (the format
-/// of `cartfuse_fusion::device`), or the whole description when it has another form.
-pub fn adapter_name(description: &str) -> &str {
-    ["Cpu", "IntegratedGpu", "DiscreteGpu", "VirtualGpu", "Other"]
-        .iter()
-        .find_map(|kind| description.find(&format!(" ({kind}, ")))
-        .map_or(description, |end| &description[..end])
-}
-
-/// The workspace's lock file, read at build time: the versions this binary was built with.
-const CARGO_LOCK: &str = include_str!("../../Cargo.lock");
-
-/// Versions of this build: cartfuse's own (`CARGO_PKG_VERSION`) and the cubecl, burn and
-/// wgpu packages resolved in `Cargo.lock` when it was compiled.
-pub fn build_versions() -> Vec<(String, String)> {
-    let mut versions = vec![(
-        "cartfuse".to_string(),
-        env!("CARGO_PKG_VERSION").to_string(),
-    )];
-    for package in ["cubecl", "burn", "wgpu"] {
-        let found = locked_versions(CARGO_LOCK, package);
-        if !found.is_empty() {
-            versions.push((package.to_string(), found.join(" + ")));
-        }
-    }
-    versions
-}
-
-/// Every version of `package` in a `Cargo.lock`.
-fn locked_versions(lock: &str, package: &str) -> Vec<String> {
-    let name = format!("name = \"{package}\"");
-    let mut lines = lock.lines();
-    let mut found = Vec::new();
-    while let Some(line) = lines.next() {
-        if line.trim() == name
-            && let Some(version) = lines
-                .next()
-                .and_then(|l| l.trim().strip_prefix("version = "))
-        {
-            found.push(version.trim_matches('"').to_string());
-        }
-    }
-    found
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn versions_come_from_the_lock_file() {
-        let lock = "[[package]]\nname = \"burn\"\nversion = \"0.21.0\"\n\n[[package]]\nname = \"burn-ir\"\nversion = \"0.9.0\"\n";
-        assert_eq!(locked_versions(lock, "burn"), ["0.21.0"]);
-        let versions = build_versions();
-        assert_eq!(
-            versions[0],
-            ("cartfuse".into(), env!("CARGO_PKG_VERSION").into())
-        );
-        assert!(versions.iter().any(|(name, _)| name == "cubecl"));
-        assert!(versions.iter().any(|(name, _)| name == "burn"));
-    }
-
-    #[test]
-    fn adapter_name_strips_type_and_driver() {
-        assert_eq!(
-            adapter_name(
-                "llvmpipe (LLVM 19.1.7, 256 bits) (Cpu, llvmpipe Mesa 25.0.7 (LLVM 19.1.7))"
-            ),
-            "llvmpipe (LLVM 19.1.7, 256 bits)"
-        );
-        assert_eq!(adapter_name("CUDA device 0"), "CUDA device 0");
-    }
 }

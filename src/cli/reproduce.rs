@@ -16,7 +16,8 @@ use super::{device_description, progress};
 const PROBE_ENVS: usize = 1024;
 const PROBE_STEPS: usize = 20;
 
-/// Measures everything, then writes the report, the CSVs and the plots into `--out`.
+/// Measures everything, then writes the report, the CSVs and the plots into `--out`; after
+/// each section, the report so far (marked partial, without plots) is written there too.
 ///
 /// The study compares a device with the CPU: the device sections run on `device`'s CubeCL
 /// runtime, or on wgpu when `device` is the CPU (the CPU side is measured in every run).
@@ -67,10 +68,25 @@ pub fn run(device: Device, args: ReproduceArgs) -> anyhow::Result<()> {
         let progress = progress::Progress::new(settings.tasks() as u64, "reproduce");
         let backend =
             cartfuse::fusion::cube::Cube::with_client(opened.client, &opened.device, description);
-        let report = reproduce::<R>(backend, &settings, |message| {
-            tracing::info!("measuring {message}");
-            progress.start(message);
-        })?;
+        // After each section the report so far replaces the last one written (without
+        // plots): a run cut by a timeout or an error leaves every section it finished.
+        let checkpoint = |report: &Report| {
+            if report.stopped_at.is_none() {
+                return; // written below, with its plots
+            }
+            if let Err(error) = write_report(report, out, &[]) {
+                tracing::warn!("could not write the partial report: {error}");
+            }
+        };
+        let report = reproduce::<R>(
+            backend,
+            &settings,
+            |message| {
+                tracing::info!("measuring {message}");
+                progress.start(message);
+            },
+            checkpoint,
+        )?;
         progress.finish();
         anyhow::Ok(report)
     });

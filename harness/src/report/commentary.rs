@@ -1,7 +1,7 @@
 //! The report's sentences, each computed from the numbers of the run it describes and naming
 //! the device they were measured on: when a comparison flips, so does the sentence.
 
-mod ablation;
+pub(crate) mod ablation;
 
 use crate::reproduce::Report;
 use crate::studies::ablation::ladder;

@@ -25,9 +25,44 @@ fn rate(study: &CpuStudy, row: &str, n: usize) -> Option<f64> {
         .map(|p| p.env_steps_per_s)
 }
 
+/// The CPU side's four tables, when the CPU was measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CpuTables {
+    /// The host roofline.
+    pub roofline: Table,
+    /// Every plan on the CPU.
+    pub plans: Table,
+    /// The CPU against the device and burn `NdArray`.
+    pub vs_device: Table,
+    /// Each plan on the device against the same plan on the CPU.
+    pub crossovers: Table,
+}
+
+impl CpuTables {
+    /// The tables of `report`'s CPU side (`None` until it was measured).
+    pub fn new(report: &Report) -> Option<Self> {
+        let study = report.cpu.as_ref()?;
+        Some(Self {
+            roofline: roofline(study),
+            plans: plans(study),
+            vs_device: vs_device(report, study),
+            crossovers: crossovers(report, study),
+        })
+    }
+
+    /// The four tables, in the order the report shows them.
+    pub fn all(&self) -> [&Table; 4] {
+        [
+            &self.roofline,
+            &self.plans,
+            &self.vs_device,
+            &self.crossovers,
+        ]
+    }
+}
+
 /// The host roofline table.
-pub fn roofline(report: &Report) -> Table {
-    let c = &report.cpu;
+fn roofline(c: &CpuStudy) -> Table {
     let gbps = Format::FixedUnit(2, "GB/s");
     let rows = [
         (
@@ -67,8 +102,8 @@ pub fn roofline(report: &Report) -> Table {
 }
 
 /// Every CPU plan at every size: env-steps/s and the ratio to CPU eager.
-pub fn plans(report: &Report) -> Table {
-    let mut cells: Vec<_> = report.cpu.cells.iter().collect();
+fn plans(study: &CpuStudy) -> Table {
+    let mut cells: Vec<_> = study.cells.iter().collect();
     let plan_order = |row: &str| cpu_plans().iter().position(|(label, _)| *label == row);
     cells.sort_by_key(|c| plan_order(&c.row));
     let title = "CartPole on the CPU: every plan against CPU eager";
@@ -112,24 +147,20 @@ struct PlanCrossover {
 }
 
 /// Every plan measured on both the device and the CPU.
-fn plan_crossovers(report: &Report) -> Vec<PlanCrossover> {
+fn plan_crossovers(report: &Report, study: &CpuStudy) -> Vec<PlanCrossover> {
     let sizes = report.sizes();
     let device_rate = |row: &str, n: usize| report.profile(row, n).map(|p| p.env_steps_per_s);
     cpu_plans()
         .into_iter()
         .filter_map(|(row, _)| {
-            let measured = |n: usize| device_rate(row, n).zip(rate(&report.cpu, row, n));
+            let measured = |n: usize| device_rate(row, n).zip(rate(study, row, n));
             let ratio_at = |n: Option<&usize>| n.and_then(|&n| measured(n)).map(|(d, c)| d / c);
             sizes
                 .iter()
                 .any(|&n| measured(n).is_some())
                 .then(|| PlanCrossover {
                     row,
-                    from: crossover(
-                        &sizes,
-                        |n| device_rate(row, n),
-                        |n| rate(&report.cpu, row, n),
-                    ),
+                    from: crossover(&sizes, |n| device_rate(row, n), |n| rate(study, row, n)),
                     ratios: (ratio_at(sizes.first()), ratio_at(sizes.last())),
                 })
         })
@@ -138,14 +169,14 @@ fn plan_crossovers(report: &Report) -> Vec<PlanCrossover> {
 
 /// Each plan on the device against the same plan on the CPU: the size from which the device
 /// wins, beside the study's crossover.
-pub fn crossovers(report: &Report) -> Table {
+fn crossovers(report: &Report, study: &CpuStudy) -> Table {
     let title = format!(
         "Where {} starts to beat the CPU, plan by plan",
         report.device_name
     );
     let largest = report.sizes().last().copied().unwrap_or(0);
     let device = format!("{} ({})", report.device, report.runtime);
-    Table::of(title, "cpu_crossover.csv", plan_crossovers(report))
+    Table::of(title, "cpu_crossover.csv", plan_crossovers(report, study))
         .col(col("device (driver; runtime)", ""), move |_| {
             Cell::text(device.clone())
         })
@@ -174,8 +205,8 @@ pub fn crossovers(report: &Report) -> Table {
 }
 
 /// The CPU's best plan against the device's best plan and burn `NdArray` at every size.
-pub fn vs_device(report: &Report) -> Table {
-    let cpu = move |n| report.cpu.best(n);
+fn vs_device<'a>(report: &'a Report, study: &'a CpuStudy) -> Table {
+    let cpu = move |n| study.best(n);
     let device = move |n| device_best(report, n);
     let ndarray = move |n| {
         report
@@ -211,9 +242,8 @@ pub fn vs_device(report: &Report) -> Table {
         .build()
 }
 
-/// Sentences on the CPU side, each computed from this run's numbers.
-pub fn commentary(report: &Report) -> Vec<String> {
-    let study = &report.cpu;
+/// Sentences on the CPU side (`study`, of `report`), each computed from this run's numbers.
+pub fn commentary(report: &Report, study: &CpuStudy) -> Vec<String> {
     let sizes = report.sizes();
     let mut out = Vec::new();
     let crossover = study.crossover(&sizes, |n| device_best(report, n).map(|d| d.1));
@@ -230,7 +260,7 @@ pub fn commentary(report: &Report) -> Vec<String> {
             sizes.last().copied().unwrap_or(0)
         ),
     });
-    let per_plan: Vec<String> = plan_crossovers(report)
+    let per_plan: Vec<String> = plan_crossovers(report, study)
         .iter()
         .map(|p| match p.from {
             Some(n) => format!("{} from n = {n}", p.row),
@@ -304,15 +334,15 @@ pub fn commentary(report: &Report) -> Vec<String> {
     out
 }
 
-/// The rows of the CPU plot: `(label, [(n, env-steps/s)])`.
-pub fn series(report: &Report) -> Vec<(String, Vec<(f64, f64)>)> {
+/// The rows of the CPU plot: `(label, [(n, env-steps/s)])`, the CPU's (`study`) first.
+pub fn series(report: &Report, study: &CpuStudy) -> Vec<(String, Vec<(f64, f64)>)> {
     let mut series: Vec<(String, Vec<(f64, f64)>)> = cpu_plans()
         .into_iter()
         .map(|(row, _)| {
             let points = report
                 .sizes()
                 .into_iter()
-                .filter_map(|n| Some((n as f64, rate(&report.cpu, row, n)?)))
+                .filter_map(|n| Some((n as f64, rate(study, row, n)?)))
                 .collect();
             (format!("CPU {row}"), points)
         })

@@ -2,7 +2,7 @@
 //! [`Table::of`]).
 
 use crate::cells::Over;
-use crate::reproduce::{AblationCell, Report};
+use crate::reproduce::{AblationCell, Report, Section};
 use crate::studies::ablation::ladder;
 use crate::studies::burn::BurnBackend;
 
@@ -33,14 +33,8 @@ pub struct Tables {
     pub burn: Table,
     /// burn against cartfuse.
     pub burn_vs_cartfuse: Table,
-    /// The host roofline.
-    pub cpu_roofline: Table,
-    /// Every plan on the CPU.
-    pub cpu_plans: Table,
-    /// The CPU against the device and burn `NdArray`.
-    pub cpu_vs_device: Table,
-    /// Each plan on the device against the same plan on the CPU.
-    pub cpu_crossovers: Table,
+    /// The CPU side (when measured).
+    pub cpu: Option<super::cpu::CpuTables>,
     /// Every environment under every plan (`--env all`).
     pub env_plans: Option<Table>,
     /// Fused against eager per environment (`--env all`).
@@ -66,10 +60,7 @@ impl Tables {
             break_even: break_even(report),
             burn: burn(report),
             burn_vs_cartfuse: burn_vs_cartfuse(report),
-            cpu_roofline: super::cpu::roofline(report),
-            cpu_plans: super::cpu::plans(report),
-            cpu_vs_device: super::cpu::vs_device(report),
-            cpu_crossovers: super::cpu::crossovers(report),
+            cpu: super::cpu::CpuTables::new(report),
             env_plans: report.envs.as_ref().map(super::envs::plans),
             policy_rollout: (!report.policy.is_empty())
                 .then(|| super::policy::rollouts(&report.policy)),
@@ -79,27 +70,27 @@ impl Tables {
         }
     }
 
-    /// Every table, in report order.
-    pub fn all(&self) -> Vec<&Table> {
+    /// The tables of the sections `report` measured (every table of a finished report), in
+    /// the order the report shows them.
+    pub fn all(&self, report: &Report) -> Vec<&Table> {
         let fixed = [
-            &self.device,
-            &self.ablation,
-            &self.rungs,
-            &self.in_turns,
-            &self.vs_eager,
-            &self.workloads,
-            &self.tail,
-            &self.busy,
-            &self.break_even,
-            &self.burn,
-            &self.burn_vs_cartfuse,
-            &self.cpu_roofline,
-            &self.cpu_plans,
-            &self.cpu_vs_device,
-            &self.cpu_crossovers,
+            (None, &self.device),
+            (Some(Section::Ablation), &self.ablation),
+            (Some(Section::Ablation), &self.rungs),
+            (Some(Section::Ablation), &self.in_turns),
+            (Some(Section::Ablation), &self.vs_eager),
+            (Some(Section::Workloads), &self.workloads),
+            (Some(Section::Tail), &self.tail),
+            (Some(Section::Ablation), &self.busy),
+            (Some(Section::Ablation), &self.break_even),
+            (Some(Section::Burn), &self.burn),
+            (Some(Section::Burn), &self.burn_vs_cartfuse),
         ];
         fixed
             .into_iter()
+            .filter(|(section, _)| section.is_none_or(|s| report.measured(s)))
+            .map(|(_, table)| table)
+            .chain(self.cpu.iter().flat_map(super::cpu::CpuTables::all))
             .chain(self.env_plans.as_ref())
             .chain(self.env_fusion.as_ref())
             .chain(self.policy_rollout.as_ref())

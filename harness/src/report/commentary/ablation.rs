@@ -237,6 +237,7 @@ pub(crate) mod tests {
             turns: crate::turns::TurnsSettings::quick(),
             cpu_turns: crate::turns::TurnsSettings::quick(),
             elapsed_s: 61.0,
+            stopped_at: None,
             cache_bytes: None,
             roofline: DeviceRoofline {
                 copy_bytes: 1 << 20,
@@ -265,7 +266,7 @@ pub(crate) mod tests {
             launch_probe_envs: None,
             launch_probe_failures: vec![],
             in_turns: vec![],
-            cpu: crate::studies::cpu::CpuStudy::made_up("a CPU", vec![]),
+            cpu: Some(crate::studies::cpu::CpuStudy::made_up("a CPU", vec![])),
         }
     }
 
