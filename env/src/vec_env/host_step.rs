@@ -34,14 +34,7 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
     pub fn step(&mut self, actions: &[E::Action]) -> Result<StepOutput, EnvError> {
         let mut out = self.owned_outputs();
         self.step_into(actions, &mut out.as_host())?;
-        Ok(StepOutput {
-            obs: out.obs,
-            obs_dim: E::OBS_DIM,
-            reward: out.reward,
-            terminated: out.terminated,
-            truncated: out.truncated,
-            final_obs: out.final_obs,
-        })
+        Ok(StepOutput::from_owned(out, E::OBS_DIM))
     }
 
     /// Zeroed host memory for one call's outputs ([`Self::step_into`] writes them).

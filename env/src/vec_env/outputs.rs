@@ -30,6 +30,18 @@ pub struct StepOutput {
 }
 
 impl StepOutput {
+    /// The outputs of a call written into `out`, observations `obs_dim` long.
+    pub fn from_owned(out: OwnedOutputs, obs_dim: usize) -> Self {
+        Self {
+            obs: out.obs,
+            obs_dim,
+            reward: out.reward,
+            terminated: out.terminated,
+            truncated: out.truncated,
+            final_obs: out.final_obs,
+        }
+    }
+
     /// The observation row of env `env`.
     pub fn obs_row(&self, env: usize) -> &[f32] {
         &self.obs[env * self.obs_dim..(env + 1) * self.obs_dim]
@@ -145,9 +157,7 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
     /// Every output of a device step, read to the host, and the device actions' check.
     fn device_outputs_to_host(&mut self) -> Result<StepOutput, EnvError> {
         let flag = self.enqueue_action_check()?;
-        let same_step = self.episode.autoreset == AutoresetMode::SameStep;
-        let lanes = self.steps_per_call() * self.num_envs;
-        let mut out = OwnedOutputs::zeroed(lanes, E::OBS_DIM, same_step);
+        let mut out = self.owned_outputs();
         let read_with_outputs = self.copy_outputs(&mut out.as_host())?;
         let raised = match (flag, read_with_outputs) {
             (None, _) => 0,
@@ -156,13 +166,6 @@ impl<E: GraphEnv, B: EnvBackend> VecEnv<E, B> {
             (Some(flag), None) => self.backend.read_u32(&flag)?[0],
         };
         self.clear_action_flag(raised)?;
-        Ok(StepOutput {
-            obs: out.obs,
-            obs_dim: E::OBS_DIM,
-            reward: out.reward,
-            terminated: out.terminated,
-            truncated: out.truncated,
-            final_obs: out.final_obs,
-        })
+        Ok(StepOutput::from_owned(out, E::OBS_DIM))
     }
 }
