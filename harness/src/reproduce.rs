@@ -249,8 +249,9 @@ pub fn reproduce<R: CubeRuntime>(
         mode: settings.mode,
         turns: settings.turns,
         cpu_turns: settings.cpu_turns,
+        // Both set by `reached` at each checkpoint, the first just below.
         elapsed_s: 0.0,
-        stopped_at: Some(Section::Ablation),
+        stopped_at: None,
         cache_bytes: settings.device_cache_bytes,
         roofline,
         dispatch,

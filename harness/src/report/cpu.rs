@@ -25,9 +25,11 @@ fn rate(study: &CpuStudy, row: &str, n: usize) -> Option<f64> {
         .map(|p| p.env_steps_per_s)
 }
 
-/// The CPU side's four tables, when the CPU was measured.
+/// The CPU side's four tables and what they show, when the CPU was measured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CpuTables {
+    /// The CPU's name.
+    pub device: String,
     /// The host roofline.
     pub roofline: Table,
     /// Every plan on the CPU.
@@ -36,6 +38,8 @@ pub struct CpuTables {
     pub vs_device: Table,
     /// Each plan on the device against the same plan on the CPU.
     pub crossovers: Table,
+    /// The sentences the report draws from them.
+    pub commentary: Vec<String>,
 }
 
 impl CpuTables {
@@ -43,10 +47,12 @@ impl CpuTables {
     pub fn new(report: &Report) -> Option<Self> {
         let study = report.cpu.as_ref()?;
         Some(Self {
+            device: study.device.clone(),
             roofline: roofline(study),
             plans: plans(study),
             vs_device: vs_device(report, study),
             crossovers: crossovers(report, study),
+            commentary: commentary(report, study),
         })
     }
 
@@ -243,7 +249,7 @@ fn vs_device<'a>(report: &'a Report, study: &'a CpuStudy) -> Table {
 }
 
 /// Sentences on the CPU side (`study`, of `report`), each computed from this run's numbers.
-pub fn commentary(report: &Report, study: &CpuStudy) -> Vec<String> {
+fn commentary(report: &Report, study: &CpuStudy) -> Vec<String> {
     let sizes = report.sizes();
     let mut out = Vec::new();
     let crossover = study.crossover(&sizes, |n| device_best(report, n).map(|d| d.1));

@@ -95,7 +95,7 @@ pub fn markdown(report: &Report, tables: &tables::Tables, plots: &[(String, Stri
         tables.device.markdown()
     );
 
-    md += &measured(report, Section::Ablation, &tables.ablation.title, || {
+    md += &measured(report, tables, &tables.ablation, || {
         let mut md = String::new();
         md += &format!("## {}\n\n", tables.ablation.title);
         md += "Each row changes one thing from the row before (NextStep autoreset, CartPole-v1). \
@@ -154,7 +154,7 @@ pub fn markdown(report: &Report, tables: &tables::Tables, plots: &[(String, Stri
 
         md
     });
-    md += &measured(report, Section::Workloads, &tables.workloads.title, || {
+    md += &measured(report, tables, &tables.workloads, || {
         let mut md = String::new();
         md += &format!(
             "## {}\n\nSize is the fused kernel's working set (input + output). Eager writes and re-reads \
@@ -168,7 +168,7 @@ pub fn markdown(report: &Report, tables: &tables::Tables, plots: &[(String, Stri
         md
     });
 
-    md += &measured(report, Section::Tail, &tables.tail.title, || {
+    md += &measured(report, tables, &tables.tail, || {
         let mut md = String::new();
         let (rows, cols) = report.tail_shape;
         md += &format!(
@@ -183,7 +183,7 @@ pub fn markdown(report: &Report, tables: &tables::Tables, plots: &[(String, Stri
 
         md
     });
-    md += &measured(report, Section::Ablation, &tables.busy.title, || {
+    md += &measured(report, tables, &tables.busy, || {
         let mut md = String::new();
         md += &format!(
             "## {}\n\nThe busy fraction `N t_compute / (N (t_compute + t_launch))` (a *model* fed with \
@@ -199,7 +199,7 @@ pub fn markdown(report: &Report, tables: &tables::Tables, plots: &[(String, Stri
 
         md
     });
-    md += &measured(report, Section::Burn, &tables.burn.title, || {
+    md += &measured(report, tables, &tables.burn, || {
         let mut md = String::new();
         md += &format!(
             "## {}\n\nThe CartPole step written with burn tensor ops (`harness/src/studies/burn_step.rs`: float \
@@ -223,20 +223,20 @@ pub fn markdown(report: &Report, tables: &tables::Tables, plots: &[(String, Stri
         }
         md
     });
-    md += &match (&report.cpu, &tables.cpu) {
-        (Some(study), Some(cpu)) => format!(
+    md += &match &tables.cpu {
+        Some(cpu) => format!(
             "## The CPU side: {}\n\nThe same CartPole step on the native CPU runtime \
              (`--device cpu`): every plan runs as SIMD passes over chunks of envs on every core; \
              the hand-written step is written natively. Host roofline measured in this \
              run:\n\n{}\n{}\n{}\n{}\n{}",
-            study.device,
+            cpu.device,
             cpu.roofline.markdown(),
             cpu.plans.markdown(),
             cpu.vs_device.markdown(),
             cpu.crossovers.markdown(),
-            bullets(&cpu::commentary(report, study)),
+            bullets(&cpu.commentary),
         ),
-        _ => not_measured("The CPU side"),
+        None => not_measured("The CPU side"),
     };
     if let (Some(study), Some(plans), Some(fusion)) =
         (&report.envs, &tables.env_plans, &tables.env_fusion)
@@ -289,17 +289,17 @@ pub fn markdown(report: &Report, tables: &tables::Tables, plots: &[(String, Stri
     md
 }
 
-/// `render()` where `report` measured `section`; else the section's heading (`title`) and a
-/// line saying it holds no numbers.
+/// `render()` where `report` measured the section that fills `table`; else `table`'s heading
+/// and a line saying it holds no numbers.
 fn measured(
     report: &Report,
-    section: Section,
-    title: &str,
+    tables: &tables::Tables,
+    table: &Table,
     render: impl FnOnce() -> String,
 ) -> String {
-    match report.measured(section) {
+    match tables.measured(report, table) {
         true => render(),
-        false => not_measured(title),
+        false => not_measured(&table.title),
     }
 }
 

@@ -70,10 +70,11 @@ impl Tables {
         }
     }
 
-    /// The tables of the sections `report` measured (every table of a finished report), in
-    /// the order the report shows them.
-    pub fn all(&self, report: &Report) -> Vec<&Table> {
-        let fixed = [
+    /// The section whose measurement fills each table of every run, in the order the report
+    /// shows them (`None`: the device roofline, measured before any section). The one list
+    /// that says which tables a partial report shows and writes.
+    fn fixed(&self) -> [(Option<Section>, &Table); 11] {
+        [
             (None, &self.device),
             (Some(Section::Ablation), &self.ablation),
             (Some(Section::Ablation), &self.rungs),
@@ -85,8 +86,28 @@ impl Tables {
             (Some(Section::Ablation), &self.break_even),
             (Some(Section::Burn), &self.burn),
             (Some(Section::Burn), &self.burn_vs_cartfuse),
-        ];
-        fixed
+        ]
+    }
+
+    /// Whether `report` measured the section that fills `table`, one of this set's fixed
+    /// tables (the optional ones are `None` until measured).
+    ///
+    /// # Panics
+    /// If `table` is not a field of `self`: a programming error, caught by the tests that
+    /// render every report.
+    pub fn measured(&self, report: &Report, table: &Table) -> bool {
+        let (section, _) = self
+            .fixed()
+            .into_iter()
+            .find(|(_, fixed)| std::ptr::eq(*fixed, table))
+            .expect("the table is one of this report's fixed tables");
+        section.is_none_or(|s| report.measured(s))
+    }
+
+    /// The tables of the sections `report` measured (every table of a finished report), in
+    /// the order the report shows them.
+    pub fn all(&self, report: &Report) -> Vec<&Table> {
+        self.fixed()
             .into_iter()
             .filter(|(section, _)| section.is_none_or(|s| report.measured(s)))
             .map(|(_, table)| table)
