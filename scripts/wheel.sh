@@ -7,22 +7,37 @@
 # one wheel serves machines with and without NVIDIA. Its bindings are CUDA 12.8's
 # (CUDARC_CUDA_VERSION, overridable), which drivers of CUDA 12.8 and 13 both provide.
 #
-#   bash scripts/wheel.sh [--cpu-only]
+#   bash scripts/wheel.sh [--cpu-only] [--profile NAME]
+#
+# --profile builds in another Cargo profile than `release` (scripts/test.sh: `release-tests`,
+# the profile its `cargo test` built, whose dependencies it reuses).
 #
 # Uses `maturin` from PATH, else installs the pinned one into target/wheel-venv. Needs a Rust
 # toolchain (scripts/setup.sh installs one); installing the wheel does not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+usage="usage: bash scripts/wheel.sh [--cpu-only] [--profile NAME]"
 features=(--features cuda)
-case "${1:-}" in
-  "") ;;
-  --cpu-only) features=(--no-default-features) ;;
-  *)
-    echo "usage: bash scripts/wheel.sh [--cpu-only]  (unknown argument: $1)" >&2
-    exit 2
-    ;;
-esac
+profile=(--release)
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --cpu-only) features=(--no-default-features) ;;
+    --profile)
+      if [ $# -lt 2 ] || [ -z "$2" ]; then
+        echo "$usage  (--profile needs a profile name)" >&2
+        exit 2
+      fi
+      profile=(--profile "$2")
+      shift
+      ;;
+    *)
+      echo "$usage  (unknown argument: $1)" >&2
+      exit 2
+      ;;
+  esac
+  shift
+done
 
 maturin="$(command -v maturin || true)"
 if [ -z "$maturin" ]; then
@@ -32,8 +47,7 @@ if [ -z "$maturin" ]; then
 fi
 
 rm -f target/wheels/cartfuse-*.whl
-# The release profile and the workspace's target dir: what `cargo build --release` and
-# `cargo test --release` compiled is reused.
+# The workspace's target dir, in the chosen profile: what cargo compiled there is reused.
 (cd python && CUDARC_CUDA_VERSION="${CUDARC_CUDA_VERSION:-12080}" \
-  "$maturin" build --release --out ../target/wheels "${features[@]}")
+  "$maturin" build "${profile[@]}" --out ../target/wheels "${features[@]}")
 ls target/wheels/cartfuse-*.whl

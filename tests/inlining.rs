@@ -1,4 +1,7 @@
-//! The release binary calls no SIMD intrinsic out of line.
+//! The optimised binary calls no SIMD intrinsic out of line.
+//!
+//! (Built by `scripts/test.sh` in the `release-tests` profile, where the CLI crate is at
+//! opt-level 1 and the runtimes' crates, whose kernels these are, at 3 as in `--release`.)
 //!
 //! The CPU runtime's kernels are generic over a SIMD level and compiled under that level's
 //! target features. Anything that escapes inlining, such as a closure the compiler kept as a
