@@ -10,13 +10,17 @@ repo="$PWD"
 # crates that instantiate burn and cubecl for every runtime at opt-level 1. The same code and
 # the same numerics as `--release`, built in about two thirds of the time on two cores.
 profile=release-tests
+# The Python extension's `test-parity` feature in every build here, the wheel's included:
+# the dependencies get the same features in the workspace's build as in maturin's build of
+# the extension alone, so the wheel reuses the GPU stack (bindings/Cargo.toml).
+parity=(--features cartfuse-python/test-parity)
 
 # Every test target and the doctests. The examples are type-checked, not compiled to code:
 # no test runs them, and generating their code (burn's learners on wgpu, one binary each) took
 # a sixth of the build on two cores.
-cargo test --workspace --profile "$profile" --lib --bins --tests
-cargo test --workspace --profile "$profile" --doc
-cargo check --workspace --profile "$profile" --examples
+cargo test --workspace --profile "$profile" "${parity[@]}" --lib --bins --tests
+cargo test --workspace --profile "$profile" "${parity[@]}" --doc
+cargo check --workspace --profile "$profile" "${parity[@]}" --examples
 
 # Tools: maturin builds the wheel, ruff checks the Python sources.
 tools="${CARTFUSE_TOOLS_VENV:-target/tools-venv}"
@@ -29,10 +33,9 @@ tools="$(cd "$tools" && pwd)"
 "$tools/bin/ruff" check --config python/pyproject.toml scripts examples
 "$tools/bin/ruff" format --check --config python/pyproject.toml scripts examples
 
-# The wheel, in the tests' profile and the workspace's target dir. It reuses little of
-# `cargo test`'s build: maturin's build of the extension alone resolves the dependencies'
-# features differently, so the GPU stack compiles again (~5 minutes on two cores).
-PATH="$tools/bin:$PATH" bash scripts/wheel.sh --profile "$profile"
+# The wheel, in the tests' profile and the workspace's target dir, with the same features of
+# the shared dependencies: what it compiles is the CUDA runtime and the crates it changes.
+PATH="$tools/bin:$PATH" bash scripts/wheel.sh --profile "$profile" --test-parity
 
 # A fresh environment with the wheel and the test dependencies. ray: python/tests/test_ray.py
 # runs the Ray recipe (examples/ray_rollout.py) on a local cluster. pygame: gymnasium's own

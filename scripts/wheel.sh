@@ -7,22 +7,27 @@
 # one wheel serves machines with and without NVIDIA. Its bindings are CUDA 12.8's
 # (CUDARC_CUDA_VERSION, overridable), which drivers of CUDA 12.8 and 13 both provide.
 #
-#   bash scripts/wheel.sh [--cpu-only] [--profile NAME]
+#   bash scripts/wheel.sh [--cpu-only] [--profile NAME] [--test-parity]
 #
 # --profile builds in another Cargo profile than `release` (scripts/test.sh: `release-tests`,
-# the profile its `cargo test` built, whose dependencies it reuses).
+# the profile its `cargo test` built). --test-parity turns on the extension's `test-parity`
+# feature, which gives the shared dependencies the features of scripts/test.sh's workspace
+# build, so that the wheel reuses that build instead of compiling the GPU stack again
+# (bindings/Cargo.toml says how).
 #
 # Uses `maturin` from PATH, else installs the pinned one into target/wheel-venv. Needs a Rust
 # toolchain (scripts/setup.sh installs one); installing the wheel does not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-usage="usage: bash scripts/wheel.sh [--cpu-only] [--profile NAME]"
+usage="usage: bash scripts/wheel.sh [--cpu-only] [--profile NAME] [--test-parity]"
 features=(--features cuda)
+parity=()
 profile=(--release)
 while [ $# -gt 0 ]; do
   case "$1" in
     --cpu-only) features=(--no-default-features) ;;
+    --test-parity) parity=(--features test-parity) ;;
     --profile)
       if [ $# -lt 2 ] || [ -z "$2" ]; then
         echo "$usage  (--profile needs a profile name)" >&2
@@ -49,5 +54,5 @@ fi
 rm -f target/wheels/cartfuse-*.whl
 # The workspace's target dir, in the chosen profile: what cargo compiled there is reused.
 (cd python && CUDARC_CUDA_VERSION="${CUDARC_CUDA_VERSION:-12080}" \
-  "$maturin" build "${profile[@]}" --out ../target/wheels "${features[@]}")
+  "$maturin" build "${profile[@]}" --out ../target/wheels "${features[@]}" "${parity[@]}")
 ls target/wheels/cartfuse-*.whl
