@@ -35,8 +35,8 @@ if [ -n "$missing" ]; then
   echo "The test wheel gives these dependencies other features than the tests' build" >&2
   echo "(add the tests' features to \`test-parity\` in bindings/Cargo.toml):" >&2
   echo "$missing" >&2
-  for line in $(awk '{print $1}' <<<"$missing"); do
-    grep "^$line " <<<"$tests" | sed 's/^/  tests: /' >&2
+  for name in $(awk '{print $1}' <<<"$missing"); do
+    grep "^$name " <<<"$tests" | sed 's/^/  tests: /' >&2
   done
   exit 1
 fi

@@ -43,6 +43,11 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+if [ "${features[0]}" = --no-default-features ] && [ ${#parity[@]} -gt 0 ]; then
+  # test-parity turns on cubecl, which a CPU-only wheel must not contain.
+  echo "$usage  (--cpu-only and --test-parity exclude each other)" >&2
+  exit 2
+fi
 
 maturin="$(command -v maturin || true)"
 if [ -z "$maturin" ]; then
