@@ -12,13 +12,15 @@
 # without it) and the crates whose `cuda` feature the wheel turns on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The two builds' flags, as scripts/test.sh and scripts/wheel.sh --test-parity pass them.
+source scripts/test-features.sh
 
 tree() {
   cargo tree "$@" -e normal,build -f '{p} [{f}]' --prefix none | sed 's/ (\*)$//' | sort -u
 }
 # The tests' build has the workspace's dev-dependencies (criterion, proptest) too.
-tests="$(tree --workspace --features cartfuse-python/test-parity -e dev)"
-wheel="$(tree -p cartfuse-python --features cuda,test-parity)"
+tests="$(tree --workspace "${test_features[@]}" -e dev)"
+wheel="$(tree -p cartfuse-python "${wheel_features[@]}" "${wheel_test_features[@]}")"
 
 # Crates (name and version) the tests' build compiles, with any features.
 in_tests="$(awk '{print $1, $2}' <<<"$tests" | sort -u)"

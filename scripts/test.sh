@@ -6,14 +6,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$PWD"
 
-# The tests build in the `release-tests` profile (Cargo.toml): the release profile with the
-# crates that instantiate burn and cubecl for every runtime at opt-level 1. The same code and
-# the same numerics as `--release`, built in about two thirds of the time on two cores.
-profile=release-tests
-# The Python extension's `test-parity` feature in every build here, the wheel's included:
-# the dependencies get the same features in the workspace's build as in maturin's build of
-# the extension alone, so the wheel reuses the GPU stack (bindings/Cargo.toml).
-parity=(--features cartfuse-python/test-parity)
+# The tests' profile and features (`release-tests`, the extension's `test-parity`), in every
+# build here, the wheel's included: the dependencies get the same features in the
+# workspace's build as in maturin's build of the extension alone, so the wheel reuses the
+# GPU stack (scripts/test-features.sh, bindings/Cargo.toml).
+source scripts/test-features.sh
+profile="$test_profile"
+parity=("${test_features[@]}")
 
 # Every test target and the doctests. The examples are type-checked, not compiled to code:
 # no test runs them, and generating their code (burn's learners on wgpu, one binary each) took

@@ -19,15 +19,16 @@
 # toolchain (scripts/setup.sh installs one); installing the wheel does not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/test-features.sh
 
 usage="usage: bash scripts/wheel.sh [--cpu-only] [--profile NAME] [--test-parity]"
-features=(--features cuda)
+features=("${wheel_features[@]}")
 parity=()
 profile=(--release)
 while [ $# -gt 0 ]; do
   case "$1" in
     --cpu-only) features=(--no-default-features) ;;
-    --test-parity) parity=(--features test-parity) ;;
+    --test-parity) parity=("${wheel_test_features[@]}") ;;
     --profile)
       if [ $# -lt 2 ] || [ -z "$2" ]; then
         echo "$usage  (--profile needs a profile name)" >&2
