@@ -4,7 +4,7 @@
 //! built with a device runtime only (the `cube` feature, which `wgpu` and `cuda` turn on).
 //!
 //! On any backend: [`ablation`] (the study's CartPole ladder), [`cpu`] (the native CPU
-//! runtime's plans and its host roofline, [`host_roofline`]), [`envs`] (every environment
+//! runtime's plans against its host roofline, `cartfuse_fusion::cpu::roofline`), [`envs`] (every environment
 //! under every plan), [`crossover`] (CPU against device over n), [`policy`] and
 //! [`population`] (the policy inside the rollout, PPO's time to target), [`workloads`]
 //! (elementwise graphs and the transformer tail), [`burn_step`] (the CartPole step
@@ -22,7 +22,6 @@ pub mod crossover;
 #[cfg(feature = "cube")]
 pub mod dispatch;
 pub mod envs;
-pub mod host_roofline;
 pub mod policy;
 pub mod population;
 #[cfg(feature = "cube")]

@@ -9,8 +9,8 @@
 
 use std::time::{Duration, Instant};
 
-#[cfg(feature = "cube")]
-use burn::backend::Autodiff;
+use burn::backend::ndarray::NdArrayDevice;
+use burn::backend::{Autodiff, NdArray};
 use burn::module::AutodiffModule;
 use burn::optim::{AdamConfig, GradientsParams, Optimizer};
 use burn::tensor::activation::log_softmax;
@@ -136,7 +136,7 @@ pub fn train_from<B, E, EB>(
     config: &PpoConfig,
     model: ActorCritic<B>,
     device: &B::Device,
-    progress: impl FnMut(&UpdateStats),
+    mut progress: impl FnMut(&UpdateStats),
 ) -> Result<Trained<B>, TrainError>
 where
     B: AutodiffBackend,
@@ -144,13 +144,16 @@ where
     EB: EnvBackend,
 {
     check_source(config, "env", env.num_envs(), env.episode().autoreset)?;
+    let start = Instant::now();
+    let mut collector = HostCollector::new(env, config.seed, streams::action_key(config.seed))?;
     learn(
-        move |key| HostCollector::new(env, config.seed, key),
+        start,
+        &mut collector,
         E::OBS_DIM,
         config,
         model,
         device,
-        progress,
+        &mut progress,
     )
 }
 
@@ -163,7 +166,7 @@ pub fn train_fused_from<B, F>(
     config: &PpoConfig,
     model: ActorCritic<B>,
     device: &B::Device,
-    progress: impl FnMut(&UpdateStats),
+    mut progress: impl FnMut(&UpdateStats),
 ) -> Result<Trained<B>, TrainError>
 where
     B: AutodiffBackend,
@@ -195,13 +198,17 @@ where
         );
     }
     let dim = spec.actor.inputs() as usize;
+    let start = Instant::now();
+    let mut collector =
+        FusedCollector::new(rollout, config.seed, streams::action_key(config.seed))?;
     learn(
-        move |key| FusedCollector::new(rollout, config.seed, key),
+        start,
+        &mut collector,
         dim,
         config,
         model,
         device,
-        progress,
+        &mut progress,
     )
 }
 
@@ -215,20 +222,24 @@ pub fn train_device_from<E, R>(
     config: &PpoConfig,
     model: ActorCritic<Autodiff<DeviceLearner<R>>>,
     device: &LearnerDevice<R>,
-    progress: impl FnMut(&UpdateStats),
+    mut progress: impl FnMut(&UpdateStats),
 ) -> Result<Trained<Autodiff<DeviceLearner<R>>>, TrainError>
 where
     E: GraphEnv<Action = u32>,
     R: CubeRuntime,
 {
     check_source(config, "env", env.num_envs(), env.episode().autoreset)?;
+    let start = Instant::now();
+    let mut collector =
+        DeviceCollector::new(env, config.seed, streams::action_key(config.seed), device)?;
     learn(
-        move |key| DeviceCollector::new(env, config.seed, key, device),
+        start,
+        &mut collector,
         E::OBS_DIM,
         config,
         model,
         device,
-        progress,
+        &mut progress,
     )
 }
 
@@ -259,23 +270,19 @@ fn check_source(
     Ok(())
 }
 
-/// The PPO loop: from the clock's start, collect with the collector `new_collector` builds
-/// for the action draws' key, learn, until the target or the budget.
-fn learn<B, C>(
-    new_collector: impl FnOnce([u32; 2]) -> Result<C, TrainError>,
+/// The PPO loop: collect with `collector` (its envs reset at `start`, when the run's clock
+/// started), learn, until the target or the budget. The collector and the progress callback
+/// are trait objects, so the loop's code is generated once per learner backend, not once
+/// per sample source and caller ([`NDARRAY_LEARN`]).
+fn learn<B: AutodiffBackend>(
+    start: Instant,
+    collector: &mut dyn Collector<BurnPolicy<B::InnerBackend>>,
     dim: usize,
     config: &PpoConfig,
     mut model: ActorCritic<B>,
     device: &B::Device,
-    mut progress: impl FnMut(&UpdateStats),
-) -> Result<Trained<B>, TrainError>
-where
-    B: AutodiffBackend,
-    C: Collector<BurnPolicy<B::InnerBackend>>,
-{
-    let start = Instant::now();
-    let mut collector = new_collector(streams::action_key(config.seed))?;
-    let collector = &mut collector;
+    progress: &mut dyn FnMut(&UpdateStats),
+) -> Result<Trained<B>, TrainError> {
     let n = config.num_envs;
     let mut shuffle = streams::shuffle_rng(config.seed);
     let mut optim = AdamConfig::new()
@@ -373,6 +380,36 @@ where
     };
     Ok(Trained { model, report })
 }
+
+/// burn's CPU learner: NdArray under Autodiff.
+pub type NdArrayLearner = Autodiff<NdArray>;
+
+/// The PPO loop for burn's CPU learner, with the policy's evaluation inside it, generated in
+/// this crate.
+///
+/// [`train_from`] and [`train_fused_from`] are generic, so the crate that calls them
+/// generates their code, and with it burn's autodiff and NdArray ops; crates built at
+/// opt-level 0 or 1 (the tests' profile, Cargo.toml) link an instance a dependency has
+/// already generated instead. These pointers make this crate (opt-level 1 there, 3 in
+/// `--release`) generate those instances, so the harness, built at opt-level 0 in the
+/// tests' profile, trains at this crate's speed (its own copy trained 4x slower).
+#[doc(hidden)]
+#[allow(clippy::type_complexity)]
+pub static NDARRAY_LEARN: (
+    fn(
+        Instant,
+        &mut dyn Collector<BurnPolicy<NdArray>>,
+        usize,
+        &PpoConfig,
+        ActorCritic<NdArrayLearner>,
+        &NdArrayDevice,
+        &mut dyn FnMut(&UpdateStats),
+    ) -> Result<Trained<NdArrayLearner>, TrainError>,
+    fn(&BurnPolicy<NdArray>, &[f32], usize) -> Result<(Vec<f32>, Vec<f32>), TrainError>,
+) = (
+    learn::<NdArrayLearner>,
+    <BurnPolicy<NdArray> as Policy>::evaluate,
+);
 
 /// One gradient step of burn's learner: PPO's loss of `model` on `batch` (settings from
 /// `config`), backward, the global-norm clip, and `optim`'s step at learning rate `lr`.

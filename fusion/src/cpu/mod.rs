@@ -18,6 +18,7 @@
 //! - [`interp`]: the interpreted engine, its SIMD levels and math.
 //! - [`threads`]: options and the thread split.
 //! - [`spin_pool`]: the fork-join over the caller and one spinning worker per other core.
+//! - [`roofline`]: the host's ceilings (copy bandwidth, peak FLOP/s), measured natively.
 //!
 //! All levels and thread counts give bit-identical results; results match the interpreter
 //! ([`crate::interpret`]) exactly for integer, boolean and arithmetic ops and within the
@@ -31,6 +32,7 @@ pub mod interp;
 mod launch;
 mod launches;
 pub mod native;
+pub mod roofline;
 pub mod spin_pool;
 pub mod threads;
 

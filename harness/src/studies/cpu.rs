@@ -5,8 +5,8 @@
 //! simulations; [`CpuStudy::crossover`] finds the size at which this run's device starts to
 //! beat this run's CPU.
 
-use crate::studies::host_roofline::measure_roofline;
 use cartfuse_env::StepPlan;
+use cartfuse_fusion::cpu::roofline::measure_roofline;
 use cartfuse_fusion::plan::Strategy;
 use cartfuse_fusion::{cpu::Cpu, exec::Backend};
 

@@ -1,4 +1,5 @@
-//! The host roofline, measured natively: copy bandwidth and peak `f32` FLOP/s, all cores.
+//! The host roofline, measured natively: copy bandwidth and peak `f32` FLOP/s, all cores,
+//! the ceilings the CPU runtime's kernels are read against (the report's CPU roofline).
 //!
 //! - Copy bandwidth, two ways over buffers far larger than the caches (each buffer at least
 //!   4x the last-level cache), each thread copying its part; bytes moved = read + write:
@@ -10,14 +11,16 @@
 //!   and an add, not fused: the runtime's kernels never use FMA, so this is their ceiling;
 //!   hardware FMA peak is twice it) at the detected SIMD level.
 //!
-//! Each takes the best of a few repeats, after a warm-up pass.
+//! Each takes the best of a few repeats, after a warm-up pass. The loops live here, in the
+//! runtime's crate, because they must be optimised and inlined as its kernels are: the
+//! harness that reports them builds at a lower opt-level in the tests' profile.
 
 use std::time::Instant;
 
 use rayon::prelude::*;
 
-use cartfuse_fusion::cpu::cache::last_level_cache_bytes;
-use cartfuse_fusion::cpu::interp::simd::{Simd, SimdLevel, WithSimd};
+use crate::cpu::cache::last_level_cache_bytes;
+use crate::cpu::interp::simd::{Simd, SimdLevel, WithSimd};
 
 /// Measured host ceilings.
 #[derive(Debug, Clone, Copy, PartialEq)]
