@@ -15,8 +15,9 @@ Build first, on any Linux x86-64 machine with Rust (no CUDA toolkit needed):
 
     bash scripts/gpu-check.sh --build
 
-This runs `cargo build --release --features cuda` and `cargo test --release --features cuda
---no-run`, then copies the CLI and the integration-test binary, stripped, into the binary
+This runs `cargo build --release --features cuda` (the CLI and the example cuda_launch) and
+`cargo test --release --features cuda --no-run`, then copies the CLI, the example and the
+integration-test binary, stripped, into the binary
 directory (default target/gpu-check/bin) and packs them into target/gpu-check/bin.tar.gz
 (gzip, for a copy limited in size). Carry either (with this repository's scripts/) to the
 GPU machine and run
@@ -33,6 +34,8 @@ within 9.5 minutes:
   0. host-path: `scripts/host-path.sh` on cuda, the host path's table (issue 49): CartPole
      env-steps/s device-resident (`bench --plan fused`), through the host (`rollout`) and on
      the CPU (`--device cpu rollout`) at 1, 4,096, 65,536 and 1,048,576 envs (host-path.md),
+     launch: the driver's own launch and host step below cubecl, op by op and as a CUDA
+     graph (`examples/cuda_launch.rs`, launch.md; issue 49, item 5),
   1. `cartfuse --device cuda reproduce` with a budget (every section; burn's CUDA backend
      on the same step is its burn section; the fused policy rollout on the GPU its policy
      section),
@@ -56,7 +59,7 @@ a summary. Without a GPU it says so and exits with status 3 within seconds.
 --only runs the steps named (comma-separated; they run in the order above whatever the
 order given, their names listed last below). A session with 15 minutes of GPU time all told
 (a start costs minutes) runs the measurements first, e.g.
-    --only host-path,crossover,train,population-64,population-2048
+    --only host-path,launch,crossover,train,population-64,population-2048
 (about 4 minutes) and spends the rest on scripts/gpu-python.sh.
 
 Exit status: 0 every step passed; 1 a step failed; 2 bad arguments; 3 no GPU; 4 binaries
@@ -75,14 +78,22 @@ die() { echo "gpu-check: $1" >&2; exit "${2:-2}"; }
 # (their kernels compile one after another on the device's server thread, hundreds under
 # `eager`), and `reproduce` needed about 190 s (a cut keeps the sections it finished: it
 # writes its report after each).
-STEPS=(host-path:60 reproduce:210 crossover:35 train:20 population-64:25 population-2048:75
-  population-64-burn:25 tests-cuda:45 tests-wgpu:25 slow-cuda:25 slow-wgpu:25)
+STEPS=(host-path:60 launch:20 reproduce:210 crossover:35 train:20 population-64:25
+  population-2048:75 population-64-burn:25 tests-cuda:25 tests-wgpu:25 slow-cuda:25 slow-wgpu:25)
 # The suites' slowest tests, run last under their own budget so that a cut there hides no
 # other result (alone on CUDA they took 18 s together; among the others, over 60 s each).
 SLOW_TESTS=(gymnasium::acrobot gymnasium::mountain_car_continuous)
 
 step_host_path() {
   bash "$repo/scripts/host-path.sh" --bin "$bin/cartfuse" --device cuda --out "$out/host-path.md"
+}
+# The driver's launches, below cubecl (built by --build; not among the binaries every run needs).
+step_launch() {
+  [ -x "$bin/cuda_launch" ] || { echo "gpu-check: $bin/cuda_launch is missing: build with --build"; return 4; }
+  local status=0
+  "$bin/cuda_launch" 11 1000 > "$out/launch.md" || status=$?
+  cat "$out/launch.md"
+  return "$status"
 }
 step_reproduce() { "$bin/cartfuse" --device cuda reproduce --turns-budget 4 --out "$out/reproduce"; }
 step_crossover() { "$bin/cartfuse" --device cuda crossover --budget 1 --out "$out/crossover"; }
@@ -159,6 +170,10 @@ summary() {
     echo "host path, CartPole-v1 env-steps/s:"
     cat "$dir/host-path.md"
   fi
+  if [ -f "$dir/launch.md" ]; then
+    echo "launches below cubecl:"
+    cat "$dir/launch.md"
+  fi
   if [ -f "$dir/reproduce/report.md" ]; then
     grep -m1 '^Device:' "$dir/reproduce/report.md" | sed 's/^/reproduce: /'
     grep -m1 'beats the CPU' "$dir/reproduce/report.md" | sed 's/^- /reproduce: /'
@@ -204,7 +219,7 @@ case "$mode" in
   build)
     [ -z "$out" ] || die "--build takes no results directory"
     cd "$repo" || exit 2
-    cargo build --release --features cuda || exit 1
+    cargo build --release --features cuda --bins --example cuda_launch || exit 1
     tests="$(cargo test --release --features cuda --no-run --test integration --message-format=json \
       | grep -o '"executable":"[^"]*integration-[^"]*"' | tail -1 | cut -d'"' -f4)"
     [ -n "$tests" ] || die "cargo did not name the integration-test binary" 1
@@ -212,8 +227,9 @@ case "$mode" in
     mkdir -p "$bin"
     cp "$target/release/cartfuse" "$bin/cartfuse"
     cp "$tests" "$bin/integration"
-    strip "$bin/cartfuse" "$bin/integration"
-    tar -czf "$(dirname "$bin")/bin.tar.gz" -C "$bin" cartfuse integration
+    cp "$target/release/examples/cuda_launch" "$bin/cuda_launch"
+    strip "$bin/cartfuse" "$bin/integration" "$bin/cuda_launch"
+    tar -czf "$(dirname "$bin")/bin.tar.gz" -C "$bin" cartfuse integration cuda_launch
     ls -la "$bin" "$(dirname "$bin")/bin.tar.gz"
     echo "gpu-check: carry $(dirname "$bin")/bin.tar.gz (or $bin) and scripts/ to the GPU machine, then: bash scripts/gpu-check.sh OUT_DIR"
     exit 0 ;;
