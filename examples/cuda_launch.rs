@@ -46,7 +46,9 @@ extern "C" __global__ void step(const unsigned int* actions, float* state, float
 /// Words of outputs per env (observation, reward, terminated, truncated).
 const OUT_WORDS: usize = 7;
 
-/// Device buffers of one batch, allocated once, freed on drop.
+/// Device buffers of one batch, allocated once, freed on drop. Raw driver calls rather than
+/// cudarc's safe slices: those wait on and record an event around every copy and launch,
+/// which is work a bare launch does not do and which a stream capture refuses.
 struct Batch {
     n: usize,
     actions: sys::CUdeviceptr,

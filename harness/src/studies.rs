@@ -4,8 +4,8 @@
 //! built with a device runtime only (the `cube` feature, which `wgpu` and `cuda` turn on).
 //!
 //! On any backend: [`ablation`] (the study's CartPole ladder), [`cpu`] (the native CPU
-//! runtime's plans against its host roofline, `cartfuse_fusion::cpu::roofline`), [`envs`] (every environment
-//! under every plan), [`crossover`] (CPU against device over n), [`policy`] and
+//! runtime's plans against its host roofline, `cartfuse_fusion::cpu::roofline`), [`envs`]
+//! (every environment under every plan), [`crossover`] (CPU against device over n), [`policy`] and
 //! [`population`] (the policy inside the rollout, PPO's time to target), [`workloads`]
 //! (elementwise graphs and the transformer tail), [`burn_step`] (the CartPole step
 //! in burn's tensor ops).

@@ -11,8 +11,8 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use burn::backend::NdArray;
 use burn::backend::ndarray::NdArrayDevice;
-use burn::backend::{Autodiff, NdArray};
 use burn::tensor::backend::Backend;
 use cartfuse_env::policy::PolicySpec;
 use cartfuse_env::rollout::PolicyRollout;
@@ -23,6 +23,7 @@ use cartfuse_fusion::exec::LaunchLedger;
 use cartfuse_fusion::plan::Strategy;
 use cartfuse_fusion::rng;
 use cartfuse_train::collect::{BurnPolicy, Collector, FusedCollector, HostCollector};
+use cartfuse_train::ppo::NdArrayLearner;
 use cartfuse_train::rollout::{EpisodeReturns, Rollout};
 use cartfuse_train::{ActorCritic, PpoConfig, TrainError, train_from, train_fused_from};
 
@@ -430,7 +431,8 @@ fn train_once<B: EnvBackend>(
     };
     let start = Instant::now();
     let run = || -> Result<_, TrainError> {
-        let model = model::<Autodiff<NdArray>>(&config);
+        // burn's CPU learner, whose PPO loop the trainer's crate generates (`NDARRAY_LEARN`).
+        let model = model::<NdArrayLearner>(&config);
         let device = NdArrayDevice::default();
         let trained = match source {
             None => {
