@@ -8,7 +8,8 @@
 //! ```
 //!
 //! Medians over ROUNDS rounds (default 11) of CALLS calls (default 1,000) of every block, the
-//! blocks in turns within a round; microseconds per call. Read beside cubecl's launch
+//! blocks in turns within a round, microseconds per call; then the graph against the op-by-op
+//! step and the step against a bare launch, as medians of per-round ratios with their spread. Read beside cubecl's launch
 //! (`reproduce`'s dispatch tax) and cubecl's host step (`scripts/host-path.sh --device
 //! cuda`): if a graph halves the floor of the one-env step, a host step replayed as a graph
 //! is worth building. `scripts/gpu-check.sh` runs it as its `launch` step. Needs an NVIDIA
@@ -247,8 +248,29 @@ fn main() -> Result<()> {
     ctx.check_err()?;
     println!("| CUDA, the driver's own calls ({rounds} rounds of {calls}) | us per call |");
     println!("|---|---:|");
-    for (label, all) in labels.iter().zip(seconds) {
-        println!("| {label} | {:.2} |", median(all) * 1e6);
+    for (label, all) in labels.iter().zip(&seconds) {
+        println!("| {label} | {:.2} |", median(all.clone()) * 1e6);
+    }
+    // The comparisons, per round (the blocks ran in turns within each): median, then the
+    // least and greatest round.
+    println!();
+    println!("| per round, in turns | median | least-greatest |");
+    println!("|---|---:|---:|");
+    for (label, over, under) in [
+        ("host step as a graph / op by op, n = 1", 3, 2),
+        ("host step as a graph / op by op, n = 4,096", 5, 4),
+        ("op-by-op host step / empty kernel + wait, n = 1", 2, 1),
+    ] {
+        let ratios: Vec<f64> = seconds[over]
+            .iter()
+            .zip(&seconds[under])
+            .map(|(a, b)| a / b)
+            .collect();
+        let (least, greatest) = ratios
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(l, g), &r| (l.min(r), g.max(r)));
+        let median = median(ratios);
+        println!("| {label} | {median:.2}x | {least:.2}-{greatest:.2}x |");
     }
     Ok(())
 }
