@@ -34,6 +34,9 @@ within 9.5 minutes:
   0. host-path: `scripts/host-path.sh` on cuda, the host path's table (issue 49): CartPole
      env-steps/s device-resident (`bench --plan fused`), through the host (`rollout`) and on
      the CPU (`--device cpu rollout`) at 1, 4,096, 65,536 and 1,048,576 envs (host-path.md),
+     host-path-caller: the same at 1, 4,096 and 65,536 envs with cubecl's calls on the
+     calling thread (CARTFUSE_DEVICE_THREAD=caller; CUDA's default is its device thread:
+     vendor/README.md), host-path-caller.md,
      launch: the driver's own launch and host step below cubecl, op by op and as a CUDA
      graph (`examples/cuda_launch.rs`, launch.md; issue 49, item 5),
   1. `cartfuse --device cuda reproduce` with a budget (every section; burn's CUDA backend
@@ -59,7 +62,7 @@ a summary. Without a GPU it says so and exits with status 3 within seconds.
 --only runs the steps named (comma-separated; they run in the order above whatever the
 order given, their names listed last below). A session with 15 minutes of GPU time all told
 (a start costs minutes) runs the measurements first, e.g.
-    --only host-path,launch,crossover,train,population-64,population-2048
+    --only host-path,host-path-caller,launch,crossover,train,population-64,population-2048
 (about 4 minutes) and spends the rest on scripts/gpu-python.sh.
 
 Exit status: 0 every step passed; 1 a step failed; 2 bad arguments; 3 no GPU; 4 binaries
@@ -78,7 +81,7 @@ die() { echo "gpu-check: $1" >&2; exit "${2:-2}"; }
 # (their kernels compile one after another on the device's server thread, hundreds under
 # `eager`), and `reproduce` needed about 190 s (a cut keeps the sections it finished: it
 # writes its report after each).
-STEPS=(host-path:60 launch:20 reproduce:210 crossover:35 train:20 population-64:25
+STEPS=(host-path:60 host-path-caller:25 launch:20 reproduce:185 crossover:35 train:20 population-64:25
   population-2048:75 population-64-burn:25 tests-cuda:25 tests-wgpu:25 slow-cuda:25 slow-wgpu:25)
 # The suites' slowest tests, run last under their own budget so that a cut there hides no
 # other result (alone on CUDA they took 18 s together; among the others, over 60 s each).
@@ -86,6 +89,11 @@ SLOW_TESTS=(gymnasium::acrobot gymnasium::mountain_car_continuous)
 
 step_host_path() {
   bash "$repo/scripts/host-path.sh" --bin "$bin/cartfuse" --device cuda --out "$out/host-path.md"
+}
+# The same with cubecl's CUDA calls on the calling thread instead of its device thread.
+step_host_path_caller() {
+  CARTFUSE_DEVICE_THREAD=caller bash "$repo/scripts/host-path.sh" --bin "$bin/cartfuse" \
+    --device cuda --sizes "1 4096 65536" --out "$out/host-path-caller.md"
 }
 # The driver's launches, below cubecl (built by --build; not among the binaries every run needs).
 step_launch() {
@@ -169,6 +177,10 @@ summary() {
   if [ -f "$dir/host-path.md" ]; then
     echo "host path, CartPole-v1 env-steps/s:"
     cat "$dir/host-path.md"
+  fi
+  if [ -f "$dir/host-path-caller.md" ]; then
+    echo "host path with cubecl's calls on the calling thread (CARTFUSE_DEVICE_THREAD=caller):"
+    cat "$dir/host-path-caller.md"
   fi
   if [ -f "$dir/launch.md" ]; then
     echo "launches below cubecl:"

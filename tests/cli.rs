@@ -133,6 +133,29 @@ fn missing_vulkan_adapter_says_how_to_install_one() {
     );
 }
 
+/// Both threads a device's calls may run on (the patched cubecl-common in `vendor/`) step
+/// the same episodes: a seeded random rollout on wgpu finishes as many episodes, of the same
+/// mean length, with cubecl's calls on the calling thread as on the device's own.
+#[cfg(feature = "wgpu")]
+#[test]
+fn wgpu_steps_the_same_episodes_on_either_device_thread() {
+    let rollout = |thread: &str| -> serde_json::Value {
+        let args = [
+            "--device", "wgpu", "rollout", "--envs", "64", "--steps", "300", "--seed", "3",
+            "--json",
+        ];
+        let run = cartfuse_with_env(&args, &[("CARTFUSE_DEVICE_THREAD", thread)]);
+        json_report(&run, thread)
+    };
+    let (caller, server) = (rollout("caller"), rollout("server"));
+    assert!(
+        caller["episodes_finished"].as_u64().unwrap() > 64,
+        "{caller}"
+    );
+    assert_eq!(caller["episodes_finished"], server["episodes_finished"]);
+    assert_eq!(caller["mean_episode_length"], server["mean_episode_length"]);
+}
+
 #[test]
 fn without_a_gpu_the_default_device_is_the_cpu_and_says_why() {
     let run = Command::new(env!("CARGO_BIN_EXE_cartfuse"))
@@ -358,11 +381,15 @@ fn a_batch_larger_than_memory_is_refused_within_seconds() {
 /// the values it accepts, instead of being ignored.
 #[test]
 fn an_unknown_cartfuse_variable_value_is_an_error_naming_the_accepted_ones() {
-    let cases = [
+    #[cfg_attr(not(feature = "wgpu"), allow(unused_mut))]
+    let mut cases = vec![
         ("CARTFUSE_CPU_SIMD", "avx9000", "scalar, avx2 or avx512"),
         ("CARTFUSE_CPU_ENGINE", "jit", "compiled or interpreted"),
         ("CARTFUSE_IN_PLACE", "maybe", "on, off"),
     ];
+    // Read by the patched cubecl-common (vendor/), so only with a device runtime.
+    #[cfg(feature = "wgpu")]
+    cases.push(("CARTFUSE_DEVICE_THREAD", "main", "caller or server"));
     for (name, value, accepted) in cases {
         let run = Command::new(env!("CARGO_BIN_EXE_cartfuse"))
             .args(["--device", "cpu", "rollout", "--envs", "8", "--steps", "1"])

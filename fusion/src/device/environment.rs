@@ -18,14 +18,15 @@ pub struct EnvironmentError {
 }
 
 /// Checks every `CARTFUSE_*` variable the runtime reads whose values are a fixed set
-/// (`CARTFUSE_CPU_SIMD`, `CARTFUSE_CPU_ENGINE`, the switches, and the numbers
-/// `CARTFUSE_AUTO_MIN_ENVS`, `CARTFUSE_CPU_THREADS` and `CARTFUSE_CPU_SPIN_US`): the first
-/// one set to
-/// anything else is an error naming the values it accepts. `CARTFUSE_CC` (a command) and
-/// `CARTFUSE_KERNEL_CACHE` (a directory) take any value.
+/// (`CARTFUSE_CPU_SIMD`, `CARTFUSE_CPU_ENGINE`, the switches, the numbers
+/// `CARTFUSE_AUTO_MIN_ENVS`, `CARTFUSE_CPU_THREADS` and `CARTFUSE_CPU_SPIN_US`, and with a
+/// device runtime `CARTFUSE_DEVICE_THREAD`, read by the patched cubecl-common in `vendor/`):
+/// the first one set to anything else is an error naming the values it accepts.
+/// `CARTFUSE_CC` (a command) and `CARTFUSE_KERNEL_CACHE` (a directory) take any value.
 pub fn check_environment() -> Result<(), EnvironmentError> {
     type Accepts = fn(&str) -> bool;
-    let variables: [(&'static str, &'static str, Accepts); 8] = [
+    #[cfg_attr(not(feature = "cube"), allow(unused_mut))]
+    let mut variables: Vec<(&'static str, &'static str, Accepts)> = vec![
         ("CARTFUSE_CPU_SIMD", "scalar, avx2 or avx512", |v| {
             v.parse::<crate::cpu::SimdLevel>().is_ok()
         }),
@@ -49,6 +50,13 @@ pub fn check_environment() -> Result<(), EnvironmentError> {
             |v| v.trim().parse::<usize>().is_ok(),
         ),
     ];
+    #[cfg(feature = "cube")]
+    {
+        use cubecl::device_handle::thread_choice;
+        variables.push((thread_choice::VARIABLE, "caller or server", |v| {
+            thread_choice::parse(v).is_some()
+        }));
+    }
     for (name, accepted, accepts) in variables {
         if let Ok(value) = std::env::var(name)
             && !accepts(&value)
