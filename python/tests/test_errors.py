@@ -204,6 +204,7 @@ def test_a_batch_larger_than_memory_is_refused_at_once() -> None:
         ("CARTFUSE_CPU_SIMD", "avx9000", "scalar, avx2 or avx512"),
         ("CARTFUSE_CPU_ENGINE", "jit", "compiled or interpreted"),
         ("CARTFUSE_CPU_LAZY_SELECTS", "sometimes", "on, off, 1, 0, true or false"),
+        ("CARTFUSE_DEVICE_THREAD", "main", "caller or server"),
     ],
 )
 def test_an_unknown_cartfuse_variable_value_is_an_error(

@@ -4,7 +4,7 @@
 
 use clap::ValueEnum;
 
-use burn::backend::{Autodiff, NdArray};
+use burn::backend::Autodiff;
 use burn::module::AutodiffModule;
 use burn::tensor::backend::AutodiffBackend;
 use cartfuse::StepPlan;
@@ -13,6 +13,7 @@ use cartfuse::env::{CartPole, GraphEnv, VecEnv};
 use cartfuse::fusion::device::Device;
 use cartfuse::fusion::dispatch_backend;
 use cartfuse::fusion::exec::Backend;
+use cartfuse::train::ppo::NdArrayLearner;
 use cartfuse::train::{ActorCritic, PpoConfig, Trained, checkpoint, train_from, train_fused_from};
 #[cfg(any(feature = "wgpu", feature = "cuda"))]
 use cartfuse::{
@@ -55,7 +56,8 @@ pub fn run(device: Device, args: TrainArgs) -> anyhow::Result<()> {
         LearnerArg::Device | LearnerArg::DeviceBurn => {
             unreachable!("`train::run` sends the device learners elsewhere")
         }
-        LearnerArg::Ndarray => run_with::<Autodiff<NdArray>>(
+        // burn's CPU learner, by the trainer's name for it.
+        LearnerArg::Ndarray => run_with::<NdArrayLearner>(
             device,
             args,
             Default::default(),
