@@ -178,3 +178,41 @@ pub fn open_client<R: Runtime>(device: &R::Device) -> Result<ComputeClient<R>, D
         other => other,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use cubecl::device_handle::thread_choice::parse;
+
+    /// What `CARTFUSE_DEVICE_THREAD` forces in this process, if anything.
+    #[cfg(any(feature = "wgpu", feature = "cuda"))]
+    fn forced() -> Option<bool> {
+        use cubecl::device_handle::thread_choice::VARIABLE;
+        std::env::var(VARIABLE).ok().as_deref().and_then(parse)
+    }
+
+    #[test]
+    fn the_device_thread_variable_names_caller_and_server() {
+        assert_eq!(parse(" Caller "), Some(true));
+        assert_eq!(parse("server"), Some(false));
+        assert_eq!(parse("main"), None);
+        assert_eq!(parse(""), None);
+    }
+
+    /// Unless told otherwise, wgpu's server runs on the calling thread (measured faster on
+    /// lavapipe) and CUDA's on its own device thread (upstream's, until measured).
+    #[cfg(any(feature = "wgpu", feature = "cuda"))]
+    #[test]
+    fn wgpu_runs_on_the_calling_thread_and_cuda_on_its_own_unless_told_otherwise() {
+        use cubecl::device_handle::thread_choice::on_calling_thread;
+        #[cfg(feature = "wgpu")]
+        assert_eq!(
+            on_calling_thread::<<cubecl::wgpu::WgpuRuntime as cubecl::Runtime>::Server>(),
+            forced().unwrap_or(true)
+        );
+        #[cfg(feature = "cuda")]
+        assert_eq!(
+            on_calling_thread::<<cubecl::cuda::CudaRuntime as cubecl::Runtime>::Server>(),
+            forced().unwrap_or(false)
+        );
+    }
+}

@@ -7,14 +7,15 @@
 //!
 //! - [`VARIABLE`] `=caller`: every service on the calling thread;
 //! - [`VARIABLE`] `=server`: every service on its device thread (upstream);
-//! - unset: cubecl-wgpu's compute server on the calling thread, every other service
-//!   (cubecl-cuda's server, burn's fusion servers) on its device thread.
+//! - unset: the services of wgpu (cubecl-wgpu's compute server, burn's fusion server over
+//!   it: every service whose type names `cubecl_wgpu`) on the calling thread, every other
+//!   (cubecl-cuda's server, burn's fusion server over it) on its device thread.
 //!
 //! On a 2-core machine with Mesa's lavapipe the calling thread made a device-resident
-//! CartPole step 1.3-1.6x faster and a host step 1.1-1.2x (cartfuse's
-//! `docs/results-log.md`, 2026-11-30): the device thread no longer competes with
-//! lavapipe's threads and a call costs no wake-up. CUDA has not been measured both ways, so it
-//! keeps upstream's thread until it is.
+//! CartPole step 1.4-1.5x faster and a host step up to 1.2x, and burn's learners over wgpu
+//! about 1.15x (cartfuse's `docs/results-log.md`, 2026-11-30): the device threads no longer
+//! compete with lavapipe's own threads and a call costs no wake-up. CUDA has not been
+//! measured both ways, so it keeps upstream's thread until it is.
 
 use std::sync::OnceLock;
 
@@ -36,5 +37,5 @@ pub fn parse(value: &str) -> Option<bool> {
 pub fn on_calling_thread<S: 'static>() -> bool {
     static CHOSEN: OnceLock<Option<bool>> = OnceLock::new();
     let chosen = *CHOSEN.get_or_init(|| std::env::var(VARIABLE).ok().as_deref().and_then(parse));
-    chosen.unwrap_or_else(|| core::any::type_name::<S>().starts_with("cubecl_wgpu::"))
+    chosen.unwrap_or_else(|| core::any::type_name::<S>().contains("cubecl_wgpu::"))
 }
