@@ -56,6 +56,9 @@ macro_rules! runtime_suites {
         /// Every environment against trajectories recorded from gymnasium itself.
         #[path = "../gymnasium.rs"]
         mod gymnasium;
+        /// Every float op against the CPU runtime's definitions, as the backend promises.
+        #[path = "../math.rs"]
+        mod math;
         /// `fused-xK` calls paged over several launches past the largest buffer.
         #[path = "../paging.rs"]
         mod paging;

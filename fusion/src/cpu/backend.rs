@@ -7,8 +7,8 @@ use std::sync::Arc;
 use super::launches::CpuLaunches;
 use super::{CpuBuffer, CpuOptions, SimdLevel};
 use crate::exec::{
-    Backend, BoundPlan, ExecError, LaunchLedger, Lowered, ReadError, RunArgs, Target, check_range,
-    check_write, copy_range_record,
+    Backend, BoundPlan, ExecError, FloatAgreement, LaunchLedger, Lowered, ReadError, RunArgs,
+    Target, check_range, check_write, copy_range_record,
 };
 use crate::plan::PlanOptions;
 
@@ -75,6 +75,10 @@ impl Backend for Cpu {
 
     fn runtime_name(&self) -> &'static str {
         "cpu"
+    }
+
+    fn float_agreement(&self) -> FloatAgreement {
+        FloatAgreement::Bitwise
     }
 
     fn description(&self) -> String {

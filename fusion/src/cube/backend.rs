@@ -14,8 +14,8 @@ use super::kernel::{copy_range, elementwise_launch_shape};
 use super::launches::{CubeLaunches, RowReduction};
 use crate::exec::transfers::{Transfer, TransferCounter};
 use crate::exec::{
-    Arena, Backend, BoundPlan, ExecError, Executor, LaunchLedger, Lowered, ReadError, RunArgs,
-    Target, TransferCounts, check_range, check_write, copy_range_record,
+    Arena, Backend, BoundPlan, ExecError, Executor, FloatAgreement, LaunchLedger, Lowered,
+    ReadError, RunArgs, Target, TransferCounts, check_range, check_write, copy_range_record,
 };
 use crate::lir::loop_budget::LAVAPIPE_LOOP_ITERATIONS;
 use crate::plan::PlanOptions;
@@ -37,6 +37,8 @@ pub struct Cube<R: Runtime> {
     /// How rows-domain launches reduce a row: a cube per row on a GPU, a thread per row on
     /// a CPU-emulated device.
     row_reduction: RowReduction,
+    /// Bit for bit the CPU's on lavapipe and CUDA, within a bound on other drivers.
+    float_agreement: FloatAgreement,
 }
 
 /// Whether the adapter `description` names is a CPU emulating a GPU (Mesa's llvmpipe,
@@ -69,6 +71,13 @@ impl<R: Runtime> Cube<R> {
             true => RowReduction::ThreadPerRow,
             false => RowReduction::CubePerRow,
         };
+        // Mesa's llvmpipe honours naga's `NoContraction` and evaluates IEEE operations as a
+        // CPU does; NVRTC compiles with `--fmad=false` (vendor/README.md). Other Vulkan
+        // drivers may divide approximately.
+        let float_agreement = match llvmpipe || R::name(&client) == "cuda" {
+            true => FloatAgreement::Bitwise,
+            false => FloatAgreement::Bounded,
+        };
         Self {
             client,
             device: device.to_id(),
@@ -77,6 +86,7 @@ impl<R: Runtime> Cube<R> {
             max_buffer_bytes: None,
             loop_limit,
             row_reduction,
+            float_agreement,
         }
     }
 
@@ -123,6 +133,10 @@ impl<R: Runtime> Backend for Cube<R> {
 
     fn runtime_name(&self) -> &'static str {
         R::name(&self.client)
+    }
+
+    fn float_agreement(&self) -> FloatAgreement {
+        self.float_agreement
     }
 
     fn binds_f32_params(&self) -> bool {

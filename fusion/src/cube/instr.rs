@@ -6,7 +6,10 @@
 
 use cubecl::prelude::*;
 
-use super::ops::{binary, compare, float_binary, float_unary, logic_binary, logic_unary, to_bool};
+use super::math;
+use super::ops::{
+    binary, binary_f, compare, float_binary, float_unary, logic_binary, logic_unary, to_bool,
+};
 use crate::cube::rng::{symmetric_uniform_cube, threefry2x32_cube};
 use crate::lir::loop_budget::{DOT_CHUNK, dot_iterations};
 use crate::lir::program::{Instr, Reg};
@@ -171,7 +174,7 @@ pub(super) fn exec<N: Size>(
         }
         Instr::BinaryF { op, dst, a, b } => {
             regs.f
-                .insert(dst, binary::<f32, N>(regs.f.find(a), regs.f.find(b), op));
+                .insert(dst, binary_f::<N>(regs.f.find(a), regs.f.find(b), op));
         }
         Instr::MulAdd { dst, acc, a, b } => {
             let product = regs.f.find(a) * regs.f.find(b);
@@ -273,8 +276,7 @@ pub(super) fn exec<N: Size>(
                 .insert(dst, Vector::<f32, N>::cast_from(regs.u.find(a)));
         }
         Instr::F32ToU32 { dst, a } => {
-            regs.u
-                .insert(dst, Vector::<u32, N>::cast_from(regs.f.find(a)));
+            regs.u.insert(dst, math::f32_to_u32::<N>(regs.f.find(a)));
         }
         Instr::F32ToBool { dst, a } => {
             let x = regs.f.find(a);

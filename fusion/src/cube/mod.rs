@@ -2,7 +2,8 @@
 //! emission from the lowered IR, device opening, buffers and launches.
 //!
 //! - [`kernel`]: the one generated kernel, an interpreter of a comptime launch program.
-//! - [`instr`]: one instruction of it in CubeCL; [`ops`]: its math.
+//! - [`instr`]: one instruction of it in CubeCL; [`ops`]: its math, whose float functions
+//!   are [`math`]'s, the CPU runtime's algorithms.
 //! - [`rng`]: the `#[cube]` twin of the host Threefry.
 //! - [`CubeLaunches`]: a plan's launches prepared for a device, and one run of them.
 //! - [`backend`]: [`Cube`], the [`Backend`](crate::exec::Backend) of every CubeCL runtime.
@@ -18,6 +19,7 @@ pub mod driver_copy;
 pub mod instr;
 pub mod kernel;
 mod launches;
+pub mod math;
 pub mod ops;
 pub mod rng;
 pub mod runtime_dir;

@@ -5,6 +5,7 @@
 
 use cubecl::prelude::*;
 
+use super::math;
 use crate::graph::{BinaryOp, CompareOp, FloatBinary, FloatUnary, LogicBinary, LogicUnary};
 
 /// `op(x)` on floats.
@@ -13,24 +14,22 @@ pub fn float_unary<N: Size>(x: Vector<f32, N>, #[comptime] op: FloatUnary) -> Ve
     match op {
         // The sign bit flipped (`-x` bit for bit, NaNs too): cubecl's CUDA backend writes
         // `-x` for a vector as C++ unary minus, which its `float_4` struct does not have.
-        FloatUnary::Neg => Vector::<f32, N>::reinterpret(
-            Vector::<u32, N>::reinterpret(x) ^ Vector::new(0x8000_0000u32),
-        ),
+        FloatUnary::Neg => math::neg::<N>(x),
         FloatUnary::Abs => Abs::abs(x),
         FloatUnary::Sqrt => Sqrt::sqrt(x),
-        FloatUnary::Exp => Exp::exp(x),
-        FloatUnary::Log => Log::ln(x),
-        FloatUnary::Sin => Sin::sin(x),
-        FloatUnary::Cos => Cos::cos(x),
-        FloatUnary::Tanh => Tanh::tanh(x),
-        FloatUnary::Erf => Erf::erf(x),
+        FloatUnary::Exp => math::exp::<N>(x),
+        FloatUnary::Log => math::log::<N>(x),
+        FloatUnary::Sin => math::sin_cos::<N>(x).0,
+        FloatUnary::Cos => math::sin_cos::<N>(x).1,
+        FloatUnary::Tanh => math::tanh::<N>(x),
+        FloatUnary::Erf => math::erf::<N>(x),
         FloatUnary::Square => x * x,
         FloatUnary::Recip => Vector::new(f32::new(1.0)) / x,
         FloatUnary::Floor => Floor::floor(x),
     }
 }
 
-/// `op(x, y)` on floats or integers (`u32` wraps).
+/// `op(x, y)` on floats or integers (`u32` wraps); floats go through [`binary_f`].
 #[cube]
 pub fn binary<T: Numeric, N: Size>(
     x: Vector<T, N>,
@@ -47,6 +46,21 @@ pub fn binary<T: Numeric, N: Size>(
     }
 }
 
+/// `op(x, y)` on floats: [`binary`]'s arithmetic, with `min` and `max` as the CPU runtime
+/// defines them ([`math::min`]).
+#[cube]
+pub fn binary_f<N: Size>(
+    x: Vector<f32, N>,
+    y: Vector<f32, N>,
+    #[comptime] op: BinaryOp,
+) -> Vector<f32, N> {
+    match op {
+        BinaryOp::Min => math::min::<N>(x, y),
+        BinaryOp::Max => math::max::<N>(x, y),
+        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div => binary::<f32, N>(x, y, op),
+    }
+}
+
 /// `op(x, y)` on floats only.
 #[cube]
 pub fn float_binary<N: Size>(
@@ -55,7 +69,7 @@ pub fn float_binary<N: Size>(
     #[comptime] op: FloatBinary,
 ) -> Vector<f32, N> {
     match op {
-        FloatBinary::Pow => Powf::powf(x, y),
+        FloatBinary::Pow => math::pow::<N>(x, y),
     }
 }
 
@@ -105,7 +119,9 @@ pub fn compare<T: Numeric, N: Size>(
         CompareOp::Gt => x.greater_than(y),
         CompareOp::Ge => x.greater_equal(y),
         CompareOp::Eq => x.equal(y),
-        CompareOp::Ne => x.not_equal(y),
+        // Not `not_equal`: naga writes a float `!=` as SPIR-V's ordered comparison, false
+        // when an operand is NaN; IEEE's (the CPU's) is true.
+        CompareOp::Ne => x.equal(y).equal(Vector::new(false)),
     };
     from_bool::<N>(b)
 }

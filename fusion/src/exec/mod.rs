@@ -14,8 +14,10 @@
 //! - [`ledger`]: [`LaunchLedger`], which counts launches, elements and bytes moved.
 //! - [`transfers`]: [`Arena`]s of buffers read back in one transfer, and
 //!   [`TransferCounts`], what crosses between host and device.
+//! - [`agreement`]: [`FloatAgreement`], how a backend's float results follow the CPU's.
 //! - `error`: [`ExecError`], [`ReadError`] and [`DeviceError`].
 
+pub mod agreement;
 pub mod bound;
 mod error;
 pub mod executor;
@@ -25,6 +27,7 @@ pub mod lowering;
 pub mod params;
 pub mod transfers;
 
+pub use agreement::FloatAgreement;
 pub use bound::BoundPlan;
 pub use error::{DeviceError, ExecError, ReadError};
 pub use executor::Executor;
@@ -48,6 +51,8 @@ pub trait Backend: Clone + Send + 'static {
 
     /// Short runtime name (`wgpu`, `cuda`, `cpu`).
     fn runtime_name(&self) -> &'static str;
+    /// How this backend's float results follow the CPU runtime's.
+    fn float_agreement(&self) -> FloatAgreement;
     /// The device, as a person would name it (adapter, driver; CPU model and SIMD level).
     fn description(&self) -> String;
     /// The largest single buffer the backend can bind, in bytes.

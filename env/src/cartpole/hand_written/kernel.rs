@@ -7,6 +7,7 @@
 //! comptime choice, so each mode compiles to its own branch-free-of-mode kernel.
 #![allow(missing_docs)] // `#[cube]` expands into undocumented items.
 
+use cartfuse_fusion::cube::math::sin_cos;
 use cartfuse_fusion::cube::rng::{symmetric_uniform_cube, threefry2x32_cube};
 use cubecl::prelude::*;
 
@@ -83,8 +84,10 @@ pub fn cartpole_physics_scalar(
     if action == 1u32 {
         force = p.force_mag;
     }
-    let costheta = f32::cos(*theta);
-    let sintheta = f32::sin(*theta);
+    // The CPU runtime's sine and cosine (`cube::math`), not the driver's.
+    let (sin, cos) = sin_cos::<Const<1>>(Vector::new(*theta));
+    let sintheta = sin[0];
+    let costheta = cos[0];
     let temp = (force + p.polemass_length * *theta_dot * *theta_dot * sintheta) / p.total_mass;
     let thetaacc = (p.gravity * sintheta - costheta * temp)
         / (p.length * (f32::new(4.0 / 3.0) - p.masspole * costheta * costheta / p.total_mass));
