@@ -26,7 +26,9 @@
 use super::simd::Simd;
 
 pub(crate) const SIGN: u32 = 0x8000_0000;
-pub(crate) const ROUND_MAGIC: f32 = 12_582_912.0; // 1.5 * 2^23: (x + M) - M rounds to nearest even.
+/// 2^23: below it, `(|x| + M) - M` is `|x|` rounded to an integer, ties to even (the sum's
+/// unit in the last place is 1); from it on every float is an integer.
+pub(crate) const ROUND_MAGIC: f32 = 8_388_608.0;
 
 /// `-a` (flips the sign bit, as Rust's `-` does).
 #[inline(always)]
@@ -70,10 +72,15 @@ pub fn f32_to_u32<V: Simd>(s: V, a: V::F) -> V::U {
     s.select_u(over, s.splat_u(u32::MAX), s.select_u(big, high, low))
 }
 
-/// `x` rounded to the nearest integer, ties to even (exact for |x| < 2^22).
+/// `x` rounded to the nearest integer, ties to even, with its sign (IEEE's
+/// `roundToIntegralTiesToEven`, every kernel's `round` instruction): exact for every float,
+/// NaN and infinities passed through.
 #[inline(always)]
 fn round<V: Simd>(s: V, x: V::F) -> V::F {
-    s.sub(s.add(x, s.splat(ROUND_MAGIC)), s.splat(ROUND_MAGIC))
+    let ax = abs(s, x);
+    let rounded = s.sub(s.add(ax, s.splat(ROUND_MAGIC)), s.splat(ROUND_MAGIC));
+    let signed = s.from_bits(s.or_u(s.to_bits(rounded), s.and_u(s.to_bits(x), s.splat_u(SIGN))));
+    s.select(s.lt(ax, s.splat(ROUND_MAGIC)), signed, x)
 }
 
 /// `floor(x)`, exact for every `f32` (lanes of magnitude 2^23 or more, infinities and NaN

@@ -53,7 +53,12 @@ CF_INLINE int64_t cf_compact(const uint8_t *flags, int64_t len, int32_t *taken) 
     }
     return count;
 }
-CF_INLINE float cf_round(float x) { return (x + CF_ROUND_MAGIC) - CF_ROUND_MAGIC; }
+CF_INLINE float cf_round(float x) {
+    float ax = cf_abs(x);
+    float rounded = (ax + CF_ROUND_MAGIC) - CF_ROUND_MAGIC;
+    float sign_kept = cf_float(cf_bits(rounded) | (cf_bits(x) & 0x80000000u));
+    return ax < CF_ROUND_MAGIC ? sign_kept : x;
+}
 /* `math::floor` is exact (IEEE floor, signed zeros kept), so the C library's floor gives
    its bits; written as `math::floor` is, the selects kept gcc from vectorising the loop. */
 CF_INLINE float cf_floor(float x) { return __builtin_floorf(x); }
