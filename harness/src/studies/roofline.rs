@@ -28,7 +28,8 @@ fn copy_vectors<N: Size>(input: &Array<Vector<f32, N>>, output: &mut Array<Vecto
     }
 }
 
-/// Four independent chains of `iterations` multiply-adds per vector lane, then one store.
+/// Four independent chains of `iterations` fused multiply-adds per vector lane, then one
+/// store.
 #[cube(launch_unchecked)]
 fn fma_chains<N: Size>(output: &mut Array<Vector<f32, N>>, #[comptime] iterations: u32) {
     if ABSOLUTE_POS < output.len() {
@@ -39,11 +40,14 @@ fn fma_chains<N: Size>(output: &mut Array<Vector<f32, N>>, #[comptime] iteration
         let mut b = seed + c;
         let mut d = seed + c + c;
         let mut e = seed + c + c + c;
+        // Explicit fused multiply-adds: kernels' own multiplies and adds are never contracted
+        // (naga's NoContraction, NVRTC's --fmad=false; vendor/README.md), so `a * m + c`
+        // would measure two instructions where the device issues one.
         for _ in 0..iterations {
-            a = a * m + c;
-            b = b * m + c;
-            d = d * m + c;
-            e = e * m + c;
+            a = fma(a, m, c);
+            b = fma(b, m, c);
+            d = fma(d, m, c);
+            e = fma(e, m, c);
         }
         output[ABSOLUTE_POS] = a + b + d + e;
     }
