@@ -39,6 +39,9 @@ within 9.5 minutes:
      vendor/README.md), host-path-caller.md,
      launch: the driver's own launch and host step below cubecl, op by op and as a CUDA
      graph (`examples/cuda_launch.rs`, launch.md; issue 49, item 5),
+     numerics: every float op on CUDA and on the Vulkan driver against the CPU runtime's
+     definitions (integration `math::`), and the five environments' recorded episodes
+     replayed on every runtime against the CPU's (`replays::`; issue 51),
   1. `cartfuse --device cuda reproduce` with a budget (every section; burn's CUDA backend
      on the same step is its burn section; the fused policy rollout on the GPU its policy
      section),
@@ -75,14 +78,15 @@ EOF
 die() { echo "gpu-check: $1" >&2; exit "${2:-2}"; }
 
 # The steps in the order they run, each NAME:SECONDS, its command the function step_NAME
-# (dashes as underscores) below. Together 570 s, within the 10 minutes a GPU call gets, with
+# (dashes as underscores) below. Together 580 s, within the 10 minutes a GPU call gets, with
 # time to start and summarise. The measurements come first: on the first GPU runs
 # (2026-11-27, an H100 and an H200) the test suites could not finish in any budget that fits
 # (their kernels compile one after another on the device's server thread, hundreds under
 # `eager`), and `reproduce` needed about 190 s (a cut keeps the sections it finished: it
 # writes its report after each).
-STEPS=(host-path:60 host-path-caller:25 launch:20 reproduce:185 crossover:35 train:20 population-64:25
-  population-2048:75 population-64-burn:25 tests-cuda:25 tests-wgpu:25 slow-cuda:25 slow-wgpu:25)
+STEPS=(host-path:60 host-path-caller:25 launch:20 numerics:20 reproduce:185 crossover:35 train:20
+  population-64:25 population-2048:75 population-64-burn:25 tests-cuda:25 tests-wgpu:25 slow-cuda:20
+  slow-wgpu:20)
 # The suites' slowest tests, run last under their own budget so that a cut there hides no
 # other result (alone on CUDA they took 18 s together; among the others, over 60 s each).
 SLOW_TESTS=(gymnasium::acrobot gymnasium::mountain_car_continuous)
@@ -102,6 +106,12 @@ step_launch() {
   "$bin/cuda_launch" 11 1000 > "$out/launch.md" || status=$?
   cat "$out/launch.md"
   return "$status"
+}
+# Every float op against the CPU's definitions on each runtime, and the five environments'
+# recorded episodes replayed on every runtime of the build against the CPU's (issue 51): bit
+# for bit on CUDA, within a bound on the Vulkan driver.
+step_numerics() {
+  "$bin/integration" cuda::math:: wgpu::math:: replays:: --test-threads "$(nproc)" --nocapture
 }
 step_reproduce() { "$bin/cartfuse" --device cuda reproduce --turns-budget 4 --out "$out/reproduce"; }
 step_crossover() { "$bin/cartfuse" --device cuda crossover --budget 1 --out "$out/crossover"; }
