@@ -102,9 +102,7 @@ def main() -> None:
             ratios[cell].append(speeds["after"] / speeds["before"])
     print("\ncell\tafter/before (median round, slowest-fastest)")
     for cell, values in ratios.items():
-        print(
-            f"{cell}\t{statistics.median(values):.3f}x ({min(values):.3f}-{max(values):.3f})"
-        )
+        print(f"{cell}\t{statistics.median(values):.3f}x ({min(values):.3f}-{max(values):.3f})")
 
 
 if __name__ == "__main__":
