@@ -15,15 +15,21 @@
 //! - Any other runtime ([`FloatAgreement::Bounded`], such as another Vulkan driver, which may
 //!   divide approximately): within [`DEVICE_BOUND`] over the first `horizon` steps, the bound
 //!   the replays against gymnasium hold to.
+//!
+//! Beside them, the PPO network fused into CartPole's rollout: a sampled trajectory is the
+//! CPU's bit for bit wherever the runtime's floats are.
 
-use cartfuse::StepPlan;
+use burn::backend::NdArray;
 use cartfuse::env::acrobot::Acrobot;
 use cartfuse::env::mountain_car::MountainCar;
 use cartfuse::env::mountain_car_continuous::MountainCarContinuous;
 use cartfuse::env::pendulum::Pendulum;
+use cartfuse::env::rollout::{PolicyRollout, Trajectory};
 use cartfuse::env::{CartPole, EnvBackend, EpisodeOptions, GraphEnv, VecEnv};
-use cartfuse::fusion::exec::FloatAgreement;
+use cartfuse::fusion::exec::{Backend as _, FloatAgreement};
 use cartfuse::fusion::plan::Strategy;
+use cartfuse::train::ActorCritic;
+use cartfuse::{CartPoleConfig, StepPlan};
 
 use crate::fixtures::{Fixture, Recorded, load};
 
@@ -219,4 +225,100 @@ fn pendulum_replays_agree_across_runtimes() {
 #[test]
 fn acrobot_replays_agree_across_runtimes() {
     runtimes_agree::<Acrobot>(250);
+}
+
+/// `cartfuse train`'s network (4 -> 64 -> 64, `tanh`) fused into CartPole's rollout under
+/// `fused-x8`: 32 steps of 64 envs from one reset seed and one draw key, episodes cut at 20
+/// steps so they reset inside the kernels, on `backend`.
+fn policy_rollout<B: EnvBackend>(backend: &B) -> Trajectory {
+    let model = ActorCritic::<NdArray>::new(4, 2, 64, 3, &Default::default());
+    let (spec, weights) = model.rollout_weights().expect("the network's weights");
+    let config = CartPoleConfig {
+        max_episode_steps: 20,
+        ..Default::default()
+    };
+    let mut rollout = PolicyRollout::new(
+        backend,
+        &config.params,
+        &config.episode(),
+        spec,
+        Strategy::FusedSteps(8),
+        64,
+    )
+    .expect("a rollout");
+    rollout.set_weights(&weights).expect("weights");
+    rollout.set_draws([5, 6], 0).expect("draws");
+    rollout.reset(7).expect("reset");
+    rollout.collect(32).expect("a trajectory")
+}
+
+/// The policy inside the rollout samples the same actions, log-probabilities, values and
+/// observations on every runtime whose floats are the CPU's, bit for bit (the categorical
+/// draw compares a Threefry uniform with `exp` of log-probabilities, so one ulp anywhere
+/// could flip an action); on any other runtime, the first step (before actions can part)
+/// within [`DEVICE_BOUND`].
+#[test]
+fn a_policy_rollout_agrees_across_runtimes() {
+    let reference = policy_rollout(&crate::cpu::backend());
+    assert!(reference.actions.contains(&0) && reference.actions.contains(&1));
+    assert!(
+        reference.truncated.iter().any(|t| *t),
+        "episodes reset in the kernels"
+    );
+    #[cfg_attr(not(feature = "cuda"), allow(unused_mut))]
+    let mut runs = vec![
+        (
+            "cpu-interpreted",
+            FloatAgreement::Bitwise,
+            policy_rollout(&crate::cpu_interpreted::backend()),
+        ),
+        (
+            "wgpu",
+            crate::wgpu::backend().float_agreement(),
+            policy_rollout(&crate::wgpu::backend()),
+        ),
+    ];
+    #[cfg(feature = "cuda")]
+    runs.push((
+        "cuda",
+        crate::cuda::backend().float_agreement(),
+        policy_rollout(&crate::cuda::backend()),
+    ));
+    for (runtime, agreement, run) in &runs {
+        if agreement.is_bitwise() {
+            assert_eq!(run.actions, reference.actions, "{runtime}: actions");
+            assert_eq!(run.rewards, reference.rewards, "{runtime}: rewards");
+            assert_eq!(run.truncated, reference.truncated, "{runtime}: truncations");
+            for (name, got, want) in [
+                ("log-probs", &run.log_probs, &reference.log_probs),
+                ("values", &run.values, &reference.values),
+                ("observations", &run.next_obs, &reference.next_obs),
+            ] {
+                let first = got
+                    .iter()
+                    .zip(want)
+                    .position(|(a, b)| a.to_bits() != b.to_bits());
+                if let Some(i) = first {
+                    panic!(
+                        "{runtime}: {name}[{i}] is {:e}, the CPU's {:e}",
+                        got[i], want[i]
+                    );
+                }
+            }
+        } else {
+            let first = reference.num_envs;
+            for (name, got, want) in [
+                ("log-probs", &run.log_probs, &reference.log_probs),
+                ("values", &run.values, &reference.values),
+            ] {
+                for (a, b) in got[..first].iter().zip(&want[..first]) {
+                    let error = (f64::from(*a) - f64::from(*b)).abs() / f64::from(b.abs()).max(1.0);
+                    assert!(
+                        error <= DEVICE_BOUND,
+                        "{runtime}: first step's {name}: {a} against {b}"
+                    );
+                }
+            }
+        }
+    }
 }
