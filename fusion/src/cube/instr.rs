@@ -149,8 +149,11 @@ pub(super) fn exec<N: Size>(
             regs.u.insert(dst, Vector::new(bufs.params_u[at]));
         }
         Instr::ConstF { dst, bits } => {
-            regs.f
-                .insert(dst, Vector::new(f32::new(comptime!(f32::from_bits(bits)))));
+            // Through `from_bits`: infinities and NaN have no decimal constant in cubecl.
+            regs.f.insert(
+                dst,
+                math::from_bits::<N>(Vector::new(u32::new(comptime!(bits as i64)))),
+            );
         }
         Instr::ConstU { dst, value } => {
             regs.u

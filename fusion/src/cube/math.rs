@@ -21,8 +21,13 @@
 //! - Infinities and NaN are written as bits: cubecl prints float constants as decimals.
 //! - NaN is found from the bits: naga's float `!=` is SPIR-V's ordered comparison, which
 //!   is false when an operand is NaN, where IEEE's (and the CPU's) is true.
+//! - A constant's bits are taken on the host ([`to_bits()`], [`from_bits()`]), and
+//!   infinities, NaN and zeros reach the kernel through a value the backends cannot fold
+//!   before the driver does: cubecl's C++ backend cannot reinterpret a literal, it prints
+//!   no infinity or NaN, and its optimiser rewrites `x * 0` and `x + 0`.
 #![allow(missing_docs)] // `#[cube]` expands into undocumented items.
 
+use cubecl::ir::{ConstantValue, ManagedVariable, Scope, Variable};
 use cubecl::prelude::*;
 
 use crate::cpu::interp::math::{
@@ -45,17 +50,84 @@ fn splat_u<N: Size>(#[comptime] x: u32) -> Vector<u32, N> {
 /// The float whose bits are `bits` in every lane (infinities, NaN).
 #[cube]
 fn splat_bits<N: Size>(#[comptime] bits: u32) -> Vector<f32, N> {
-    Vector::<f32, N>::reinterpret(Vector::<u32, N>::new(bits))
+    from_bits::<N>(Vector::<u32, N>::new(bits))
 }
 
-#[cube]
-fn to_bits<N: Size>(x: Vector<f32, N>) -> Vector<u32, N> {
-    Vector::<u32, N>::reinterpret(x)
+/// The bits of each lane.
+///
+/// A constant's bits are computed on the host: cubecl's C++ backend writes a
+/// reinterpretation as a `reinterpret_cast` to a reference, which a literal cannot bind.
+#[allow(unused_variables)]
+pub fn to_bits<N: Size>(x: Vector<f32, N>) -> Vector<u32, N> {
+    cubecl::unexpanded!()
 }
 
+/// Expand method of [`to_bits()`].
+pub mod to_bits {
+    use super::*;
+
+    pub fn expand<N: Size>(
+        scope: &mut Scope,
+        x: NativeExpand<Vector<f32, N>>,
+    ) -> NativeExpand<Vector<u32, N>> {
+        match x.expand.as_const() {
+            Some(value) => {
+                let bits = (value.as_f64() as f32).to_bits();
+                let ty = <Vector<u32, N> as CubePrimitive>::as_type(scope);
+                let constant = Variable::constant(ConstantValue::UInt(u64::from(bits)), ty);
+                ManagedVariable::Plain(constant).into()
+            }
+            None => Vector::<u32, N>::__expand_reinterpret(scope, x),
+        }
+    }
+}
+
+/// Floats from the bits of each lane.
+///
+/// A constant becomes a float constant on the host when it is finite and not zero. The rest
+/// go through [`opaque_from_bits`]: cubecl prints float constants as decimals, which neither
+/// WGSL nor C++ reads back for infinities and NaN, and its C++ backend cannot reinterpret a
+/// literal (see [`to_bits()`]); and cubecl's optimiser treats a constant zero as any zero
+/// (it merges `-0.0` with `0.0` and rewrites `x * 0` as `0` and `x + 0` as `x`, which IEEE
+/// arithmetic does not for negative, infinite or NaN `x`, or `x = -0`).
+#[allow(unused_variables)]
+pub fn from_bits<N: Size>(x: Vector<u32, N>) -> Vector<f32, N> {
+    cubecl::unexpanded!()
+}
+
+/// Expand method of [`from_bits()`].
+pub mod from_bits {
+    use super::*;
+
+    pub fn expand<N: Size>(
+        scope: &mut Scope,
+        x: NativeExpand<Vector<u32, N>>,
+    ) -> NativeExpand<Vector<f32, N>> {
+        match x.expand.as_const() {
+            Some(value) if plain_constant(f32::from_bits(value.as_u64() as u32)) => {
+                let float = f32::from_bits(value.as_u64() as u32);
+                let ty = <Vector<f32, N> as CubePrimitive>::as_type(scope);
+                let constant = Variable::constant(ConstantValue::Float(f64::from(float)), ty);
+                ManagedVariable::Plain(constant).into()
+            }
+            Some(_) => opaque_from_bits::expand::<N>(scope, x),
+            None => Vector::<f32, N>::__expand_reinterpret(scope, x),
+        }
+    }
+}
+
+/// Whether cubecl carries `x` as a constant without changing it (see [`from_bits()`]).
+fn plain_constant(x: f32) -> bool {
+    x.is_finite() && x != 0.0
+}
+
+/// `bits` as floats, through a zero only the device's compiler sees is one (`UNIT_POS & 0`):
+/// the reinterpretation's operand is then a value, not a literal, in every backend, and the
+/// driver folds it back into the constant.
 #[cube]
-fn from_bits<N: Size>(x: Vector<u32, N>) -> Vector<f32, N> {
-    Vector::<f32, N>::reinterpret(x)
+fn opaque_from_bits<N: Size>(bits: Vector<u32, N>) -> Vector<f32, N> {
+    let zero = Vector::<u32, N>::new(UNIT_POS & 0u32);
+    Vector::<f32, N>::reinterpret(bits | zero)
 }
 
 /// `-x` (the sign bit flipped).
@@ -64,9 +136,9 @@ pub fn neg<N: Size>(x: Vector<f32, N>) -> Vector<f32, N> {
     from_bits::<N>(to_bits::<N>(x) ^ splat_u::<N>(SIGN))
 }
 
-/// `|x|` (the sign bit cleared).
+/// `|x|` (the sign bit cleared; llvmpipe's `abs` of a constant `-0.0` is `-0.0`).
 #[cube]
-fn abs<N: Size>(x: Vector<f32, N>) -> Vector<f32, N> {
+pub fn abs<N: Size>(x: Vector<f32, N>) -> Vector<f32, N> {
     from_bits::<N>(to_bits::<N>(x) & splat_u::<N>(!SIGN))
 }
 
@@ -130,14 +202,15 @@ fn trunc_i32<N: Size>(x: Vector<f32, N>) -> Vector<u32, N> {
         .greater_equal(splat::<N>(-2_147_483_648.0))
         .and(x.less_than(splat::<N>(2_147_483_648.0)));
     let safe = select_many(in_range, x, splat::<N>(0.0));
-    let truncated = Vector::<u32, N>::reinterpret(Vector::<i32, N>::cast_from(safe));
+    // Casts between the integer types keep the bits in WGSL and C++ alike.
+    let truncated = Vector::<u32, N>::cast_from(Vector::<i32, N>::cast_from(safe));
     select_many(in_range, truncated, splat_u::<N>(SIGN))
 }
 
 /// The lane's bits as `i32`, to the nearest float.
 #[cube]
 fn i32_to_f32<N: Size>(x: Vector<u32, N>) -> Vector<f32, N> {
-    Vector::<f32, N>::cast_from(Vector::<i32, N>::reinterpret(x))
+    Vector::<f32, N>::cast_from(Vector::<i32, N>::cast_from(x))
 }
 
 /// Horner evaluation of `coefficients` (highest degree first) at `x`, multiply then add.

@@ -15,7 +15,7 @@ pub fn float_unary<N: Size>(x: Vector<f32, N>, #[comptime] op: FloatUnary) -> Ve
         // The sign bit flipped (`-x` bit for bit, NaNs too): cubecl's CUDA backend writes
         // `-x` for a vector as C++ unary minus, which its `float_4` struct does not have.
         FloatUnary::Neg => math::neg::<N>(x),
-        FloatUnary::Abs => Abs::abs(x),
+        FloatUnary::Abs => math::abs::<N>(x),
         FloatUnary::Sqrt => Sqrt::sqrt(x),
         FloatUnary::Exp => math::exp::<N>(x),
         FloatUnary::Log => math::log::<N>(x),

@@ -10,7 +10,10 @@ pub enum FloatAgreement {
     /// algebra, subnormal numbers kept, and `sin`, `cos`, `exp`, `log`, `tanh`, `erf` and
     /// `pow` computed by the CPU's own algorithms ([`crate::cpu::interp::math`]). The CPU
     /// runtime (both engines), Mesa's lavapipe (the runtime suites check it in CI) and CUDA
-    /// (NVRTC with `--fmad=false`, `vendor/README.md`).
+    /// (NVRTC with `--fmad=false`, `vendor/README.md`). One exception on lavapipe: a product
+    /// with a zero written as a constant in the graph is `+0.0` whatever its sign should be
+    /// (Mesa folds it so without SPIR-V's `SignedZeroInfNanPreserve`, which naga never
+    /// declares); a zero computed at run time keeps its sign.
     Bitwise,
     /// Each op within [`FloatAgreement::BOUNDED_RELATIVE`] of the CPU's result (absolute
     /// below 1): Vulkan lets a driver divide and take square roots within 2.5 ulp and flush
