@@ -125,6 +125,7 @@ fn plain_constant(x: f32) -> bool {
 /// the reinterpretation's operand is then a value, not a literal, in every backend, and the
 /// driver folds it back into the constant.
 #[cube]
+#[allow(clippy::erasing_op)] // The zero is the point: the kernel's compiler folds it, cubecl does not.
 fn opaque_from_bits<N: Size>(bits: Vector<u32, N>) -> Vector<f32, N> {
     let zero = Vector::<u32, N>::new(UNIT_POS & 0u32);
     Vector::<f32, N>::reinterpret(bits | zero)
