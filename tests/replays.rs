@@ -11,7 +11,7 @@
 //!   chaotic ones included. Kernels compute `sin`, `cos`, `exp`, ... by the CPU's algorithms
 //!   (`fusion::cube::math`) and their multiplies and adds stay apart (naga writes them
 //!   `NoContraction`, NVRTC compiles with `--fmad=false`; `vendor/README.md`). Before that
-//!   (2026-11-28) lavapipe replays differed from step 0 on three environments, by up to 1.5e-5.
+//!   (2026-11-28) lavapipe replays differed on four environments of five, by up to 1.5e-5.
 //! - Any other runtime ([`FloatAgreement::Bounded`], such as another Vulkan driver, which may
 //!   divide approximately): within [`DEVICE_BOUND`] over the first `horizon` steps, the bound
 //!   the replays against gymnasium hold to.
