@@ -1,24 +1,23 @@
 //! The CPU runtime's float functions inside a kernel: `sin`, `cos`, `exp`, `log`, `tanh`,
 //! `erf`, `pow`, `min`, `max` and the cast to `u32` as [`crate::cpu::interp::math`] computes
-//! them, so that a kernel returns the
-//! CPU's bits instead of the driver's (issue 51: the same episodes on every device).
+//! them, so that a kernel returns the CPU's bits instead of the driver's (issue 51: the same
+//! episodes on every device).
 //!
 //! cubecl 0.10 expands `#[cube]` functions into IR builders the host cannot call, so each
 //! algorithm is written once more here, the same IEEE operations in the same order over the
 //! same constants (taken from the CPU's definitions, never retyped), as the C prelude of the
-//! compiled CPU kernels is (`cpu::native::prelude`). Devices that evaluate single-precision
-//! `+ - * /` exactly and contract none of them return the CPU's bits for every input; Mesa's
-//! lavapipe does (asserted per function by the runtime suites' `math` tests), apart from
-//! subnormal numbers, which llvmpipe flushes to zero as Vulkan allows. Where a driver fuses a
-//! multiply and an add, or divides approximately, the results stay within the CPU's accuracy
-//! bounds (the table in [`crate::cpu::interp::math`]) but may differ in the last bits.
+//! compiled CPU kernels is (`cpu::native::prelude`). A device that evaluates single-precision
+//! `+ - * /` exactly and contracts none of them returns the CPU's bits for every input;
+//! Mesa's lavapipe does, subnormal numbers included (asserted per op by the runtime suites'
+//! `math` tests). Where a driver divides approximately, the results stay within the CPU's
+//! accuracy bounds (the table in [`crate::cpu::interp::math`]) but may differ in the last
+//! bits ([`crate::exec::FloatAgreement`]).
 //!
-//! Two details keep drivers' compilers from changing the results:
+//! Details that keep the compilers between here and the device from changing the results:
 //!
 //! - Rounding to an integer is the `round` instruction (IEEE's ties-to-even, which the CPU
 //!   computes as `(|x| + 2^23) - 2^23` with the sign kept), one instruction instead of three
 //!   an optimiser might fold.
-//! - Infinities and NaN are written as bits: cubecl prints float constants as decimals.
 //! - NaN is found from the bits: naga's float `!=` is SPIR-V's ordered comparison, which
 //!   is false when an operand is NaN, where IEEE's (and the CPU's) is true.
 //! - A constant's bits are taken on the host ([`to_bits()`], [`from_bits()`]), and
@@ -73,9 +72,7 @@ pub mod to_bits {
         match x.expand.as_const() {
             Some(value) => {
                 let bits = (value.as_f64() as f32).to_bits();
-                let ty = <Vector<u32, N> as CubePrimitive>::as_type(scope);
-                let constant = Variable::constant(ConstantValue::UInt(u64::from(bits)), ty);
-                ManagedVariable::Plain(constant).into()
+                constant(scope, ConstantValue::UInt(u64::from(bits)))
             }
             None => Vector::<u32, N>::__expand_reinterpret(scope, x),
         }
@@ -103,17 +100,24 @@ pub mod from_bits {
         scope: &mut Scope,
         x: NativeExpand<Vector<u32, N>>,
     ) -> NativeExpand<Vector<f32, N>> {
-        match x.expand.as_const() {
-            Some(value) if plain_constant(f32::from_bits(value.as_u64() as u32)) => {
-                let float = f32::from_bits(value.as_u64() as u32);
-                let ty = <Vector<f32, N> as CubePrimitive>::as_type(scope);
-                let constant = Variable::constant(ConstantValue::Float(f64::from(float)), ty);
-                ManagedVariable::Plain(constant).into()
+        let float = x
+            .expand
+            .as_const()
+            .map(|v| f32::from_bits(v.as_u64() as u32));
+        match float {
+            Some(float) if plain_constant(float) => {
+                constant(scope, ConstantValue::Float(f64::from(float)))
             }
             Some(_) => opaque_from_bits::expand::<N>(scope, x),
             None => Vector::<f32, N>::__expand_reinterpret(scope, x),
         }
     }
+}
+
+/// `value` as a constant of `P`'s type (vector width included).
+fn constant<P: CubePrimitive>(scope: &mut Scope, value: ConstantValue) -> NativeExpand<P> {
+    let ty = P::as_type(scope);
+    ManagedVariable::Plain(Variable::constant(value, ty)).into()
 }
 
 /// Whether cubecl carries `x` as a constant without changing it (see [`from_bits()`]).
