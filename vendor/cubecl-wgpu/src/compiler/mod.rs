@@ -1,0 +1,3 @@
+pub mod base;
+pub mod observer;
+pub mod wgsl;
