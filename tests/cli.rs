@@ -390,6 +390,13 @@ fn an_unknown_cartfuse_variable_value_is_an_error_naming_the_accepted_ones() {
     // Read by the patched cubecl-common (vendor/), so only with a device runtime.
     #[cfg(feature = "wgpu")]
     cases.push(("CARTFUSE_DEVICE_THREAD", "main", "caller or server"));
+    // Any directory, but only a build that can translate kernels for CUDA writes them.
+    #[cfg(not(feature = "cuda"))]
+    cases.push((
+        "CARTFUSE_CUDA_SOURCES",
+        "/tmp/cuda-sources",
+        "in a build with the cuda and wgpu features",
+    ));
     for (name, value, accepted) in cases {
         let run = Command::new(env!("CARGO_BIN_EXE_cartfuse"))
             .args(["--device", "cpu", "rollout", "--envs", "8", "--steps", "1"])

@@ -60,6 +60,7 @@ pub fn wgpu_client() -> Result<OpenedDevice<cubecl::wgpu::WgpuRuntime>, DeviceEr
         "{} ({:?}, {} {})",
         info.name, info.device_type, info.driver, info.driver_info
     );
+    super::cuda_sources::write_from_environment()?;
     let device = cubecl::wgpu::WgpuDevice::DefaultDevice;
     let client = open_catching_panics("wgpu", || {
         <cubecl::wgpu::WgpuRuntime as Runtime>::client(&device)

@@ -8,12 +8,15 @@
 //! - [`CubeLaunches`]: a plan's launches prepared for a device, and one run of them.
 //! - [`backend`]: [`Cube`], the [`Backend`](crate::exec::Backend) of every CubeCL runtime.
 //! - [`device`]: opening a wgpu or CUDA device with a clear error when there is none.
+//! - [`cuda_sources`]: the CUDA C++ of every kernel compiled on wgpu, for checking without
+//!   a CUDA device (`CARTFUSE_CUDA_SOURCES`).
 //! - [`driver_copy`]: the driver's own device-to-device copy, timed (the roofline's reference).
 //! - [`buffers`]: typed host <-> device copies.
 //! - [`runtime_dir`]: a valid `XDG_RUNTIME_DIR` before any Vulkan call.
 
 pub mod backend;
 pub mod buffers;
+pub mod cuda_sources;
 pub mod device;
 pub mod driver_copy;
 pub mod instr;

@@ -5,6 +5,13 @@
 
 use crate::switches::{CPU_LAZY_SELECTS, IN_PLACE, SWITCH_VALUES, VECTORIZE, parse};
 
+/// The directory the CUDA source of every kernel compiled on wgpu goes to
+/// (`crate::cube::cuda_sources`).
+pub const CUDA_SOURCES: &str = "CARTFUSE_CUDA_SOURCES";
+
+/// What [`CUDA_SOURCES`] needs.
+pub const CUDA_SOURCES_NEEDS: &str = "a directory, in a build with the cuda and wgpu features";
+
 /// A `CARTFUSE_*` variable set to a value the runtime does not accept.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{name}={value:?} is not a value cartfuse accepts: expected {accepted} (or unset it)")]
@@ -22,7 +29,8 @@ pub struct EnvironmentError {
 /// `CARTFUSE_AUTO_MIN_ENVS`, `CARTFUSE_CPU_THREADS` and `CARTFUSE_CPU_SPIN_US`, and with a
 /// device runtime `CARTFUSE_DEVICE_THREAD`, read by the patched cubecl-common in `vendor/`):
 /// the first one set to anything else is an error naming the values it accepts.
-/// `CARTFUSE_CC` (a command) and `CARTFUSE_KERNEL_CACHE` (a directory) take any value.
+/// `CARTFUSE_CC` (a command) and `CARTFUSE_KERNEL_CACHE` (a directory) take any value;
+/// `CARTFUSE_CUDA_SOURCES` any directory, in a build with the `cuda` and `wgpu` features.
 pub fn check_environment() -> Result<(), EnvironmentError> {
     type Accepts = fn(&str) -> bool;
     #[cfg_attr(not(feature = "cube"), allow(unused_mut))]
@@ -50,6 +58,10 @@ pub fn check_environment() -> Result<(), EnvironmentError> {
             |v| v.trim().parse::<usize>().is_ok(),
         ),
     ];
+    // Any directory, but only where the sources can be written.
+    variables.push((CUDA_SOURCES, CUDA_SOURCES_NEEDS, |_| {
+        cfg!(all(feature = "wgpu", feature = "cuda"))
+    }));
     #[cfg(feature = "cube")]
     {
         use cubecl::device_handle::thread_choice;

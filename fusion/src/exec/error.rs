@@ -114,6 +114,15 @@ pub enum DeviceError {
         /// What is missing, and what to install.
         reason: String,
     },
+    /// `CARTFUSE_CUDA_SOURCES` is set but its sources cannot be written
+    /// ([`crate::cube::cuda_sources`]).
+    #[error("CARTFUSE_CUDA_SOURCES={}: {reason}", directory.display())]
+    CudaSources {
+        /// The directory the variable names.
+        directory: std::path::PathBuf,
+        /// Why nothing can be written there.
+        reason: String,
+    },
     /// The runtime failed while opening its device.
     #[error("could not open a {runtime} device: {reason}")]
     OpenFailed {
