@@ -254,6 +254,7 @@ case "$mode" in
     tar -czf "$(dirname "$bin")/bin.tar.gz" -C "$bin" cartfuse integration cuda_launch
     ls -la "$bin" "$(dirname "$bin")/bin.tar.gz"
     echo "gpu-check: carry $(dirname "$bin")/bin.tar.gz (or $bin) and scripts/ to the GPU machine, then: bash scripts/gpu-check.sh OUT_DIR"
+    echo "gpu-check: before the GPU run, check here that NVRTC's sources compile (clang, 5 minutes): bash scripts/cuda-compile-check.sh --binary $tests"
     exit 0 ;;
 esac
 
