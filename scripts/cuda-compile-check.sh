@@ -6,14 +6,16 @@ usage() {
   cat <<'EOF'
 usage: bash scripts/cuda-compile-check.sh [--filter "TEST_FILTER ..."] [--keep DIR] [--binary PATH]
 
-Runs the integration suites on wgpu (lavapipe where there is no GPU) with
-CARTFUSE_CUDA_SOURCES set, so every kernel they compile is also translated by
-cubecl-cpp's CUDA compiler as cubecl-cuda would hand it to NVRTC on an sm_90 GPU
-(fusion/src/cube/cuda_sources.rs), then compiles each source to PTX with clang's CUDA
-front end (clang 14, `apt-get install clang-14`; no CUDA toolkit needed: a small stub
-header stands in for cuda_runtime.h). What NVRTC would refuse (a type error, an
-undeclared function, a bad cast) shows here without a GPU; what only NVRTC checks (its
-own headers and options, `--fmad=false`) does not.
+Runs the integration suites on wgpu (lavapipe where there is no GPU), and the CLI built
+beside them through `reproduce --quick` on wgpu, with CARTFUSE_CUDA_SOURCES set: every
+kernel they compile, cartfuse's and burn's, is also translated by cubecl-cpp's CUDA
+compiler as cubecl-cuda would hand it to NVRTC on an sm_90 GPU
+(fusion/src/cube/cuda_sources.rs). Then each source is compiled to device LLVM IR by
+clang's CUDA front end (clang 14: `apt-get install clang-14`; no CUDA toolkit needed, a
+stub header stands in for cuda_runtime.h). What NVRTC would refuse (a type error, an
+undeclared function, a reinterpreted literal) shows here without a GPU; what only NVRTC
+checks (its own headers and options) does not, and the kernels are shaped by the wgpu
+device's properties. About 6 minutes on two cores after the build.
 
   --filter   test filters for the integration binary (default: "wgpu:: device_learner::",
              the suites that launch kernels on wgpu alone; those that compare wgpu with
@@ -85,6 +87,21 @@ CARTFUSE_CUDA_SOURCES="$sources" XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp/xdg}" 
 tests_status=$?
 grep -E "^test result:" "$work/tests.log" >&2
 [ "$tests_status" = 0 ] || echo "cuda-compile-check: some tests failed (their log: $work/tests.log); their kernels are checked all the same" >&2
+
+# The study's own kernels (the roofline's copy and FLOP kernels, the dispatch tax's) run in
+# `reproduce` alone: its quick run on wgpu, with the CLI built beside the test binary.
+cli=""
+for candidate in "$(dirname "$binary")/cartfuse" "$(dirname "$binary")/../cartfuse"; do
+  if [ -x "$candidate" ]; then cli="$candidate"; break; fi
+done
+if [ -n "$cli" ]; then
+  echo "== running $cli --device wgpu reproduce --quick" >&2
+  CARTFUSE_CUDA_SOURCES="$sources" XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp/xdg}" \
+    "$cli" --device wgpu reproduce --quick --out "$work/reproduce" >"$work/reproduce.log" 2>&1 \
+    || echo "cuda-compile-check: reproduce failed (its log: $work/reproduce.log); its kernels are checked all the same" >&2
+else
+  echo "cuda-compile-check: no cartfuse CLI beside $binary: the study's kernels are not checked" >&2
+fi
 
 # Stands in for the CUDA toolkit's headers: clang's own CUDA builtins and device functions,
 # and the vector types (uint3, float4, make_uint3, ...) that CUDA's headers declare.
