@@ -26,6 +26,8 @@ device's properties. About 6 minutes on two cores after the build.
              the one `scripts/gpu-check.sh --build` packs); default: built here with
              `cargo test --profile release-tests --features cuda --test integration --no-run`
 
+CARTFUSE_CLANG names the clang++ to use (default: clang++-14, else clang++).
+
 Exit status: 0 every source compiled; 1 a source failed, the CUDA compiler refused a kernel,
 or no source was written; 2 bad arguments or a missing tool.
 EOF
@@ -54,10 +56,10 @@ while [ $# -gt 0 ]; do
 done
 
 clang=""
-for candidate in clang++-14 clang++; do
+for candidate in ${CARTFUSE_CLANG:-clang++-14 clang++}; do
   if command -v "$candidate" >/dev/null 2>&1; then clang="$candidate"; break; fi
 done
-[ -n "$clang" ] || die "no clang++ found (Debian/Ubuntu: sudo apt-get install clang-14)"
+[ -n "$clang" ] || die "no clang++ found${CARTFUSE_CLANG:+ (CARTFUSE_CLANG=$CARTFUSE_CLANG)} (Debian/Ubuntu: sudo apt-get install clang-14)"
 
 if [ -n "$keep" ]; then
   mkdir -p "$keep" || die "cannot create $keep"
