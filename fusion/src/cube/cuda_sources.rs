@@ -19,7 +19,11 @@ use std::sync::OnceLock;
 
 use crate::exec::DeviceError;
 
-pub use crate::device::{CUDA_SOURCES as VARIABLE, CUDA_SOURCES_NEEDS as NEEDS};
+/// The environment variable naming the directory the sources go to.
+pub const VARIABLE: &str = "CARTFUSE_CUDA_SOURCES";
+
+/// What [`VARIABLE`] needs, as the environment check says.
+pub const NEEDS: &str = "a directory, in a build with the cuda and wgpu features";
 
 static DIRECTORY: OnceLock<PathBuf> = OnceLock::new();
 
@@ -37,6 +41,7 @@ pub fn write_from_environment() -> Result<(), DeviceError> {
 /// directory cannot be created, or when the process already writes to another one.
 pub fn write_to(directory: PathBuf) -> Result<(), DeviceError> {
     let failed = |reason: String| DeviceError::CudaSources {
+        variable: VARIABLE,
         directory: directory.clone(),
         reason,
     };

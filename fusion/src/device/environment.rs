@@ -5,13 +5,6 @@
 
 use crate::switches::{CPU_LAZY_SELECTS, IN_PLACE, SWITCH_VALUES, VECTORIZE, parse};
 
-/// The directory the CUDA source of every kernel compiled on wgpu goes to
-/// (`crate::cube::cuda_sources`).
-pub const CUDA_SOURCES: &str = "CARTFUSE_CUDA_SOURCES";
-
-/// What [`CUDA_SOURCES`] needs.
-pub const CUDA_SOURCES_NEEDS: &str = "a directory, in a build with the cuda and wgpu features";
-
 /// A `CARTFUSE_*` variable set to a value the runtime does not accept.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{name}={value:?} is not a value cartfuse accepts: expected {accepted} (or unset it)")]
@@ -30,7 +23,8 @@ pub struct EnvironmentError {
 /// device runtime `CARTFUSE_DEVICE_THREAD`, read by the patched cubecl-common in `vendor/`):
 /// the first one set to anything else is an error naming the values it accepts.
 /// `CARTFUSE_CC` (a command) and `CARTFUSE_KERNEL_CACHE` (a directory) take any value;
-/// `CARTFUSE_CUDA_SOURCES` any directory, in a build with the `cuda` and `wgpu` features.
+/// `CARTFUSE_CUDA_SOURCES` any directory, in a build with the `cuda` and `wgpu` features
+/// (a build without a device runtime compiles no kernel and does not read it).
 pub fn check_environment() -> Result<(), EnvironmentError> {
     type Accepts = fn(&str) -> bool;
     #[cfg_attr(not(feature = "cube"), allow(unused_mut))]
@@ -58,12 +52,13 @@ pub fn check_environment() -> Result<(), EnvironmentError> {
             |v| v.trim().parse::<usize>().is_ok(),
         ),
     ];
-    // Any directory, but only where the sources can be written.
-    variables.push((CUDA_SOURCES, CUDA_SOURCES_NEEDS, |_| {
-        cfg!(all(feature = "wgpu", feature = "cuda"))
-    }));
     #[cfg(feature = "cube")]
     {
+        use crate::cube::cuda_sources;
+        // Any directory, but only where the sources can be written.
+        variables.push((cuda_sources::VARIABLE, cuda_sources::NEEDS, |_| {
+            cfg!(all(feature = "wgpu", feature = "cuda"))
+        }));
         use cubecl::device_handle::thread_choice;
         variables.push((thread_choice::VARIABLE, "caller or server", |v| {
             thread_choice::parse(v).is_some()

@@ -10,7 +10,7 @@
 pub mod crossovers;
 mod environment;
 
-pub use environment::{CUDA_SOURCES, CUDA_SOURCES_NEEDS, EnvironmentError, check_environment};
+pub use environment::{EnvironmentError, check_environment};
 
 pub use crate::exec::DeviceError;
 

@@ -115,9 +115,11 @@ pub enum DeviceError {
         reason: String,
     },
     /// `CARTFUSE_CUDA_SOURCES` is set but its sources cannot be written
-    /// ([`crate::cube::cuda_sources`]).
-    #[error("CARTFUSE_CUDA_SOURCES={}: {reason}", directory.display())]
+    /// (`crate::cube::cuda_sources`).
+    #[error("{variable}={}: {reason}", directory.display())]
     CudaSources {
+        /// The environment variable.
+        variable: &'static str,
         /// The directory the variable names.
         directory: std::path::PathBuf,
         /// Why nothing can be written there.

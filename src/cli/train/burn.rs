@@ -4,6 +4,7 @@
 
 use clap::ValueEnum;
 
+#[cfg(any(feature = "wgpu", feature = "cuda"))]
 use burn::backend::Autodiff;
 use burn::module::AutodiffModule;
 use burn::tensor::backend::AutodiffBackend;
