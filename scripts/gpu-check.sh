@@ -8,7 +8,8 @@ usage() {
   cat <<'EOF'
 usage: bash scripts/gpu-check.sh [--bin DIR] [--only STEPS] OUT_DIR
                                                           run the checks, results under OUT_DIR
-       bash scripts/gpu-check.sh --build [--bin DIR]      build the binaries it runs (no GPU needed)
+       bash scripts/gpu-check.sh --build [--bin DIR] [--no-compile-check]
+                                                          build the binaries it runs (no GPU needed)
        bash scripts/gpu-check.sh --summary OUT_DIR        print the summary of a results directory
 
 Build first, on any Linux x86-64 machine with Rust (no CUDA toolkit needed):
@@ -19,7 +20,10 @@ This runs `cargo build --release --features cuda` (the CLI and the example cuda_
 `cargo test --release --features cuda --no-run`, then copies the CLI, the example and the
 integration-test binary, stripped, into the binary
 directory (default target/gpu-check/bin) and packs them into target/gpu-check/bin.tar.gz
-(gzip, for a copy limited in size). Carry either (with this repository's scripts/) to the
+(gzip, for a copy limited in size). Where clang++ is found it then runs
+scripts/cuda-compile-check.sh on the tests and CLI just built (about 5 minutes): every kernel's CUDA
+source compiled without a GPU, so that NVRTC's errors do not cost GPU time; it exits 1 when
+one does not compile (--no-compile-check skips it). Carry either (with this repository's scripts/) to the
 GPU machine and run
 
     bash scripts/gpu-check.sh OUT_DIR
@@ -151,11 +155,13 @@ bin="$repo/target/gpu-check/bin"
 mode=run
 out=""
 only=""
+compile_check=1
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
     --build) mode=build ;;
     --summary) mode=summary ;;
+    --no-compile-check) compile_check=0 ;;
     --bin) [ $# -ge 2 ] || die "--bin needs a directory"; bin="$(realpath -m -- "$2")"; shift ;;
     --only) [ $# -ge 2 ] && [ -n "$2" ] || die "--only needs step names"; only="$2"; shift ;;
     -*) die "unknown option $1 (see --help)" ;;
@@ -163,6 +169,8 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+
+[ "$compile_check" = 1 ] || [ "$mode" = build ] || die "--no-compile-check goes with --build"
 
 # The summary of a results directory: one line per step, the test counts, the device and
 # the headline numbers. Works on any results directory this script wrote (or a recorded one).
@@ -254,7 +262,14 @@ case "$mode" in
     tar -czf "$(dirname "$bin")/bin.tar.gz" -C "$bin" cartfuse integration cuda_launch
     ls -la "$bin" "$(dirname "$bin")/bin.tar.gz"
     echo "gpu-check: carry $(dirname "$bin")/bin.tar.gz (or $bin) and scripts/ to the GPU machine, then: bash scripts/gpu-check.sh OUT_DIR"
-    echo "gpu-check: before the GPU run, check here that NVRTC's sources compile (clang, 5 minutes): bash scripts/cuda-compile-check.sh --binary $tests"
+    if [ "$compile_check" = 0 ]; then
+      echo "gpu-check: the CUDA sources were not compiled (--no-compile-check)"
+    elif ! command -v "${CARTFUSE_CLANG:-clang++-14}" >/dev/null 2>&1 && ! command -v clang++ >/dev/null 2>&1; then
+      echo "gpu-check: no clang++: the CUDA sources were not compiled (sudo apt-get install clang-14, then bash scripts/cuda-compile-check.sh --binary $tests)"
+    elif ! bash "$repo/scripts/cuda-compile-check.sh" --binary "$tests"; then
+      echo "gpu-check: not every kernel's CUDA source compiles (above): NVRTC would refuse it on the GPU machine" >&2
+      exit 1
+    fi
     exit 0 ;;
 esac
 

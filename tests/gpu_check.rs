@@ -33,6 +33,7 @@ fn bad_arguments_are_refused_with_status_2() {
         &["a", "b"],
         &["--summary"],
         &["--bin"],
+        &["--no-compile-check", "out"],
     ] {
         let run = gpu_check(args, none);
         assert_eq!(run.status.code(), Some(2), "{args:?}: {}", stderr(&run));
