@@ -5,6 +5,7 @@ set -uo pipefail
 usage() {
   cat <<'EOF'
 usage: bash scripts/cuda-compile-check.sh [--filter "TEST_FILTER ..."] [--keep DIR] [--binary PATH]
+       bash scripts/cuda-compile-check.sh --which-clang   print the clang++ it would use
 
 Runs the integration suites on wgpu (lavapipe where there is no GPU), and the CLI built
 beside them through `reproduce --quick` on wgpu, with CARTFUSE_CUDA_SOURCES set: every
@@ -39,9 +40,11 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 filter="wgpu:: device_learner::"
 keep=""
 binary=""
+which_clang=0
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
+    --which-clang) which_clang=1 ;;
     --filter|--keep|--binary)
       [ $# -ge 2 ] || die "$1 needs a value"
       case "$1" in
@@ -60,6 +63,7 @@ for candidate in ${CARTFUSE_CLANG:-clang++-14 clang++}; do
   if command -v "$candidate" >/dev/null 2>&1; then clang="$candidate"; break; fi
 done
 [ -n "$clang" ] || die "no clang++ found${CARTFUSE_CLANG:+ (CARTFUSE_CLANG=$CARTFUSE_CLANG)} (Debian/Ubuntu: sudo apt-get install clang-14)"
+if [ "$which_clang" = 1 ]; then echo "$clang"; exit 0; fi
 
 if [ -n "$keep" ]; then
   mkdir -p "$keep" || die "cannot create $keep"

@@ -264,7 +264,7 @@ case "$mode" in
     echo "gpu-check: carry $(dirname "$bin")/bin.tar.gz (or $bin) and scripts/ to the GPU machine, then: bash scripts/gpu-check.sh OUT_DIR"
     if [ "$compile_check" = 0 ]; then
       echo "gpu-check: the CUDA sources were not compiled (--no-compile-check)"
-    elif ! command -v "${CARTFUSE_CLANG:-clang++-14}" >/dev/null 2>&1 && ! command -v clang++ >/dev/null 2>&1; then
+    elif ! bash "$repo/scripts/cuda-compile-check.sh" --which-clang >/dev/null 2>&1; then
       echo "gpu-check: no clang++: the CUDA sources were not compiled (sudo apt-get install clang-14, then bash scripts/cuda-compile-check.sh --binary $tests)"
     elif ! bash "$repo/scripts/cuda-compile-check.sh" --binary "$tests"; then
       echo "gpu-check: not every kernel's CUDA source compiles (above): NVRTC would refuse it on the GPU machine" >&2

@@ -310,6 +310,11 @@ fn the_cuda_compile_check_refuses_bad_arguments_and_missing_tools() {
         "{}",
         stderr(&no_clang)
     );
+    let which = cuda_compile_check(&["--which-clang"], "/nonexistent/clang++ true");
+    assert!(which.status.success(), "{}", stderr(&which));
+    assert_eq!(stdout(&which).trim(), "true");
+    let none = cuda_compile_check(&["--which-clang"], "/nonexistent/clang++");
+    assert_eq!(none.status.code(), Some(2), "{}", stderr(&none));
     let no_binary = cuda_compile_check(&["--binary", "/nonexistent/integration"], "true");
     assert_eq!(no_binary.status.code(), Some(2), "{}", stderr(&no_binary));
     assert!(
