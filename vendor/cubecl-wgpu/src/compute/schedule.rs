@@ -142,6 +142,9 @@ impl SchedulerStreamBackend for ScheduledWgpuBackend {
     }
 
     fn flush(stream: &mut Self::Stream) {
+        if stream.take_deferred_flush() {
+            return;
+        }
         let _ = stream
             .flush(StreamErrorMode {
                 ignore: true,

@@ -298,9 +298,13 @@ impl ComputeServer for WgpuServer {
             resources.push((resource, desc.shape, desc.elem_size));
         }
 
+        // cartfuse: the scheduled tasks and the copy go in one submission (read_resources
+        // flushes), one trip through the driver's queue instead of two.
+        self.scheduler.stream(&stream_id).defer_flush(true);
         self.scheduler.execute_streams(streams);
 
         let stream = self.scheduler.stream(&stream_id);
+        stream.defer_flush(false);
         stream.read_resources(resources)
     }
 

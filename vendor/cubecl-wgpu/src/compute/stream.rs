@@ -19,6 +19,30 @@ use cubecl_runtime::{
 use std::{future::Future, num::NonZero, pin::Pin, sync::Arc};
 use wgpu::ComputePipeline;
 
+/// How long a wait polls the queue (yielding the core between polls) before it blocks
+/// (cartfuse): a blocked thread costs a wake-up when the work completes, tens of
+/// microseconds on a VM or with lavapipe's threads, more than a one-env step takes.
+#[cfg(not(target_family = "wasm"))]
+const SPIN_BEFORE_BLOCKING: std::time::Duration = std::time::Duration::from_millis(1);
+
+/// Waits on the calling thread until the queue has no submission in flight (cartfuse): polls
+/// for up to [`SPIN_BEFORE_BLOCKING`], yielding between polls to the threads doing the
+/// work, then blocks in wgpu's wait. `what` names the caller in a failure's warning.
+#[cfg(not(target_family = "wasm"))]
+fn wait_for_queue(device: &wgpu::Device, what: &str) {
+    let start = std::time::Instant::now();
+    while start.elapsed() < SPIN_BEFORE_BLOCKING {
+        match device.poll(wgpu::PollType::Poll) {
+            Ok(status) if status.is_queue_empty() => return,
+            Ok(_) => std::thread::yield_now(),
+            Err(_) => break,
+        }
+    }
+    if let Err(e) = device.poll(wgpu::PollType::wait_indefinitely()) {
+        log::warn!("wgpu: a {what}'s wait failed ({e})");
+    }
+}
+
 #[derive(Debug)]
 enum Timings {
     Device(QueryProfiler),
@@ -42,6 +66,9 @@ pub struct WgpuStream {
     /// Used to prevent wgpu staging buffer pool exhaustion during bulk writes
     /// (e.g. model loading with hundreds of tensors).
     pending_write_count: usize,
+    /// Set by a read (cartfuse): the scheduler's flush of the tasks it runs first is left to
+    /// the read's own, so that the tasks and the read's copy go in one submission.
+    defer_flush: bool,
 }
 
 impl WgpuStream {
@@ -91,7 +118,19 @@ impl WgpuStream {
             poll,
             submission_load: SubmissionLoad::default(),
             pending_write_count: 0,
+            defer_flush: false,
         }
+    }
+
+    /// The next scheduler flush of this stream is skipped (cartfuse): a read runs the
+    /// scheduled tasks and then records its copy into the same encoder, submitted once.
+    pub(crate) fn defer_flush(&mut self, defer: bool) {
+        self.defer_flush = defer;
+    }
+
+    /// Whether a scheduler flush is deferred to the read that asked, clearing the request.
+    pub(crate) fn take_deferred_flush(&mut self) -> bool {
+        std::mem::take(&mut self.defer_flush)
     }
 
     /// Enqueue a [`ScheduleTask`] on this stream.
@@ -194,6 +233,13 @@ impl WgpuStream {
             }
         }
 
+        // cartfuse: on native targets the thread that asked waits for the copy itself, so
+        // that the map callbacks run here instead of on the poll thread, which then wakes
+        // this one: one hand-off between threads less a read (on lavapipe, a wake-up each),
+        // and none while the wait polls (`wait_for_queue`).
+        #[cfg(not(target_family = "wasm"))]
+        wait_for_queue(&self.device, "read");
+        #[cfg(target_family = "wasm")]
         let poll = self.poll.start_polling();
 
         Box::pin(async move {
@@ -206,6 +252,7 @@ impl WgpuStream {
             }
 
             // Can stop polling now.
+            #[cfg(target_family = "wasm")]
             core::mem::drop(poll);
 
             let result = {
@@ -336,18 +383,25 @@ impl WgpuStream {
             })
             .err();
 
-        let queue = self.queue.clone();
         let error_future = error_scope.pop();
-        let poll = self.poll.start_polling();
+        // cartfuse: on native targets the thread that asked waits for the queue itself (as a
+        // read does), without handing the wait to the poll thread.
+        #[cfg(not(target_family = "wasm"))]
+        wait_for_queue(&self.device, "sync");
+        #[cfg(target_family = "wasm")]
+        let (queue, poll) = (self.queue.clone(), self.poll.start_polling());
 
         Box::pin(async move {
-            let (sender, receiver) = async_channel::bounded::<()>(1);
-            queue.on_submitted_work_done(move || {
-                // Signal that we're done.
-                let _ = sender.try_send(());
-                core::mem::drop(poll);
-            });
-            let _ = receiver.recv().await;
+            #[cfg(target_family = "wasm")]
+            {
+                let (sender, receiver) = async_channel::bounded::<()>(1);
+                queue.on_submitted_work_done(move || {
+                    // Signal that we're done.
+                    let _ = sender.try_send(());
+                    core::mem::drop(poll);
+                });
+                let _ = receiver.recv().await;
+            }
 
             if let Some(error) = error_future.await {
                 return Err(ServerError::Generic {
