@@ -27,3 +27,6 @@ mod driver_copy;
 
 /// Row reductions with a cube per row against a thread per row.
 mod row_reduction;
+
+/// A host step's submissions to the queue.
+mod submissions;

@@ -10,4 +10,5 @@ pub(super) mod stream;
 pub(super) mod timings;
 
 pub use server::*;
+pub use stream::thread_submissions;
 pub use storage::*;

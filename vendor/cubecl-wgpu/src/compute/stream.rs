@@ -19,6 +19,23 @@ use cubecl_runtime::{
 use std::{future::Future, num::NonZero, pin::Pin, sync::Arc};
 use wgpu::ComputePipeline;
 
+std::thread_local! {
+    static SUBMISSIONS: core::cell::Cell<u64> = const { core::cell::Cell::new(0) };
+}
+
+/// How many command buffers this thread has submitted to a wgpu queue through cubecl's
+/// streams (cartfuse: what a test counts; with the server on the calling thread, every
+/// submission of the caller's work).
+pub fn thread_submissions() -> u64 {
+    SUBMISSIONS.with(core::cell::Cell::get)
+}
+
+/// Submits `encoder`'s commands, counted for [`thread_submissions`].
+fn submit(queue: &wgpu::Queue, encoder: wgpu::CommandEncoder) -> wgpu::SubmissionIndex {
+    SUBMISSIONS.with(|count| count.set(count.get() + 1));
+    queue.submit([encoder.finish()])
+}
+
 /// How long a wait polls the queue (yielding the core between polls) before it blocks
 /// (cartfuse): a blocked thread costs a wake-up when the work completes, tens of
 /// microseconds on a VM or with lavapipe's threads, more than a one-env step takes.
@@ -489,7 +506,7 @@ impl WgpuStream {
                     .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                         label: Some("CubeCL Write Flush Encoder"),
                     });
-            let index = self.queue.submit([write_flush_encoder.finish()]);
+            let index = submit(&self.queue, write_flush_encoder);
 
             // Wait for the GPU to finish processing these writes before continuing.
             #[cfg(not(target_family = "wasm"))]
@@ -538,7 +555,7 @@ impl WgpuStream {
         };
 
         // This will _first_ fire off all pending write_buffer work.
-        let index = self.queue.submit([tasks_encoder.finish()]);
+        let index = submit(&self.queue, tasks_encoder);
 
         self.submission_load
             .regulate(&self.device, self.tasks_count, index);
