@@ -1,7 +1,8 @@
-//! Where a wgpu host step's time goes (issue 49: "find where the time goes first").
+//! Where a device host step's time goes (issue 49: "find where the time goes first").
 //!
-//! A CartPole-v1 batch under the default plan (`fused`) on the default wgpu device, at one
-//! env and at 4,096. Every round times, back to back, blocks of:
+//! A CartPole-v1 batch under the default plan (`fused`) on the default device of a cubecl
+//! runtime (`--device wgpu`, the default, or `--device cuda` in a build with `--features
+//! cuda`), at one env and at 4,096. Every round times, back to back, blocks of:
 //!
 //! - `resident`: device-resident steps ([`VecEnv::step_device`]) and one wait at the end,
 //!   per step: what the device sustains when launches queue up;
@@ -9,28 +10,62 @@
 //!   single launch through cubecl;
 //! - `host step`: [`VecEnv::step_into`] (actions written from the host, the step launched,
 //!   the outputs read into host memory allocated once: one round trip);
+//! - `write + wait`: the actions written into a device buffer allocated once, and a wait
+//!   (the upload's share of a host step; on wgpu the host's side alone, as the write goes
+//!   out with the next submission and a wait with nothing launched submits nothing);
 //! - `wait`: a wait with nothing enqueued, and `read`: a read of four words with nothing
 //!   enqueued (cubecl's floor for a round trip).
 //!
 //! and prints each block's median over the rounds and the median per-round ratio of the
-//! host step to the resident step, with its range.
+//! host step to the resident step, with its range. `scripts/gpu-check.sh` runs it on CUDA,
+//! with cubecl's calls on its device thread and on the calling thread
+//! (`CARTFUSE_DEVICE_THREAD`).
 //!
 //! ```sh
-//! cargo run --release --example host_step -- [ROUNDS] [STEPS_PER_BLOCK]
+//! cargo run --release --example host_step -- [--device wgpu|cuda] [ROUNDS] [STEPS_PER_BLOCK]
 //! ```
 
 use std::time::Instant;
 
 use cartfuse::env::{CartPole, EpisodeOptions, StepPlan, VecEnv};
 use cartfuse::fusion::cube::Cube;
-use cartfuse::fusion::cube::device::wgpu_client;
-use cartfuse::fusion::cubecl::wgpu::WgpuRuntime;
+use cartfuse::fusion::cube::device::OpenedDevice;
+use cartfuse::fusion::cubecl::Runtime;
 use cartfuse::fusion::exec::Backend;
-
-type Env = VecEnv<CartPole, Cube<WgpuRuntime>>;
+use clap::{Parser, ValueEnum};
 
 /// The blocks of one round, in microseconds per call.
-const BLOCKS: [&str; 5] = ["resident", "launch + wait", "host step", "wait", "read"];
+const BLOCKS: [&str; 6] = [
+    "resident",
+    "launch + wait",
+    "host step",
+    "write + wait",
+    "wait",
+    "read",
+];
+
+/// The cubecl runtimes this example can open.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Device {
+    /// The default wgpu adapter (Vulkan; lavapipe where there is no GPU).
+    Wgpu,
+    /// CUDA device 0 (needs a build with `--features cuda` and an NVIDIA driver).
+    Cuda,
+}
+
+/// Where a device host step's time goes, block by block, at 1 and 4,096 envs.
+#[derive(Debug, Parser)]
+struct Args {
+    /// The runtime to measure.
+    #[arg(long, value_enum, default_value_t = Device::Wgpu)]
+    device: Device,
+    /// Rounds, each timing every block once; the medians are over them.
+    #[arg(default_value_t = 11, value_parser = clap::value_parser!(u32).range(1..))]
+    rounds: u32,
+    /// Calls a block.
+    #[arg(default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
+    steps_per_block: u32,
+}
 
 /// Microseconds per call of `call`, over `calls` of them after one untimed.
 fn per_call(calls: u32, mut call: impl FnMut() -> anyhow::Result<()>) -> anyhow::Result<f64> {
@@ -43,7 +78,7 @@ fn per_call(calls: u32, mut call: impl FnMut() -> anyhow::Result<()>) -> anyhow:
 }
 
 /// One round of every block on `env`, in [`BLOCKS`]' order.
-fn round(env: &mut Env, calls: u32) -> anyhow::Result<[f64; 5]> {
+fn round<R: Runtime>(env: &mut VecEnv<CartPole, Cube<R>>, calls: u32) -> anyhow::Result<[f64; 6]> {
     let n = env.num_envs();
     let pattern: Vec<u32> = (0..n).map(|i| (i % 2) as u32).collect();
     let device_actions = env.upload_actions(&pattern)?;
@@ -61,11 +96,16 @@ fn round(env: &mut Env, calls: u32) -> anyhow::Result<[f64; 5]> {
     let mut owned = env.owned_outputs();
     let mut out = owned.as_host();
     let host = per_call(calls, || Ok(env.step_into(&pattern, &mut out)?))?;
-    let wait = per_call(calls, || Ok(env.sync()?))?;
     let backend = env.backend();
+    let actions = backend.upload_u32(&pattern);
+    let write = per_call(calls, || {
+        backend.write_u32(&actions, &pattern)?;
+        Ok(backend.sync()?)
+    })?;
+    let wait = per_call(calls, || Ok(env.sync()?))?;
     let words = backend.upload_u32(&[1, 2, 3, 4]);
     let read = per_call(calls, || Ok(backend.read_u32(&words).map(drop)?))?;
-    Ok([resident, launch_wait, host, wait, read])
+    Ok([resident, launch_wait, host, write, wait, read])
 }
 
 /// The median and range of `values`.
@@ -79,14 +119,21 @@ fn summary(mut values: Vec<f64>) -> (f64, f64, f64) {
 }
 
 fn main() -> anyhow::Result<()> {
-    let mut args = std::env::args().skip(1);
-    let rounds: usize = args.next().map_or(Ok(11), |a| a.parse())?;
-    let calls: u32 = args.next().map_or(Ok(200), |a| a.parse())?;
-    anyhow::ensure!(
-        rounds > 0 && calls > 0,
-        "ROUNDS and STEPS_PER_BLOCK must be positive"
-    );
-    let opened = wgpu_client()?;
+    let args = Args::parse();
+    match args.device {
+        Device::Wgpu => measure(cartfuse::fusion::cube::device::wgpu_client()?, &args),
+        #[cfg(feature = "cuda")]
+        Device::Cuda => measure(cartfuse::fusion::cube::device::cuda_client()?, &args),
+        #[cfg(not(feature = "cuda"))]
+        Device::Cuda => anyhow::bail!(
+            "--device cuda needs a build with CUDA: cargo run --release --features cuda --example host_step"
+        ),
+    }
+}
+
+/// Every block at 1 and 4,096 envs on `opened`, printed.
+fn measure<R: Runtime>(opened: OpenedDevice<R>, args: &Args) -> anyhow::Result<()> {
+    let (rounds, calls) = (args.rounds, args.steps_per_block);
     println!("device: {}", opened.description);
     println!("{rounds} rounds of {calls} calls a block; medians over the rounds, us per call");
     for n in [1usize, 4096] {
@@ -98,7 +145,7 @@ fn main() -> anyhow::Result<()> {
             StepPlan::default(),
         )?;
         env.reset(Some(0))?;
-        let measured: Vec<[f64; 5]> = (0..rounds)
+        let measured: Vec<[f64; 6]> = (0..rounds)
             .map(|_| round(&mut env, calls))
             .collect::<anyhow::Result<_>>()?;
         let column = |i: usize| summary(measured.iter().map(|m| m[i]).collect()).0;

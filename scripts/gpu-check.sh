@@ -16,8 +16,9 @@ Build first, on any Linux x86-64 machine with Rust (no CUDA toolkit needed):
 
     bash scripts/gpu-check.sh --build
 
-This runs `cargo build --release --features cuda` (the CLI and the example cuda_launch) and
-`cargo test --release --features cuda --no-run`, then copies the CLI, the example and the
+This runs `cargo build --release --features cuda` (the CLI and the examples cuda_launch and
+host_step) and
+`cargo test --release --features cuda --no-run`, then copies the CLI, the examples and the
 integration-test binary, stripped, into the binary
 directory (default target/gpu-check/bin) and packs them into target/gpu-check/bin.tar.gz
 (gzip, for a copy limited in size). Where clang++ is found it then runs
@@ -41,6 +42,9 @@ within 9.5 minutes:
      host-path-caller: the same at 1, 4,096 and 65,536 envs with cubecl's calls on the
      calling thread (CARTFUSE_DEVICE_THREAD=caller; CUDA's default is its device thread:
      vendor/README.md), host-path-caller.md,
+     host-step: where cubecl's host step goes on CUDA, block by block (a launch and its
+     wait, the upload, a wait, a read of four words; `examples/host_step.rs`), with
+     cubecl's calls on its device thread and on the calling thread, host-step.md,
      launch: the driver's own launch and host step below cubecl, op by op and as a CUDA
      graph (`examples/cuda_launch.rs`, launch.md; issue 49, item 5),
      numerics: every float op on CUDA and on the Vulkan driver against the CPU runtime's
@@ -69,7 +73,7 @@ a summary. Without a GPU it says so and exits with status 3 within seconds.
 --only runs the steps named (comma-separated; they run in the order above whatever the
 order given, their names listed last below). A session with 15 minutes of GPU time all told
 (a start costs minutes) runs the measurements first, e.g.
-    --only host-path,host-path-caller,launch,crossover,train,population-64,population-2048
+    --only host-path,host-path-caller,host-step,launch,crossover,train,population-64,population-2048
 (about 4 minutes) and spends the rest on scripts/gpu-python.sh.
 
 Exit status: 0 every step passed; 1 a step failed; 2 bad arguments; 3 no GPU; 4 binaries
@@ -82,13 +86,13 @@ EOF
 die() { echo "gpu-check: $1" >&2; exit "${2:-2}"; }
 
 # The steps in the order they run, each NAME:SECONDS, its command the function step_NAME
-# (dashes as underscores) below. Together 580 s, within the 10 minutes a GPU call gets, with
+# (dashes as underscores) below. Together 585 s, within the 10 minutes a GPU call gets, with
 # time to start and summarise. The measurements come first: on the first GPU runs
 # (2026-11-27, an H100 and an H200) the test suites could not finish in any budget that fits
 # (their kernels compile one after another on the device's server thread, hundreds under
 # `eager`), and `reproduce` needed about 190 s (a cut keeps the sections it finished: it
 # writes its report after each).
-STEPS=(host-path:60 host-path-caller:25 launch:20 numerics:20 reproduce:185 crossover:35 train:20
+STEPS=(host-path:60 host-path-caller:25 host-step:20 launch:20 numerics:20 reproduce:170 crossover:35 train:20
   population-64:25 population-2048:75 population-64-burn:25 tests-cuda:25 tests-wgpu:25 slow-cuda:20
   slow-wgpu:20)
 # The suites' slowest tests, run last under their own budget so that a cut there hides no
@@ -102,6 +106,18 @@ step_host_path() {
 step_host_path_caller() {
   CARTFUSE_DEVICE_THREAD=caller bash "$repo/scripts/host-path.sh" --bin "$bin/cartfuse" \
     --device cuda --sizes "1 4096 65536" --out "$out/host-path-caller.md"
+}
+# A host step's blocks through cubecl on CUDA, on its device thread and on the calling thread
+# (built by --build, as cuda_launch is).
+step_host_step() {
+  [ -x "$bin/host_step" ] || { echo "gpu-check: $bin/host_step is missing: build with --build"; return 4; }
+  local status=0 thread
+  for thread in server caller; do
+    echo "## CARTFUSE_DEVICE_THREAD=$thread (server: cubecl's device thread, caller: the calling thread)"
+    CARTFUSE_DEVICE_THREAD=$thread "$bin/host_step" --device cuda 7 100 || status=$?
+  done > "$out/host-step.md"
+  cat "$out/host-step.md"
+  return "$status"
 }
 # The driver's launches, below cubecl (built by --build; not among the binaries every run needs).
 step_launch() {
@@ -200,6 +216,10 @@ summary() {
     echo "host path with cubecl's calls on the calling thread (CARTFUSE_DEVICE_THREAD=caller):"
     cat "$dir/host-path-caller.md"
   fi
+  if [ -f "$dir/host-step.md" ]; then
+    echo "a host step through cubecl, block by block, us per call:"
+    cat "$dir/host-step.md"
+  fi
   if [ -f "$dir/launch.md" ]; then
     echo "launches below cubecl:"
     cat "$dir/launch.md"
@@ -249,7 +269,7 @@ case "$mode" in
   build)
     [ -z "$out" ] || die "--build takes no results directory"
     cd "$repo" || exit 2
-    cargo build --release --features cuda --bins --example cuda_launch || exit 1
+    cargo build --release --features cuda --bins --example cuda_launch --example host_step || exit 1
     tests="$(cargo test --release --features cuda --no-run --test integration --message-format=json \
       | grep -o '"executable":"[^"]*integration-[^"]*"' | tail -1 | cut -d'"' -f4)"
     [ -n "$tests" ] || die "cargo did not name the integration-test binary" 1
@@ -258,8 +278,9 @@ case "$mode" in
     cp "$target/release/cartfuse" "$bin/cartfuse"
     cp "$tests" "$bin/integration"
     cp "$target/release/examples/cuda_launch" "$bin/cuda_launch"
-    strip "$bin/cartfuse" "$bin/integration" "$bin/cuda_launch"
-    tar -czf "$(dirname "$bin")/bin.tar.gz" -C "$bin" cartfuse integration cuda_launch
+    cp "$target/release/examples/host_step" "$bin/host_step"
+    strip "$bin/cartfuse" "$bin/integration" "$bin/cuda_launch" "$bin/host_step"
+    tar -czf "$(dirname "$bin")/bin.tar.gz" -C "$bin" cartfuse integration cuda_launch host_step
     ls -la "$bin" "$(dirname "$bin")/bin.tar.gz"
     echo "gpu-check: carry $(dirname "$bin")/bin.tar.gz (or $bin) and scripts/ to the GPU machine, then: bash scripts/gpu-check.sh OUT_DIR"
     if [ "$compile_check" = 0 ]; then

@@ -125,13 +125,17 @@ fn a_run_calls_each_chosen_step_in_order_under_its_budget_and_records_its_status
         &bin.join("integration"),
         "echo \"integration $*\"; case \"$1\" in wgpu*) exit 101;; esac",
     );
+    script(
+        &bin.join("host_step"),
+        "echo \"host_step $* on $CARTFUSE_DEVICE_THREAD\"",
+    );
     let out = fake.join("out");
     let run = gpu_check(
         &[
             "--bin",
             bin.to_str().unwrap(),
             "--only",
-            "slow-wgpu,population-2048,tests-cuda,reproduce",
+            "slow-wgpu,population-2048,tests-cuda,reproduce,host-step",
             out.to_str().unwrap(),
         ],
         smi.to_str().unwrap(),
@@ -149,6 +153,7 @@ fn a_run_calls_each_chosen_step_in_order_under_its_budget_and_records_its_status
     assert_eq!(
         recorded,
         [
+            ("host-step", "0"),
             ("reproduce", "0"),
             ("population-2048", "0"),
             ("tests-cuda", "0"),
@@ -162,6 +167,13 @@ fn a_run_calls_each_chosen_step_in_order_under_its_budget_and_records_its_status
         ),
         "{}",
         log("population-2048")
+    );
+    // The host step's blocks on CUDA, on cubecl's device thread and on the calling thread.
+    let host_step = std::fs::read_to_string(out.join("host-step.md")).unwrap();
+    assert!(
+        host_step.contains("host_step --device cuda 7 100 on server\n")
+            && host_step.contains("host_step --device cuda 7 100 on caller\n"),
+        "{host_step}"
     );
     let suite = log("tests-cuda");
     assert!(
@@ -181,6 +193,10 @@ fn a_run_calls_each_chosen_step_in_order_under_its_budget_and_records_its_status
         "{summary}"
     );
     assert!(summary.contains("tests-cuda   passed"), "{summary}");
+    assert!(
+        summary.contains("a host step through cubecl, block by block, us per call:\n## CARTFUSE_DEVICE_THREAD=server"),
+        "{summary}"
+    );
     assert!(
         summary.contains("reproduce: partial report, written 9 s into the run, as the measurement of the CPU side began"),
         "{summary}"
