@@ -38,8 +38,9 @@ within 9.5 minutes:
 
   0. host-path: `scripts/host-path.sh` on cuda, the host path's table (issue 49): CartPole
      env-steps/s device-resident (`bench --plan fused`), through the host (`rollout`) and on
-     the CPU (`--device cpu rollout`) at 1, 4,096, 65,536 and 1,048,576 envs (host-path.md),
-     host-path-caller: the same at 1, 4,096 and 65,536 envs with cubecl's calls on the
+     the CPU (`--device cpu rollout`) at 1, 4,096, 65,536 and 1,048,576 envs, two rounds in
+     turns (host-path.md, each row as its size finishes),
+     host-path-caller: the same at 1, 4,096 and 65,536 envs, one round, with cubecl's calls on the
      calling thread (CARTFUSE_DEVICE_THREAD=caller; CUDA's default is its device thread:
      vendor/README.md), host-path-caller.md,
      host-step: where cubecl's host step goes on CUDA, block by block (a launch and its
@@ -100,12 +101,12 @@ STEPS=(host-path:60 host-path-caller:25 host-step:20 launch:20 numerics:20 repro
 SLOW_TESTS=(gymnasium::acrobot gymnasium::mountain_car_continuous)
 
 step_host_path() {
-  bash "$repo/scripts/host-path.sh" --bin "$bin/cartfuse" --device cuda --out "$out/host-path.md"
+  bash "$repo/scripts/host-path.sh" --bin "$bin/cartfuse" --device cuda --rounds 2 --out "$out/host-path.md"
 }
 # The same with cubecl's CUDA calls on the calling thread instead of its device thread.
 step_host_path_caller() {
   CARTFUSE_DEVICE_THREAD=caller bash "$repo/scripts/host-path.sh" --bin "$bin/cartfuse" \
-    --device cuda --sizes "1 4096 65536" --out "$out/host-path-caller.md"
+    --device cuda --sizes "1 4096 65536" --rounds 1 --out "$out/host-path-caller.md"
 }
 # A host step's blocks through cubecl on CUDA, on its device thread and on the calling thread
 # (built by --build, as cuda_launch is).

@@ -256,32 +256,50 @@ fn the_host_path_table_measures_every_cell_on_wgpu_and_the_cpu() {
         "wgpu",
         "--sizes",
         "1 64",
+        "--rounds",
+        "1",
         "--out",
         out.to_str().unwrap(),
     ]);
     assert!(run.status.success(), "{}", stderr(&run));
     let table = stdout(&run);
     assert_eq!(std::fs::read_to_string(&out).unwrap().trim(), table.trim());
-    let rows: Vec<&str> = table.lines().skip(2).collect();
+    let rows = table_rows(&table);
     assert_eq!(rows.len(), 2, "{table}");
-    for (row, n) in rows.iter().zip(["1", "64"]) {
-        let cells: Vec<&str> = row.trim_matches('|').split('|').map(str::trim).collect();
-        assert_eq!(cells[0], n, "{row}");
-        for cell in &cells[1..4] {
-            let rate: f64 = cell.parse().unwrap_or_else(|_| panic!("{cell} in {row}"));
-            assert!(rate > 0.0, "{row}");
-        }
-        let ratio: f64 = cells[4].trim_end_matches('x').parse().unwrap();
-        let host: f64 = cells[2].parse().unwrap();
-        let cpu: f64 = cells[3].parse().unwrap();
-        // The ratio is the printed rates' own, to their three digits.
-        assert!((ratio / (host / cpu) - 1.0).abs() < 0.02, "{row}");
+    for (cells, n) in rows.iter().zip(["1", "64"]) {
+        assert_eq!(cells[0], n, "{cells:?}");
+        let [resident, host, cpu] = [1, 2, 3].map(|i| {
+            let rate: f64 = cells[i].parse().unwrap_or_else(|_| panic!("{cells:?}"));
+            assert!(rate > 0.0, "{cells:?}");
+            rate
+        });
+        // With one round the ratios are the printed rates' own, to their three digits: the
+        // host step's time over the resident step's, and the host rollout over the CPU's.
+        let ratio = |i: usize| -> f64 { cells[i].trim_end_matches('x').parse().unwrap() };
+        assert!(
+            (ratio(4) / (resident / host) - 1.0).abs() < 0.02,
+            "{cells:?}"
+        );
+        assert!((ratio(5) / (host / cpu) - 1.0).abs() < 0.02, "{cells:?}");
+    }
+    // With several rounds each ratio is a median with the range of the rounds around it.
+    let run = host_path(&[
+        "--bin", cartfuse, "--device", "wgpu", "--sizes", "1", "--rounds", "3",
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let table = stdout(&run);
+    for cell in &table_rows(&table)[0][4..] {
+        let (median, range) = cell.split_once("x (").unwrap_or_else(|| panic!("{table}"));
+        let (low, high) = range.trim_end_matches(')').split_once('-').unwrap();
+        let [median, low, high]: [f64; 3] = [median, low, high].map(|v| v.parse().unwrap());
+        assert!(low <= median && median <= high, "{table}");
     }
     std::fs::remove_file(out).ok();
     // Bad arguments, and a binary that is not there, are refused with status 2.
     for args in [
         &["--sizes", "0"][..],
         &["--sizes", ""],
+        &["--rounds", "0"],
         &["--device", "tpu"],
         &["--bogus"],
         &["--bin"],
@@ -291,6 +309,13 @@ fn the_host_path_table_measures_every_cell_on_wgpu_and_the_cpu() {
         assert_eq!(run.status.code(), Some(2), "{args:?}: {}", stderr(&run));
         assert!(stderr(&run).starts_with("host-path: "), "{}", stderr(&run));
     }
+}
+
+/// The cells of a markdown table's rows, its header and rule left out.
+fn table_rows(table: &str) -> Vec<Vec<&str>> {
+    (table.lines().skip(2))
+        .map(|row| row.trim_matches('|').split('|').map(str::trim).collect())
+        .collect()
 }
 
 fn cuda_compile_check(args: &[&str], clang: &str) -> Output {
