@@ -76,27 +76,33 @@ measure() {
   rm -f "$err"
 }
 
+# awk: sorts v[1..n] in place and returns its median.
+AWK_MEDIAN='function median(v, n,   i, j, t) {
+  for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+  return (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+}'
+
 # The median of the space-separated rates in $1 to three digits, `failed` if a round failed.
 median() {
-  awk -v list="$1" 'BEGIN {
+  awk -v list="$1" "$AWK_MEDIAN"'
+  BEGIN {
     n = split(list, v, " ")
-    for (i = 1; i <= n; i++) if (v[i] == "failed") { print "failed"; exit }
-    for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-    printf "%.3g\n", (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+    for (i = 1; i <= n; i++) { if (v[i] == "failed") { print "failed"; exit } v[i] += 0 }
+    printf "%.3g\n", median(v, n)
   }'
 }
 
 # The median of the rounds' ratios $1[i] / $2[i] (space-separated lists, one entry a
 # round), with the lowest and highest when there are several rounds; `n/a` if one failed.
 ratio() {
-  awk -v a="$1" -v b="$2" 'BEGIN {
+  awk -v a="$1" -v b="$2" "$AWK_MEDIAN"'
+  BEGIN {
     n = split(a, x, " "); split(b, y, " ")
     for (i = 1; i <= n; i++) {
       if (x[i] == "failed" || y[i] == "failed") { print "n/a"; exit }
       r[i] = x[i] / y[i]
     }
-    for (i = 2; i <= n; i++) for (j = i; j > 1 && r[j - 1] > r[j]; j--) { t = r[j]; r[j] = r[j - 1]; r[j - 1] = t }
-    m = (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
+    m = median(r, n)
     if (n > 1) printf "%.3gx (%.3g-%.3g)\n", m, r[1], r[n]; else printf "%.3gx\n", m
   }'
 }
