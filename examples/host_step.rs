@@ -12,12 +12,16 @@
 //!   the outputs read into host memory allocated once: one round trip);
 //! - `write + wait`: the actions written into a device buffer allocated once, and a wait
 //!   (the upload's share of a host step; on wgpu the host's side alone, as the write goes
-//!   out with the next submission and a wait with nothing launched submits nothing);
+//!   out with the next submission and a wait with nothing launched submits nothing). The
+//!   write goes out from the backend's staging (host memory allocated once, page-locked on
+//!   CUDA; `fusion::cube::staging`); `unstaged write + wait` from a new `Vec` each time, as
+//!   every write went before the staging;
 //! - `wait`: a wait with nothing enqueued, and `read`: a read of four words with nothing
 //!   enqueued (cubecl's floor for a round trip).
 //!
-//! and prints each block's median over the rounds and the median per-round ratio of the
-//! host step to the resident step, with its range. `scripts/gpu-check.sh` runs it on CUDA,
+//! and prints each block's median over the rounds, the median per-round ratio of the host
+//! step to the resident step, and of the staged write to the unstaged one, with their ranges,
+//! and what the staging holds. `scripts/gpu-check.sh` runs it on CUDA,
 //! with cubecl's calls on its device thread and on the calling thread
 //! (`CARTFUSE_DEVICE_THREAD`).
 //!
@@ -35,11 +39,12 @@ use cartfuse::fusion::exec::Backend;
 use clap::{Parser, ValueEnum};
 
 /// The blocks of one round, in microseconds per call.
-const BLOCKS: [&str; 6] = [
+const BLOCKS: [&str; 7] = [
     "resident",
     "launch + wait",
     "host step",
     "write + wait",
+    "unstaged write + wait",
     "wait",
     "read",
 ];
@@ -78,7 +83,7 @@ fn per_call(calls: u32, mut call: impl FnMut() -> anyhow::Result<()>) -> anyhow:
 }
 
 /// One round of every block on `env`, in [`BLOCKS`]' order.
-fn round<R: Runtime>(env: &mut VecEnv<CartPole, Cube<R>>, calls: u32) -> anyhow::Result<[f64; 6]> {
+fn round<R: Runtime>(env: &mut VecEnv<CartPole, Cube<R>>, calls: u32) -> anyhow::Result<[f64; 7]> {
     let n = env.num_envs();
     let pattern: Vec<u32> = (0..n).map(|i| (i % 2) as u32).collect();
     let device_actions = env.upload_actions(&pattern)?;
@@ -102,10 +107,14 @@ fn round<R: Runtime>(env: &mut VecEnv<CartPole, Cube<R>>, calls: u32) -> anyhow:
         backend.write_u32(&actions, &pattern)?;
         Ok(backend.sync()?)
     })?;
+    let unstaged = per_call(calls, || {
+        backend.write_u32_unstaged(&actions, &pattern)?;
+        Ok(backend.sync()?)
+    })?;
     let wait = per_call(calls, || Ok(env.sync()?))?;
     let words = backend.upload_u32(&[1, 2, 3, 4]);
     let read = per_call(calls, || Ok(backend.read_u32(&words).map(drop)?))?;
-    Ok([resident, launch_wait, host, write, wait, read])
+    Ok([resident, launch_wait, host, write, unstaged, wait, read])
 }
 
 /// The median and range of `values`.
@@ -145,7 +154,7 @@ fn measure<R: Runtime>(opened: OpenedDevice<R>, args: &Args) -> anyhow::Result<(
             StepPlan::default(),
         )?;
         env.reset(Some(0))?;
-        let measured: Vec<[f64; 6]> = (0..rounds)
+        let measured: Vec<[f64; 7]> = (0..rounds)
             .map(|_| round(&mut env, calls))
             .collect::<anyhow::Result<_>>()?;
         let column = |i: usize| summary(measured.iter().map(|m| m[i]).collect()).0;
@@ -157,6 +166,13 @@ fn measure<R: Runtime>(opened: OpenedDevice<R>, args: &Args) -> anyhow::Result<(
         println!("  host step / resident step: {ratio:.2}x ({low:.2}-{high:.2})");
         let (ratio, low, high) = summary(measured.iter().map(|m| m[2] / m[1]).collect());
         println!("  host step / launch + wait: {ratio:.2}x ({low:.2}-{high:.2})");
+        let (ratio, low, high) = summary(measured.iter().map(|m| m[3] / m[4]).collect());
+        println!("  staged write / unstaged write: {ratio:.2}x ({low:.2}-{high:.2})");
+        let staging = env.backend().staging();
+        println!(
+            "  staging: {} slots, {} bytes, page-locked: {}, writes past its limits: {}",
+            staging.slots, staging.bytes, staging.pinned, staging.unstaged_writes
+        );
     }
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! output back in one copy, nothing allocated, counted exactly by the backend.
 
 use cartfuse::env::{DeviceActions, EnvError, VecEnv};
-use cartfuse::fusion::exec::{Backend, TransferCounts};
+use cartfuse::fusion::exec::{Backend, StagingStats, TransferCounts};
 use cartfuse::fusion::plan::Strategy;
 use cartfuse::{AutoresetMode, CartPoleConfig, StepPlan};
 
@@ -151,4 +151,41 @@ fn paged_calls_still_read_in_one_round_trip() {
         ..TransferCounts::default()
     };
     assert_eq!(counted, expected);
+}
+
+#[test]
+fn host_steps_write_from_host_memory_allocated_once() {
+    let n = 64;
+    let mut env = util::env_with(n, CartPoleConfig::default(), StepPlan::default(), 2);
+    let actions: Vec<u32> = (0..n).map(|i| (i % 2) as u32).collect();
+    let mut owned = env.owned_outputs();
+    let mut out = owned.as_host();
+    env.step_into(&actions, &mut out).unwrap();
+    let first = env.backend().staging();
+    // CUDA keeps a write's bytes until two flushes of its pending-drop queue (64 writes
+    // each): past that many steps the slots in use stop growing.
+    for _ in 0..200 {
+        env.step_into(&actions, &mut out).unwrap();
+    }
+    let warm = env.backend().staging();
+    for _ in 0..100 {
+        env.step_into(&actions, &mut out).unwrap();
+    }
+    let staging = env.backend().staging();
+    assert_eq!(staging, warm, "100 host steps allocated host memory");
+    match env.backend().runtime_name() {
+        "cpu" => assert_eq!(staging, StagingStats::default(), "the CPU writes in place"),
+        "cuda" => {
+            // Page-locked, and no more slots than the pending-drop queue holds at once (two
+            // batches of 64 writes, and the writes in flight).
+            assert!(staging.pinned && (1..=160).contains(&staging.slots), "{staging:?}");
+        }
+        // wgpu copies a write into its own staging at once: the slots of the first step
+        // (the actions' among them) serve every later one.
+        _ => {
+            assert_eq!(staging, first);
+            assert!(staging.bytes >= 4 * n as u64 && !staging.pinned, "{staging:?}");
+        }
+    }
+    assert_eq!(staging.unstaged_writes, 0);
 }

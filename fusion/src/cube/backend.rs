@@ -8,14 +8,16 @@ use cubecl::server::Handle;
 
 use cubecl::device::{Device, DeviceId};
 
-use super::buffers::{alloc_arena, download, read_arena, upload, write_into};
+use super::buffers::{alloc_arena, download, read_arena, upload, write_into, write_into_unstaged};
 use super::device::OpenedDevice;
 use super::kernel::{copy_range, elementwise_launch_shape};
 use super::launches::{CubeLaunches, RowReduction};
+use super::staging::UploadStaging;
 use crate::exec::transfers::{Transfer, TransferCounter};
 use crate::exec::{
     Arena, Backend, BoundPlan, ExecError, Executor, FloatAgreement, LaunchLedger, Lowered,
-    ReadError, RunArgs, Target, TransferCounts, check_range, check_write, copy_range_record,
+    ReadError, RunArgs, StagingStats, Target, TransferCounts, check_range, check_write,
+    copy_range_record,
 };
 use crate::lir::loop_budget::LAVAPIPE_LOOP_ITERATIONS;
 use crate::plan::PlanOptions;
@@ -29,6 +31,8 @@ pub struct Cube<R: Runtime> {
     description: Arc<str>,
     /// What crosses between host and device, shared by every clone.
     transfers: TransferCounter,
+    /// The host memory writes go out from, shared by every clone.
+    staging: Arc<UploadStaging>,
     /// A lower largest buffer than the device's ([`Backend::with_max_buffer_bytes`]).
     max_buffer_bytes: Option<u64>,
     /// The most loop iterations a thread may run (lavapipe's; see
@@ -83,6 +87,7 @@ impl<R: Runtime> Cube<R> {
             device: device.to_id(),
             description,
             transfers: TransferCounter::default(),
+            staging: Arc::default(),
             max_buffer_bytes: None,
             loop_limit,
             row_reduction,
@@ -111,6 +116,15 @@ impl<R: Runtime> Cube<R> {
     pub fn with_row_reduction(mut self, mode: RowReduction) -> Self {
         self.row_reduction = mode;
         self
+    }
+
+    /// [`Backend::write_u32`] from a new `Vec` (pageable memory) instead of the staging, as
+    /// every write went before it: the reference `examples/host_step.rs` times it against.
+    pub fn write_u32_unstaged(&self, buffer: &Handle, values: &[u32]) -> Result<(), ExecError> {
+        check_write(self.buffer_len(buffer), values.len())?;
+        self.transfers.count(Transfer::Write);
+        write_into_unstaged::<R, u32>(self.device, buffer, values);
+        Ok(())
     }
 
     /// This backend refusing plans whose threads would run more than `limit` loop
@@ -180,7 +194,7 @@ impl<R: Runtime> Backend for Cube<R> {
     fn write_u32(&self, buffer: &Handle, values: &[u32]) -> Result<(), ExecError> {
         check_write(self.buffer_len(buffer), values.len())?;
         self.transfers.count(Transfer::Write);
-        write_into::<R, u32>(self.device, buffer, values);
+        write_into::<R, u32>(self.device, buffer, values, &self.staging);
         Ok(())
     }
 
@@ -214,6 +228,10 @@ impl<R: Runtime> Backend for Cube<R> {
 
     fn transfers(&self) -> TransferCounts {
         self.transfers.totals()
+    }
+
+    fn staging(&self) -> StagingStats {
+        self.staging.stats()
     }
 
     fn buffer_len(&self, buffer: &Handle) -> usize {

@@ -1,5 +1,5 @@
 //! Typed copies between host slices and device buffers: new buffers, writes into buffers
-//! that exist, reads (several buffers in one round trip), and [`Arena`]s of buffers laid out
+//! that exist (from [`UploadStaging`]'s reused host memory), reads (several buffers in one round trip), and [`Arena`]s of buffers laid out
 //! in one allocation so that one copy brings them all back.
 
 use cubecl::bytes::Bytes;
@@ -9,6 +9,7 @@ use cubecl::prelude::*;
 use cubecl::server::{ComputeServer, CopyDescriptor, Handle};
 use cubecl::stream_id::StreamId;
 
+use super::staging::UploadStaging;
 use crate::exec::{Arena, ReadError};
 
 /// Uploads `values` into a new device buffer.
@@ -18,17 +19,54 @@ pub fn upload<R: Runtime, E: CubeElement>(client: &ComputeClient<R>, values: &[E
 
 /// Writes `values` into `handle`, which already exists and holds exactly as many bytes,
 /// on the calling thread's stream: after every launch enqueued before, before every launch
-/// enqueued after, without allocating device memory or waiting.
+/// enqueued after, without allocating device memory or waiting. The values go out from a
+/// slot of `staging` (allocated once; page-locked on CUDA).
 ///
 /// `ComputeClient` 0.10 offers no write into an existing buffer, but its server does, through
 /// the same channel the client uses (so the write keeps its place among the launches).
-pub fn write_into<R: Runtime, E: CubeElement>(device: DeviceId, handle: &Handle, values: &[E]) {
+pub fn write_into<R: Runtime, E: CubeElement>(
+    device: DeviceId,
+    handle: &Handle,
+    values: &[E],
+    staging: &UploadStaging,
+) {
+    let bytes = staging.stage(E::as_bytes(values), |capacity| {
+        staging_memory::<R>(device, capacity)
+    });
+    submit_write::<R>(device, handle, bytes);
+}
+
+/// [`write_into`] from a new `Vec` (pageable memory), as every write went before
+/// [`UploadStaging`]: the reference `examples/host_step.rs` times the staged write against.
+pub fn write_into_unstaged<R: Runtime, E: CubeElement>(
+    device: DeviceId,
+    handle: &Handle,
+    values: &[E],
+) {
     let bytes = Bytes::from_bytes_vec(E::as_bytes(values).to_vec());
+    submit_write::<R>(device, handle, bytes);
+}
+
+/// Hands `bytes` to `device`'s server as a write of the whole of `handle`.
+fn submit_write<R: Runtime>(device: DeviceId, handle: &Handle, bytes: Bytes) {
     let len = bytes.len();
     let descriptor = CopyDescriptor::new(handle.clone().binding(), [len].into(), [1].into(), 1);
     let stream = StreamId::current();
     DeviceHandle::<R::Server>::new(device)
         .submit(move |server| server.write(vec![(descriptor, bytes)], stream));
+}
+
+/// `capacity` bytes of host memory for uploads to `device`: the runtime's own staging where
+/// it has any (CUDA: page-locked, from cubecl's pinned pool), else ordinary memory (wgpu,
+/// which copies every write into its own staging at once).
+fn staging_memory<R: Runtime>(device: DeviceId, capacity: usize) -> Bytes {
+    let stream = StreamId::current();
+    let staged = DeviceHandle::<R::Server>::new(device)
+        .submit_blocking(move |server| server.staging(&[capacity], stream));
+    match staged {
+        Ok(Ok(mut memory)) if memory.len() == 1 => memory.remove(0),
+        _ => Bytes::from_bytes_vec(vec![0; capacity]),
+    }
 }
 
 /// Copies a whole device buffer of `E` back to the host (blocks until the device is done).

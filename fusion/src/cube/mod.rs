@@ -11,7 +11,8 @@
 //! - [`cuda_sources`]: the CUDA C++ of every kernel compiled on wgpu, for checking without
 //!   a CUDA device (`CARTFUSE_CUDA_SOURCES`).
 //! - [`driver_copy`]: the driver's own device-to-device copy, timed (the roofline's reference).
-//! - [`buffers`]: typed host <-> device copies.
+//! - [`buffers`]: typed host <-> device copies; [`staging`]: the host memory writes go out
+//!   from, allocated once.
 //! - [`runtime_dir`]: a valid `XDG_RUNTIME_DIR` before any Vulkan call.
 
 pub mod backend;
@@ -26,6 +27,7 @@ pub mod math;
 pub mod ops;
 pub mod rng;
 pub mod runtime_dir;
+pub mod staging;
 
 pub use backend::{Cube, is_cpu_emulated};
 pub use launches::{CubeLaunches, RowReduction};

@@ -38,7 +38,7 @@ pub use ledger::{
 };
 pub use lowering::{Lowered, Target};
 pub use params::{Params, ParamsChanged};
-pub use transfers::{Arena, TransferCounts};
+pub use transfers::{Arena, StagingStats, TransferCounts};
 
 use crate::plan::PlanOptions;
 
@@ -131,6 +131,12 @@ pub trait Backend: Clone + Send + 'static {
     /// backend whose buffers are host memory).
     fn transfers(&self) -> TransferCounts {
         TransferCounts::default()
+    }
+
+    /// The host memory this backend's writes into device buffers go out from (all zero on a
+    /// backend whose buffers are host memory).
+    fn staging(&self) -> StagingStats {
+        StagingStats::default()
     }
 
     /// Whether launches bind the `f32` params as a buffer (a device), so one made on the

@@ -50,6 +50,22 @@ impl TransferCounts {
     }
 }
 
+/// The host memory a backend's writes into device buffers go out from (see
+/// `cube::staging`; all zero on a backend whose buffers are host memory).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StagingStats {
+    /// Slots of host memory allocated, each once, and reused by later writes.
+    pub slots: u64,
+    /// Their bytes together.
+    pub bytes: u64,
+    /// Whether every slot is page-locked (CUDA's pinned memory), so the device copies from it
+    /// without the driver staging it first.
+    pub pinned: bool,
+    /// Writes that went out from a new allocation because every slot was busy and the
+    /// limits allowed no more.
+    pub unstaged_writes: u64,
+}
+
 /// The shared counter behind [`TransferCounts`]: clones of a backend count into one.
 #[derive(Debug, Clone, Default)]
 pub struct TransferCounter(Arc<[AtomicU64; 5]>);
