@@ -1,26 +1,77 @@
 """gymnasium's arguments, checked as gymnasium checks them: the constructor arguments an
 environment declares (CartPole's ``sutton_barto_reward``, Pendulum's ``g``), the bounds
-``reset(options=...)`` reads, and ``options["reset_mask"]``. Everything per environment
+``reset(options=...)`` reads, ``options["reset_mask"]``, ``autoreset_mode`` and a vector
+env's own arguments (``num_envs``, ``device``, ...). Everything per environment
 comes from the native module's ``EnvInfo``."""
 
 from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 from gymnasium.envs.classic_control.utils import maybe_parse_reset_bounds, verify_number_and_cast
+from gymnasium.vector import AutoresetMode
 
 from cartfuse import _native
+from cartfuse._catalog import DEVICES
 
 
 def check_int(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name}: expected an int, got {type(value).__name__}")
     return int(value)
+
+
+def check_vector_args(
+    info: _native.EnvInfo,
+    *,
+    num_envs: object,
+    device: object,
+    plan: object,
+    max_episode_steps: object,
+    copy: object,
+    render_mode: object,
+    render_modes: Sequence[str],
+    num_threads: object,
+) -> tuple[int, int, int | None]:
+    """A vector env's own constructor arguments checked (``TypeError``/``ValueError`` naming
+    the argument): ``num_envs``, ``max_episode_steps`` (``None``: ``info``'s) and
+    ``num_threads`` as ints."""
+    num_envs = check_int("num_envs", num_envs)
+    if num_envs < 1:
+        raise ValueError(f"num_envs: expected at least 1, got {num_envs}")
+    if device is not None and not isinstance(device, str):
+        raise TypeError(f"device: expected a str or None, got {type(device).__name__}")
+    if device is not None and device not in DEVICES:
+        raise ValueError(f"device: unknown device {device!r}: expected one of {DEVICES} or None")
+    if plan is not None and not isinstance(plan, str):
+        raise TypeError(f"plan: expected a str or None, got {type(plan).__name__}")
+    if max_episode_steps is None:
+        max_episode_steps = info.max_episode_steps
+    max_episode_steps = check_int("max_episode_steps", max_episode_steps)
+    if not 1 <= max_episode_steps < 2**32:
+        raise ValueError(
+            f"max_episode_steps: expected an int in [1, 2**32), got {max_episode_steps}"
+        )
+    if not isinstance(copy, bool):
+        raise TypeError(f"copy: expected a bool, got {type(copy).__name__}")
+    if render_mode is not None and render_mode not in render_modes:
+        raise ValueError(
+            f"render_mode: expected None or 'rgb_array', got {render_mode!r} (a vector "
+            "env's frames are a list of num_envs arrays; gymnasium's vector "
+            "HumanRendering wrapper shows them)"
+        )
+    if num_threads is not None:
+        num_threads = check_int("num_threads", num_threads)
+        if num_threads < 1:
+            raise ValueError(
+                f"num_threads: expected at least 1 (or None: every thread), got {num_threads}"
+            )
+    return num_envs, max_episode_steps, num_threads
 
 
 def check_env_kwargs(
@@ -125,3 +176,25 @@ def reset_mask(mask: object, num_envs: int) -> npt.NDArray[np.bool_]:
             f"value, got reset_mask={mask}"
         )
     return mask
+
+
+#: The native module's name of each autoreset mode.
+AUTORESET_NAMES = {
+    AutoresetMode.NEXT_STEP: "next_step",
+    AutoresetMode.SAME_STEP: "same_step",
+    AutoresetMode.DISABLED: "disabled",
+}
+
+
+def check_autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
+    """``autoreset_mode=``: an :class:`AutoresetMode` or its value or name (any case)."""
+    if isinstance(mode, AutoresetMode):
+        return mode
+    if isinstance(mode, str):
+        for candidate in AutoresetMode:
+            if mode in (candidate.value, candidate.name, candidate.name.lower()):
+                return candidate
+    raise ValueError(
+        "autoreset_mode: expected an AutoresetMode (NEXT_STEP, SAME_STEP, DISABLED) or its "
+        f"name, got {mode!r}"
+    )

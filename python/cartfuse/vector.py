@@ -33,99 +33,37 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 import numpy as np
 import numpy.typing as npt
 from gymnasium import logger as gym_logger
-from gymnasium import spaces
 from gymnasium.error import AlreadyPendingCallError, NoAsyncCallError
 from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space
 
-from cartfuse import _native, render
+from cartfuse import render
+from cartfuse._catalog import (
+    DEVICES,
+    ENV_IDS,
+    PLANS,
+    ActArray,
+    ObsArray,
+    StepResult,
+    batched_spaces,
+    compiled_devices,
+    env_info,
+    single_spaces,
+)
 from cartfuse._closed import ClosedNative
-from cartfuse._gym_args import check_env_kwargs, check_int, env_params, reset_bounds, reset_mask
+from cartfuse._gym_args import (
+    AUTORESET_NAMES,
+    check_autoreset_mode,
+    check_env_kwargs,
+    check_vector_args,
+    env_params,
+    reset_bounds,
+    reset_mask,
+)
 from cartfuse._named import named_class
 from cartfuse._native import NativeVecEnv, NoPendingStepError, PendingStepError
 
-#: Every device name the constructor knows (``None`` picks one automatically).
-DEVICES: tuple[str, ...] = ("cpu", "wgpu", "cuda")
-#: Plan names ``plan=`` accepts (``"hand-written"`` only where the environment has one).
-PLANS: tuple[str, ...] = tuple(NativeVecEnv.plans())
-#: gymnasium ids of every environment this build of the native module has.
-ENV_IDS: tuple[str, ...] = tuple(_native.env_ids())
-
-_AUTORESET_NAMES = {
-    AutoresetMode.NEXT_STEP: "next_step",
-    AutoresetMode.SAME_STEP: "same_step",
-    AutoresetMode.DISABLED: "disabled",
-}
-
 #: Where cartfuse says why ``device=None`` chose the device it did (level INFO).
 LOGGER = logging.getLogger("cartfuse")
-
-ObsArray = npt.NDArray[np.float32]
-ActArray = npt.NDArray[Any]
-Spaces = tuple[spaces.Box, spaces.Space[Any], spaces.Space[Any], spaces.Space[Any]]
-StepResult = tuple[
-    ObsArray,
-    npt.NDArray[np.float32],
-    npt.NDArray[np.bool_],
-    npt.NDArray[np.bool_],
-    dict[str, Any],
-]
-
-
-def compiled_devices() -> list[str]:
-    """The devices this build of the native module can open."""
-    return list(NativeVecEnv.compiled_devices())
-
-
-def env_info(env_id: str) -> _native.EnvInfo:
-    """The environment ``env_id`` names, as its Rust definition declares it (spaces, state
-    names, ``max_episode_steps``). ``ValueError`` for an id not in :data:`ENV_IDS`."""
-    if not isinstance(env_id, str):
-        raise TypeError(f"env_id: expected a str, got {type(env_id).__name__}")
-    return _native.env_info(env_id)
-
-
-def single_spaces(info: _native.EnvInfo) -> tuple[spaces.Box, spaces.Space[Any]]:
-    """The observation and action spaces of one env, built from ``info``."""
-    obs = spaces.Box(
-        np.array(info.observation_low, dtype=np.float32),
-        np.array(info.observation_high, dtype=np.float32),
-        shape=tuple(info.observation_shape),
-        dtype=np.float32,
-    )
-    action: spaces.Space[Any]
-    if info.action_kind == "discrete":
-        assert info.action_n is not None
-        action = spaces.Discrete(info.action_n)
-    else:
-        assert info.action_low is not None
-        assert info.action_high is not None
-        action = spaces.Box(
-            np.array(info.action_low, dtype=np.float32),
-            np.array(info.action_high, dtype=np.float32),
-            shape=tuple(info.action_shape),
-            dtype=np.float32,
-        )
-    return obs, action
-
-
-def _spaces(info: _native.EnvInfo, num_envs: int) -> Spaces:
-    """The single spaces and their batched forms."""
-    obs, action = single_spaces(info)
-    return obs, action, batch_space(obs, num_envs), batch_space(action, num_envs)
-
-
-def _autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
-    if isinstance(mode, AutoresetMode):
-        return mode
-    if isinstance(mode, str):
-        for candidate in AutoresetMode:
-            if mode in (candidate.value, candidate.name, candidate.name.lower()):
-                return candidate
-    raise ValueError(
-        "autoreset_mode: expected an AutoresetMode (NEXT_STEP, SAME_STEP, DISABLED) or its "
-        f"name, got {mode!r}"
-    )
 
 
 class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
@@ -225,47 +163,26 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
         **env_kwargs: Any,
     ) -> None:
         info = env_info(env_id)
-        num_envs = check_int("num_envs", num_envs)
-        if num_envs < 1:
-            raise ValueError(f"num_envs: expected at least 1, got {num_envs}")
-        if device is not None and not isinstance(device, str):
-            raise TypeError(f"device: expected a str or None, got {type(device).__name__}")
-        if device is not None and device not in DEVICES:
-            raise ValueError(
-                f"device: unknown device {device!r}: expected one of {DEVICES} or None"
-            )
-        if plan is not None and not isinstance(plan, str):
-            raise TypeError(f"plan: expected a str or None, got {type(plan).__name__}")
-        if max_episode_steps is None:
-            max_episode_steps = info.max_episode_steps
-        max_episode_steps = check_int("max_episode_steps", max_episode_steps)
-        if not 1 <= max_episode_steps < 2**32:
-            raise ValueError(
-                f"max_episode_steps: expected an int in [1, 2**32), got {max_episode_steps}"
-            )
-        if not isinstance(copy, bool):
-            raise TypeError(f"copy: expected a bool, got {type(copy).__name__}")
-        if render_mode not in (None, *type(self).metadata["render_modes"]):
-            raise ValueError(
-                f"render_mode: expected None or 'rgb_array', got {render_mode!r} (a vector "
-                "env's frames are a list of num_envs arrays; gymnasium's vector "
-                "HumanRendering wrapper shows them)"
-            )
-        if num_threads is not None:
-            num_threads = check_int("num_threads", num_threads)
-            if num_threads < 1:
-                raise ValueError(
-                    f"num_threads: expected at least 1 (or None: every thread), got {num_threads}"
-                )
+        num_envs, max_episode_steps, num_threads = check_vector_args(
+            info,
+            num_envs=num_envs,
+            device=device,
+            plan=plan,
+            max_episode_steps=max_episode_steps,
+            copy=copy,
+            render_mode=render_mode,
+            render_modes=type(self).metadata["render_modes"],
+            num_threads=num_threads,
+        )
         values = check_env_kwargs(info, env_kwargs, f"{type(self).__qualname__}.__init__")
-        mode = _autoreset_mode(autoreset_mode)
+        mode = check_autoreset_mode(autoreset_mode)
 
         self._native = NativeVecEnv(
             env_id,
             num_envs,
             device=device,
             plan=plan,
-            autoreset=_AUTORESET_NAMES[mode],
+            autoreset=AUTORESET_NAMES[mode],
             max_episode_steps=max_episode_steps,
             copy=copy,
             params=env_params(info, values),
@@ -316,7 +233,7 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
             self.single_action_space,
             self.observation_space,
             self.action_space,
-        ) = _spaces(info, num_envs)
+        ) = batched_spaces(info, num_envs)
 
     @property
     def device(self) -> str:
