@@ -54,8 +54,8 @@ struct Slot {
 }
 
 // SAFETY: `start` points into `_memory`, which the slot owns and never moves or frees while
-// it lives. The memory is written only by the one holder of `lent` (set by a successful
-// compare-exchange, cleared when its `Lease` drops), so no two threads touch it at once.
+// it lives. The memory is written only by the one holder of `lent` (set under the staging's
+// lock when it was clear, cleared when its `Lease` drops), so no two threads touch it at once.
 unsafe impl Send for Slot {}
 // SAFETY: as for `Send`: shared access goes through the atomic `lent` flag alone.
 unsafe impl Sync for Slot {}
@@ -120,17 +120,14 @@ impl UploadStaging {
     /// allow and `allocate` gives enough memory.
     fn lend(&self, len: usize, allocate: impl FnOnce(usize) -> Bytes) -> Option<Arc<Slot>> {
         let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut free: Vec<&Arc<Slot>> = (slots.iter())
+        // Only a lease's drop clears `lent`, and only under this lock is it set: a slot seen
+        // free here stays free until taken.
+        let free = (slots.iter())
             .filter(|slot| slot.capacity >= len && !slot.lent.load(Ordering::Acquire))
-            .collect();
-        free.sort_by_key(|slot| slot.capacity);
-        for slot in free {
-            let taken =
-                slot.lent
-                    .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed);
-            if taken.is_ok() {
-                return Some(slot.clone());
-            }
+            .min_by_key(|slot| slot.capacity);
+        if let Some(slot) = free {
+            slot.lent.store(true, Ordering::Relaxed);
+            return Some(slot.clone());
         }
         let held: usize = slots.iter().map(|slot| slot.capacity).sum();
         let capacity = len.next_multiple_of(64);
