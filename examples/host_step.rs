@@ -2,7 +2,9 @@
 //!
 //! A CartPole-v1 batch under the default plan (`fused`) on the default device of a cubecl
 //! runtime (`--device wgpu`, the default, or `--device cuda` in a build with `--features
-//! cuda`), at one env and at 4,096. Every round times, back to back, blocks of:
+//! cuda`), at one env and at 4,096 (`--sizes`; above 4,096 envs a block makes fewer calls,
+//! `STEPS_PER_BLOCK * 4096 / n` and at least 5, so that it lasts about as long as at 4,096).
+//! Every round times, back to back, blocks of:
 //!
 //! - `resident`: device-resident steps ([`VecEnv::step_device`]) and one wait at the end,
 //!   per step: what the device sustains when launches queue up;
@@ -26,7 +28,7 @@
 //! (`CARTFUSE_DEVICE_THREAD`).
 //!
 //! ```sh
-//! cargo run --release --example host_step -- [--device wgpu|cuda] [ROUNDS] [STEPS_PER_BLOCK]
+//! cargo run --release --example host_step -- [--device wgpu|cuda] [--sizes N,...] [ROUNDS] [STEPS_PER_BLOCK]
 //! ```
 
 use std::time::Instant;
@@ -58,18 +60,35 @@ enum Device {
     Cuda,
 }
 
-/// Where a device host step's time goes, block by block, at 1 and 4,096 envs.
+/// Where a device host step's time goes, block by block, at each batch size.
 #[derive(Debug, Parser)]
 struct Args {
     /// The runtime to measure.
     #[arg(long, value_enum, default_value_t = Device::Wgpu)]
     device: Device,
+    /// Batch sizes, comma-separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_values_t = [1, 4096],
+        value_parser = clap::value_parser!(u32).range(1..),
+    )]
+    sizes: Vec<u32>,
     /// Rounds, each timing every block once; the medians are over them.
     #[arg(default_value_t = 11, value_parser = clap::value_parser!(u32).range(1..))]
     rounds: u32,
-    /// Calls a block.
+    /// Calls a block (up to 4,096 envs; fewer above).
     #[arg(default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
     steps_per_block: u32,
+}
+
+/// Calls a block at `n` envs: `steps_per_block` up to 4,096 envs, above that in proportion
+/// to 4,096 / `n` and at least 5.
+fn calls_at(n: u32, steps_per_block: u32) -> u32 {
+    match n <= 4096 {
+        true => steps_per_block,
+        false => ((u64::from(steps_per_block) * 4096 / u64::from(n)) as u32).max(5),
+    }
 }
 
 /// Microseconds per call of `call`, over `calls` of them after one untimed.
@@ -140,16 +159,17 @@ fn main() -> anyhow::Result<()> {
     }
 }
 
-/// Every block at 1 and 4,096 envs on `opened`, printed.
+/// Every block at each of `args.sizes` on `opened`, printed.
 fn measure<R: Runtime>(opened: OpenedDevice<R>, args: &Args) -> anyhow::Result<()> {
-    let (rounds, calls) = (args.rounds, args.steps_per_block);
+    let rounds = args.rounds;
     println!("device: {}", opened.description);
-    println!("{rounds} rounds of {calls} calls a block; medians over the rounds, us per call");
-    for n in [1usize, 4096] {
+    println!("{rounds} rounds a size; medians over the rounds, us per call");
+    for &n in &args.sizes {
+        let calls = calls_at(n, args.steps_per_block);
         let mut env = VecEnv::build(
             Cube::new(&opened),
             CartPole::default(),
-            n,
+            n as usize,
             EpisodeOptions::default_for::<CartPole>(),
             StepPlan::default(),
         )?;
@@ -161,7 +181,7 @@ fn measure<R: Runtime>(opened: OpenedDevice<R>, args: &Args) -> anyhow::Result<(
         let cells: Vec<String> = (BLOCKS.iter().enumerate())
             .map(|(i, name)| format!("{name} {:.1}", column(i)))
             .collect();
-        println!("n = {n}: {}", cells.join(", "));
+        println!("n = {n} ({calls} calls a block): {}", cells.join(", "));
         let (ratio, low, high) = summary(measured.iter().map(|m| m[2] / m[0]).collect());
         println!("  host step / resident step: {ratio:.2}x ({low:.2}-{high:.2})");
         let (ratio, low, high) = summary(measured.iter().map(|m| m[2] / m[1]).collect());

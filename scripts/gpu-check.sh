@@ -43,9 +43,10 @@ within 9.5 minutes:
      host-path-caller: the same at 1, 4,096 and 65,536 envs, one round, with cubecl's calls on the
      calling thread (CARTFUSE_DEVICE_THREAD=caller; CUDA's default is its device thread:
      vendor/README.md), host-path-caller.md,
-     host-step: where cubecl's host step goes on CUDA, block by block (a launch and its
-     wait, the upload, a wait, a read of four words; `examples/host_step.rs`), with
-     cubecl's calls on its device thread and on the calling thread, host-step.md,
+     host-step: where cubecl's host step goes on CUDA at 1, 4,096 and 1,048,576 envs, block
+     by block (a launch and its wait, the upload from the staging and from a new Vec, a
+     wait, a read of four words; `examples/host_step.rs`), with cubecl's calls on its
+     device thread and on the calling thread, host-step.md,
      launch: the driver's own launch and host step below cubecl, op by op and as a CUDA
      graph (`examples/cuda_launch.rs`, launch.md; issue 49, item 5),
      numerics: every float op on CUDA and on the Vulkan driver against the CPU runtime's
@@ -93,9 +94,9 @@ die() { echo "gpu-check: $1" >&2; exit "${2:-2}"; }
 # (their kernels compile one after another on the device's server thread, hundreds under
 # `eager`), and `reproduce` needed about 190 s (a cut keeps the sections it finished: it
 # writes its report after each).
-STEPS=(host-path:60 host-path-caller:25 host-step:20 launch:20 numerics:20 reproduce:170 crossover:35 train:20
-  population-64:25 population-2048:75 population-64-burn:25 tests-cuda:25 tests-wgpu:25 slow-cuda:20
-  slow-wgpu:20)
+STEPS=(host-path:60 host-path-caller:25 host-step:30 launch:20 numerics:20 reproduce:170 crossover:35 train:20
+  population-64:25 population-2048:75 population-64-burn:25 tests-cuda:25 tests-wgpu:20 slow-cuda:20
+  slow-wgpu:15)
 # The suites' slowest tests, run last under their own budget so that a cut there hides no
 # other result (alone on CUDA they took 18 s together; among the others, over 60 s each).
 SLOW_TESTS=(gymnasium::acrobot gymnasium::mountain_car_continuous)
@@ -115,7 +116,7 @@ step_host_step() {
   local status=0 thread
   for thread in server caller; do
     echo "## CARTFUSE_DEVICE_THREAD=$thread (server: cubecl's device thread, caller: the calling thread)"
-    CARTFUSE_DEVICE_THREAD=$thread "$bin/host_step" --device cuda 7 100 || status=$?
+    CARTFUSE_DEVICE_THREAD=$thread "$bin/host_step" --device cuda --sizes 1,4096,1048576 7 100 || status=$?
   done > "$out/host-step.md"
   cat "$out/host-step.md"
   return "$status"

@@ -171,8 +171,9 @@ fn a_run_calls_each_chosen_step_in_order_under_its_budget_and_records_its_status
     // The host step's blocks on CUDA, on cubecl's device thread and on the calling thread.
     let host_step = std::fs::read_to_string(out.join("host-step.md")).unwrap();
     assert!(
-        host_step.contains("host_step --device cuda 7 100 on server\n")
-            && host_step.contains("host_step --device cuda 7 100 on caller\n"),
+        host_step.contains("host_step --device cuda --sizes 1,4096,1048576 7 100 on server\n")
+            && host_step
+                .contains("host_step --device cuda --sizes 1,4096,1048576 7 100 on caller\n"),
         "{host_step}"
     );
     let suite = log("tests-cuda");
