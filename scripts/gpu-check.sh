@@ -76,7 +76,7 @@ a summary. Without a GPU it says so and exits with status 3 within seconds.
 order given, their names listed last below). A session with 15 minutes of GPU time all told
 (a start costs minutes) runs the measurements first, e.g.
     --only host-path,host-path-caller,host-step,launch,crossover,train,population-64,population-2048
-(about 4 minutes) and spends the rest on scripts/gpu-python.sh.
+(at most 290 s) and spends the rest on scripts/gpu-python.sh.
 
 Exit status: 0 every step passed; 1 a step failed; 2 bad arguments; 3 no GPU; 4 binaries
 missing.
