@@ -191,7 +191,7 @@ fn measure<R: Runtime>(opened: OpenedDevice<R>, args: &Args) -> anyhow::Result<(
         let staging = env.backend().staging();
         println!(
             "  staging: {} slots, {} bytes, page-locked: {}, writes past its limits: {}",
-            staging.slots, staging.bytes, staging.pinned, staging.unstaged_writes
+            staging.slots, staging.bytes, staging.pinned, staging.writes_past_limits
         );
     }
     Ok(())

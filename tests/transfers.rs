@@ -187,5 +187,5 @@ fn host_steps_write_from_host_memory_allocated_once() {
             assert!(staging.bytes >= 4 * n as u64 && !staging.pinned, "{staging:?}");
         }
     }
-    assert_eq!(staging.unstaged_writes, 0);
+    assert_eq!(staging.writes_past_limits, 0);
 }

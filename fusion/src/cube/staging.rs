@@ -16,7 +16,7 @@
 //! runtime's server runs on, and the number of slots settles at what the runtime holds at
 //! once (one on wgpu; on CUDA the pending-drop queue's depth, about 130 small writes). Past
 //! [`MAX_SLOTS`] slots or [`MAX_STAGED_BYTES`] bytes a write goes out from a new `Vec`, as
-//! before, and is counted ([`StagingStats::unstaged_writes`]).
+//! before, and is counted ([`StagingStats::writes_past_limits`]).
 
 use std::mem::MaybeUninit;
 use std::ptr::NonNull;
@@ -37,7 +37,7 @@ pub const MAX_STAGED_BYTES: usize = 256 << 20;
 #[derive(Debug, Default)]
 pub struct UploadStaging {
     slots: Mutex<Vec<Arc<Slot>>>,
-    unstaged_writes: AtomicU64,
+    writes_past_limits: AtomicU64,
 }
 
 /// One host allocation of the runtime's, lent to one write at a time.
@@ -104,7 +104,7 @@ impl UploadStaging {
             return Bytes::from_bytes_vec(Vec::new());
         }
         let Some(slot) = self.lend(data.len(), allocate) else {
-            self.unstaged_writes.fetch_add(1, Ordering::Relaxed);
+            self.writes_past_limits.fetch_add(1, Ordering::Relaxed);
             return Bytes::from_bytes_vec(data.to_vec());
         };
         // SAFETY: `lend` set the slot's `lent` flag for this write alone, and the slot holds
@@ -158,7 +158,7 @@ impl UploadStaging {
             bytes: slots.iter().map(|slot| slot.capacity as u64).sum(),
             pinned: (slots.iter()).all(|slot| slot.property == AllocationProperty::Pinned)
                 && !slots.is_empty(),
-            unstaged_writes: self.unstaged_writes.load(Ordering::Relaxed),
+            writes_past_limits: self.writes_past_limits.load(Ordering::Relaxed),
         }
     }
 }
@@ -181,7 +181,7 @@ mod tests {
         assert_eq!(&second[..], &[5, 6, 7, 8]);
         let stats = staging.stats();
         assert_eq!(
-            (stats.slots, stats.bytes, stats.unstaged_writes),
+            (stats.slots, stats.bytes, stats.writes_past_limits),
             (1, 64, 0)
         );
         assert!(!stats.pinned, "a Vec's memory is not page-locked");
@@ -219,7 +219,7 @@ mod tests {
     }
 
     #[test]
-    fn past_the_limits_writes_go_out_unstaged_and_are_counted() {
+    fn past_the_limits_writes_go_out_from_a_vec_and_are_counted() {
         let staging = UploadStaging::default();
         let held: Vec<Bytes> = (0..MAX_SLOTS)
             .map(|_| staging.stage(&[1], ordinary))
@@ -231,7 +231,10 @@ mod tests {
         let unstaged = staging.stage(&huge, |_| panic!("no slot past the byte limit"));
         assert_eq!(unstaged.len(), MAX_STAGED_BYTES);
         let stats = staging.stats();
-        assert_eq!((stats.slots, stats.unstaged_writes), (MAX_SLOTS as u64, 2));
+        assert_eq!(
+            (stats.slots, stats.writes_past_limits),
+            (MAX_SLOTS as u64, 2)
+        );
     }
 
     #[test]

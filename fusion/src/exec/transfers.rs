@@ -63,7 +63,7 @@ pub struct StagingStats {
     pub pinned: bool,
     /// Writes that went out from a new allocation because every slot was busy and the
     /// limits allowed no more.
-    pub unstaged_writes: u64,
+    pub writes_past_limits: u64,
 }
 
 /// The shared counter behind [`TransferCounts`]: clones of a backend count into one.
