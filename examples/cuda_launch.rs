@@ -73,7 +73,10 @@ impl Batch {
                 host_actions: (0..n as u32).map(|i| i & 1).collect(),
                 host_out: vec![0.0; OUT_WORDS * n],
             };
-            result::memset_d8_sync(batch.state, 0, 16 * n)?;
+            // On the timed stream, which does not wait for CUDA's legacy stream (where the
+            // blocking `cuMemsetD8` would go: it is asynchronous for device memory).
+            result::memset_d8_async(batch.state, 0, 16 * n, stream.cu_stream())?;
+            stream.synchronize()?;
             // The host buffers stay page-locked for the run, as a host step's would.
             register(&batch.host_actions)?;
             register(&batch.host_out)?;

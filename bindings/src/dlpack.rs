@@ -6,7 +6,10 @@
 //! A view is valid until the env's next step or reset, which overwrite (or, after a reset,
 //! replace) its memory; the memory itself stays allocated while any view or tensor made
 //! from it lives. Every step that returns views has finished on the device before it
-//! returns, so a consumer may read them on any stream: `__dlpack__` ignores `stream`.
+//! returns, so a consumer may read them on any stream: `__dlpack__` ignores `stream`. The
+//! other way round nothing is ordered for it: a step with host actions does not wait for
+//! consumer work still reading the last views (the consumer finishes it first; a step with
+//! a CUDA tensor of actions waits for CUDA's legacy stream, where torch's default work runs).
 
 use std::ffi::c_void;
 use std::sync::Arc;

@@ -279,9 +279,14 @@ where
             None => {
                 let size = EnvInfo::of(self.vec_env.env()).action_size();
                 let buffer = backend.alloc(self.vec_env.num_envs() * size);
-                // Its address once: where CUDA tensors of actions are copied to.
+                // Its address once: where CUDA tensors of actions are copied to. cubecl
+                // allocates in its own stream's order, and the copies run on CUDA's legacy
+                // stream, which does not wait for that one: the allocation is waited for once.
                 let address = match backend.dlpack_device_id() {
-                    Some(_) => backend.export(&[&buffer])?.first().map(|m| m.address),
+                    Some(_) => {
+                        backend.sync().map_err(EnvError::from)?;
+                        backend.export(&[&buffer])?.first().map(|m| m.address)
+                    }
                     None => None,
                 };
                 self.resident_actions = Some((buffer.clone(), address));
