@@ -10,7 +10,7 @@ NVIDIA GPU, a wheel built with CUDA and, for the zero-copy rows, torch with CUDA
 * ``rust host step`` (``VecEnv::step_into``) and ``rust device step``
   (``VecEnv::step_device``, actions uploaded once), timed inside Rust.
 
-    python -P python/bench_cuda.py [--sizes 1 4096 65536] [--rounds 10] [--budget 0.1] [--json]
+    python python/bench_cuda.py [--sizes 1 4096 65536] [--rounds 10] [--budget 0.1] [--json]
 
 Ratios are medians of per-round ratios against ``rust host step`` (issue 49 asks the Python
 CUDA step for at least 0.8x of it at 4,096 envs), with the lowest and highest round.
@@ -30,10 +30,16 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import in_rounds, python_contender, ratio, rust_contender
-from cartfuse import CartPoleVectorEnv, DeviceArray
-from cartfuse._native import RustStepTimer
+# Python puts this script's folder first on sys.path, where `cartfuse` is the source tree
+# (without the native module where the wheel was built elsewhere): it goes to the end instead,
+# so that `cartfuse` is the installed package and `bench` still comes from beside this file.
+# (Not `python -P`: this runs on Python 3.10 too, as the wheel does.)
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _HERE]
+sys.path.append(str(_HERE))
+from bench import in_rounds, python_contender, ratio, rust_contender  # noqa: E402
+from cartfuse import CartPoleVectorEnv, DeviceArray  # noqa: E402
+from cartfuse._native import RustStepTimer  # noqa: E402
 
 REFERENCE = "rust host step"
 

@@ -64,7 +64,13 @@ if [ "$mode" = build ]; then
       --platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 --no-deps \
       -d "$dir/wheels" "gymnasium==1.4.0" "cloudpickle>=1.2" "farama-notifications>=0.0.1" \
       "typing-extensions>=4.3" "optax" "chex" "absl-py" "toolz" "pytest>=8" "pluggy" \
-      "iniconfig" "packaging" "pygments" "exceptiongroup" "tomli" || exit 1
+      "iniconfig" "packaging" "pygments" "exceptiongroup" "tomli" "etils" || exit 1
+    # For an image whose JAX is older than the newest optax needs (optax 0.2.8: jax 0.5.3):
+    # pip then falls back to these (optax 0.2.4 and chex 0.1.87: jax 0.4.27; optax 0.2.4
+    # also needs etils[epy], above).
+    python3 -m pip download -q --only-binary=:all: --python-version "$py" \
+      --platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 --no-deps \
+      -d "$dir/wheels" "optax==0.2.4" "chex==0.1.87" || exit 1
   done
   tar -czf "$dir/python.tar.gz" -C "$dir" wheels
   ls -la "$dir/wheels" "$dir/python.tar.gz"
@@ -107,8 +113,8 @@ run_step() {
 
 py="$venv/bin/python"
 run_step tests "$T_TESTS" "$py" -m pytest -q -p no:cacheprovider python/tests/test_cuda.py python/tests/test_device_views.py
-run_step bench "$T_BENCH" "$py" -P python/bench_cuda.py --sizes 1 4096 65536 1048576 --rounds 5 --budget 0.05
-run_step ppo "$T_PPO" "$py" examples/ppo_gpu.py --device cuda
+run_step bench "$T_BENCH" "$py" python/bench_cuda.py --sizes 1 4096 65536 1048576 --rounds 5 --budget 0.05
+run_step ppo "$T_PPO" env XLA_PYTHON_CLIENT_PREALLOCATE=false "$py" examples/ppo_gpu.py --device cuda
 
 echo "== gpu-python summary ($out)"
 sed 's/^/gpu: /' "$out/gpu.txt"

@@ -4,7 +4,9 @@ must answer within seconds (a GPU machine's minutes are counted)."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -47,3 +49,29 @@ def test_a_used_results_directory_is_refused(tmp_path: Path) -> None:
     result = run(str(tmp_path))
     assert result.returncode == 2
     assert "is not empty" in result.stderr
+
+
+def test_the_cuda_bench_imports_the_installed_package_not_the_folder_beside_it(
+    tmp_path: Path,
+) -> None:
+    """The script runs `python python/bench_cuda.py` (no `-P`, which Python 3.10 lacks),
+    where `python/cartfuse` beside it has no native module (the wheel was built on another
+    machine): the bench must import the installed package. Here the folder's `cartfuse` is
+    one that refuses to be imported."""
+    folder = tmp_path / "python"
+    (folder / "cartfuse").mkdir(parents=True)
+    (folder / "cartfuse" / "__init__.py").write_text(
+        'raise ImportError("the source tree beside the bench was imported")\n'
+    )
+    for name in ("bench_cuda.py", "bench.py", "bench_peers.py"):
+        shutil.copy(SCRIPT.parents[1] / "python" / name, folder / name)
+    shown = subprocess.run(
+        [sys.executable, str(folder / "bench_cuda.py"), "--help"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "--sizes" in shown.stdout
