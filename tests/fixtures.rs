@@ -75,16 +75,40 @@ impl Recorded for f32 {
     }
 }
 
+/// Every environment's recorded episodes, compiled into the test binary, so that it runs
+/// where it was not built (`scripts/gpu-check.sh` carries the binary alone to a GPU machine).
+const RECORDED: [(&str, &str); 5] = [
+    (
+        "CartPole-v1",
+        include_str!("fixtures/gymnasium/CartPole-v1.json"),
+    ),
+    (
+        "MountainCar-v0",
+        include_str!("fixtures/gymnasium/MountainCar-v0.json"),
+    ),
+    (
+        "MountainCarContinuous-v0",
+        include_str!("fixtures/gymnasium/MountainCarContinuous-v0.json"),
+    ),
+    (
+        "Acrobot-v1",
+        include_str!("fixtures/gymnasium/Acrobot-v1.json"),
+    ),
+    (
+        "Pendulum-v1",
+        include_str!("fixtures/gymnasium/Pendulum-v1.json"),
+    ),
+];
+
 /// `E`'s fixture, checked against `E`'s id, the gymnasium version and the registered limit.
 pub fn load<E: GraphEnv>() -> Fixture {
-    let path = format!(
-        "{}/tests/fixtures/gymnasium/{}.json",
-        env!("CARGO_MANIFEST_DIR"),
-        E::ID
-    );
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{path}: {e} (run scripts/record_fixtures.py)"));
-    let fixture: Fixture = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let path = format!("tests/fixtures/gymnasium/{}.json", E::ID);
+    let (_, text) = (RECORDED.iter())
+        .find(|(id, _)| *id == E::ID)
+        .unwrap_or_else(|| {
+            panic!("no {path} in fixtures::RECORDED (run scripts/record_fixtures.py, then list it)")
+        });
+    let fixture: Fixture = serde_json::from_str(text).unwrap_or_else(|e| panic!("{path}: {e}"));
     assert_eq!(fixture.env_id, E::ID);
     assert_eq!(fixture.gymnasium_version, "1.4.0");
     assert_eq!(fixture.max_episode_steps, E::MAX_EPISODE_STEPS);
