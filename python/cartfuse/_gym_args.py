@@ -42,8 +42,8 @@ def check_vector_args(
     the argument): ``num_envs``, ``max_episode_steps`` (``None``: ``info``'s) and
     ``num_threads`` as ints."""
     num_envs = check_int("num_envs", num_envs)
-    if num_envs < 1:
-        raise ValueError(f"num_envs: expected at least 1, got {num_envs}")
+    if not 1 <= num_envs < 2**64:  # a device's own limit is checked when it is opened
+        raise ValueError(f"num_envs: expected an int in [1, 2**64), got {num_envs}")
     if device is not None and not isinstance(device, str):
         raise TypeError(f"device: expected a str or None, got {type(device).__name__}")
     if device is not None and device not in DEVICES:
@@ -67,9 +67,10 @@ def check_vector_args(
         )
     if num_threads is not None:
         num_threads = check_int("num_threads", num_threads)
-        if num_threads < 1:
+        if not 1 <= num_threads < 2**64:
             raise ValueError(
-                f"num_threads: expected at least 1 (or None: every thread), got {num_threads}"
+                "num_threads: expected an int in [1, 2**64) (more than the pool's threads: "
+                f"the whole pool; None: every thread), got {num_threads}"
             )
     return num_envs, max_episode_steps, num_threads
 

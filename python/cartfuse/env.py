@@ -108,12 +108,17 @@ class CartfuseEnv(Env[npt.NDArray[np.float32], Any]):
     ) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
         """Starts a new episode; ``seed`` restarts the reset stream, ``options`` are those
         of gymnasium's env of the same id (``low``/``high``, ``x_init``/``y_init``)."""
-        super().reset(seed=seed)
+        # Checked before anything is reset, as the vector env's are (gymnasium's seeding
+        # would raise its own `gymnasium.error.Error`, neither a TypeError nor a ValueError).
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+            raise TypeError(f"seed: expected None or an int, got {type(seed).__name__}")
         if options is not None and not isinstance(options, dict):
             raise TypeError(f"options: expected a dict or None, got {type(options).__name__}")
         bounds = reset_bounds(self._vec.info, options)
         self._vec._check_idle("reset")
-        obs = self._vec._reset(seed, None, bounds)
+        obs = self._vec._reset(seed, None, bounds)  # refuses a seed outside [0, 2**64)
+        if seed is not None:
+            super().reset(seed=int(seed))  # seeds `self.np_random`, as gymnasium's envs do
         self._last_action = None
         self._steps_beyond_terminated = None
         if self.render_mode == "human":

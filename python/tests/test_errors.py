@@ -126,6 +126,7 @@ def test_bad_reset_options(env: CartPoleVectorEnv, options: dict[str, object], w
         ({"render_mode": "rgb_array_list"}, ValueError, "render_mode"),
         ({"copy": 1}, TypeError, "copy"),
         ({"num_threads": 0}, ValueError, "num_threads"),
+        ({"num_threads": 2**64}, ValueError, "num_threads"),
         ({"num_threads": 1.5}, TypeError, "num_threads"),
         ({"bogus": 1}, TypeError, "unexpected keyword argument 'bogus'"),
         ({"g": 9.81}, TypeError, "unexpected keyword argument 'g'"),
@@ -170,6 +171,8 @@ def test_bad_num_envs() -> None:
         CartPoleVectorEnv(2.0)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="num_envs"):
         CartPoleVectorEnv(2**40)
+    with pytest.raises(ValueError, match="num_envs"):
+        CartPoleVectorEnv(2**64)  # too large for any device, and for a native int
 
 
 def test_bad_states(env: CartPoleVectorEnv) -> None:
@@ -243,3 +246,28 @@ def test_a_single_env_after_close_is_a_clear_error() -> None:
     env.close()
     with pytest.raises(ClosedEnvironmentError, match="closed"):
         env.step(0)
+
+
+@pytest.mark.parametrize(
+    ("seed", "error", "words"),
+    [
+        ("7", TypeError, "seed: expected None or an int, got str"),
+        (1.5, TypeError, "seed: expected None or an int, got float"),
+        ([1], TypeError, "seed: expected None or an int, got list"),
+        (True, TypeError, "seed: expected None or an int, got bool"),
+        (-1, ValueError, "[0, 2**64)"),
+        (2**64, ValueError, "[0, 2**64)"),
+    ],
+)
+def test_a_single_env_refuses_bad_seeds_before_resetting(
+    seed: object, error: type, words: str
+) -> None:
+    env = CartPoleEnv()
+    env.reset(seed=3)
+    before = env.state.copy()
+    with pytest.raises(error, match="seed") as raised:
+        env.reset(seed=seed)  # type: ignore[arg-type]
+    assert words in str(raised.value)
+    np.testing.assert_array_equal(env.state, before)  # nothing was reset
+    env.reset(seed=np.int64(3))  # numpy integers are ints
+    np.testing.assert_array_equal(env.state, before)

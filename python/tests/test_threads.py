@@ -30,7 +30,7 @@ COUNT_THREADS = textwrap.dedent(
 )
 
 
-def added_threads(num_threads: int) -> int:
+def added_threads(num_threads: int | None) -> int:
     code = COUNT_THREADS.format(num_threads=num_threads)
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
@@ -44,3 +44,7 @@ def test_one_thread_steps_on_the_calling_thread() -> None:
 
 def test_two_threads_add_one_worker() -> None:
     assert added_threads(2) == 1
+
+
+def test_more_threads_than_the_pool_has_is_the_whole_pool() -> None:
+    assert added_threads(2**64 - 1) == added_threads(None)

@@ -31,7 +31,9 @@ pub struct CpuOptions {
     pub simd: SimdLevel,
     /// Compiled kernels or the interpreter (both give identical results).
     pub engine: CpuEngine,
-    /// Worker threads; 0 means the caller and every worker of the pool (one per core).
+    /// Worker threads; 0 means the caller and every worker of the pool (one per core). More
+    /// than the pool has means the whole pool (a call wider than the pool would run on the
+    /// calling thread alone).
     pub threads: usize,
     /// Lanes per chunk of a planned kernel.
     pub chunk: usize,
@@ -75,11 +77,13 @@ impl CpuOptions {
         }
     }
 
-    /// The thread count, with 0 resolved to the pool size.
+    /// The thread count, with 0 (and anything over the pool size) resolved to the pool size.
+    /// One thread is the caller's alone: no pool is built for it.
     pub fn resolved_threads(&self) -> usize {
         match self.threads {
             0 => super::spin_pool::threads(),
-            t => t,
+            1 => 1,
+            t => t.min(super::spin_pool::threads()),
         }
     }
 
@@ -96,4 +100,26 @@ impl CpuOptions {
 /// Chunks `first..last` of `chunks` for worker `t` of `workers` (contiguous, balanced).
 pub fn split(chunks: usize, workers: usize, t: usize) -> (usize, usize) {
     (chunks * t / workers, chunks * (t + 1) / workers)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn more_threads_than_the_pool_resolve_to_the_pool() {
+        let pool = super::super::spin_pool::threads();
+        let with = |threads| {
+            CpuOptions {
+                threads,
+                ..CpuOptions::default()
+            }
+            .resolved_threads()
+        };
+        assert_eq!(with(0), pool);
+        assert_eq!(with(1), 1);
+        assert_eq!(with(pool), pool);
+        assert_eq!(with(pool + 1), pool);
+        assert_eq!(with(usize::MAX), pool);
+    }
 }
