@@ -42,8 +42,8 @@ pub struct ReplayOutput {
 /// Malformed replay input, naming the episode and field.
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
-    /// Not JSON at all.
-    #[error("replay input is not valid JSON: {0}")]
+    /// Not JSON at all (the parser's message is the source: `{:#}` prints it once).
+    #[error("replay input is not valid JSON")]
     Json(#[from] serde_json::Error),
     /// The document's top level is wrong.
     #[error("replay input: {0}")]

@@ -113,6 +113,16 @@ fn replay_rejects_malformed_input_naming_episode_and_field() {
         "{}",
         stderr(&run)
     );
+    // Not JSON: the parser's words, once.
+    std::fs::write(&path, "episodes").unwrap();
+    let run = cartfuse(&["replay", "--input", path.to_str().unwrap()]);
+    let message = stderr(&run);
+    assert!(!run.status.success());
+    assert!(
+        message.contains("replay input is not valid JSON: expected value at line 1 column 1"),
+        "{message}"
+    );
+    assert_eq!(message.matches("expected value").count(), 1, "{message}");
     std::fs::remove_file(path).ok();
 }
 

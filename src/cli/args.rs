@@ -132,8 +132,8 @@ pub enum Command {
     Rollout(RolloutArgs),
     /// Replay recorded episodes, each in its own lane with autoreset off.
     Replay(ReplayArgs),
-    /// Train PPO on CartPole-v1 (learner: burn NdArray) until the mean return of the last
-    /// 100 episodes reaches the target.
+    /// Train PPO on CartPole-v1, one agent or a population, until the mean return of the
+    /// last 100 episodes reaches the target.
     Train(train::TrainArgs),
 }
 

@@ -66,10 +66,11 @@ pub struct TrainArgs {
     /// at `PATH-seed<seed>.mpk`).
     #[arg(long)]
     pub save: Option<PathBuf>,
-    /// What learns: the native batched learner on the CPU, the device learner (burn tensor
-    /// ops on `--device`, agents a batch dimension), or a burn backend (one agent; the envs
-    /// run on `--device`). `auto`: the device learner on a GPU, the native one on the CPU
-    /// runtime and on CPU-emulated devices (lavapipe), where it measured faster.
+    /// What learns: the native batched learner on the CPU, a device learner on `--device`
+    /// (hand-written kernels or burn's tensor ops, agents a batch dimension), or a burn
+    /// backend (one agent; the envs run on `--device`). `auto`: the device learner on a GPU,
+    /// the native one on the CPU runtime and on CPU-emulated devices (lavapipe), where it
+    /// measured faster.
     #[arg(long, value_enum, default_value_t = LearnerArg::Auto)]
     pub learner: LearnerArg,
     /// Where the policy runs while collecting: `host` (the learner's forward pass, then the
