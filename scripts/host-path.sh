@@ -63,7 +63,9 @@ done
 measure() {
   local json status err
   err="$(mktemp)"
-  json="$(timeout --kill-after=5 90 "$bin" "$@" --json 2>"$err")"
+  # --foreground: in the caller's process group, so that a caller's own timeout (a step of
+  # gpu-check.sh) stops it too, instead of leaving it running into the next step.
+  json="$(timeout --foreground --kill-after=5 90 "$bin" "$@" --json 2>"$err")"
   status=$?
   local rate
   rate="$(printf '%s' "$json" | grep -o '"env_steps_per_s":[0-9.e+-]*' | cut -d: -f2)"

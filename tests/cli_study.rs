@@ -297,6 +297,17 @@ fn crossover_times_the_cpu_against_the_device_in_turns() {
         "{text}"
     );
     assert!(text.contains("host steps, the device"), "{text}");
+    // scripts/gpu-check.sh's summary picks its verdicts out of this output (its crossover step).
+    let results = dir.join("gpu-check");
+    std::fs::create_dir_all(results.join("logs")).unwrap();
+    std::fs::write(results.join("steps.tsv"), "crossover\t0\t1\n").unwrap();
+    std::fs::write(results.join("logs/crossover.log"), &text).unwrap();
+    let args = ["--summary", results.to_str().unwrap()];
+    let summary = stdout(&crate::gpu_check::gpu_check(&args, "/nonexistent/nvidia-smi"));
+    assert!(
+        summary.contains("crossover: fused: device-resident, the device"),
+        "{summary}"
+    );
     let result: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("crossover.json")).unwrap())
             .unwrap();

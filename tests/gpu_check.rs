@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use crate::cli::{stderr, stdout};
 
-fn gpu_check(args: &[&str], nvidia_smi: &str) -> Output {
+/// `scripts/gpu-check.sh ARGS` with `nvidia_smi` as its nvidia-smi.
+pub(crate) fn gpu_check(args: &[&str], nvidia_smi: &str) -> Output {
     Command::new("bash")
         .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/gpu-check.sh"))
         .args(args)
@@ -130,12 +131,15 @@ fn a_run_calls_each_chosen_step_in_order_under_its_budget_and_records_its_status
         "echo \"host_step $* on $CARTFUSE_DEVICE_THREAD\"",
     );
     let out = fake.join("out");
+    let packed = fake.join("results.tgz");
     let run = gpu_check(
         &[
             "--bin",
             bin.to_str().unwrap(),
             "--only",
             "slow-wgpu,population-2048,tests-cuda,reproduce,host-step",
+            "--pack",
+            packed.to_str().unwrap(),
             out.to_str().unwrap(),
         ],
         smi.to_str().unwrap(),
@@ -178,7 +182,7 @@ fn a_run_calls_each_chosen_step_in_order_under_its_budget_and_records_its_status
     );
     let suite = log("tests-cuda");
     assert!(
-        suite.contains("integration cuda:: --skip gymnasium::acrobot --skip gymnasium::mountain_car_continuous --test-threads"),
+        suite.contains("integration cuda:: --skip math:: --skip gymnasium::acrobot --skip gymnasium::mountain_car_continuous --test-threads"),
         "{suite}"
     );
     assert!(
@@ -202,6 +206,17 @@ fn a_run_calls_each_chosen_step_in_order_under_its_budget_and_records_its_status
         summary.contains("reproduce: partial report, written 9 s into the run, as the measurement of the CPU side began"),
         "{summary}"
     );
+    // One CUDA step came first, and the results are packed with the summary in them.
+    assert!(
+        std::fs::read_to_string(out.join("logs/first-cuda-step.log"))
+            .unwrap()
+            .contains("cartfuse --device cuda rollout --envs 1 --steps 1 --json"),
+    );
+    let listed = Command::new("tar").arg("-tzf").arg(&packed).output().unwrap();
+    let listed = stdout(&listed);
+    for file in ["out/steps.tsv", "out/summary.txt", "out/logs/slow-wgpu.log", "out/reproduce/report.md"] {
+        assert!(listed.lines().any(|l| l == file), "{file} not in:\n{listed}");
+    }
     std::fs::remove_dir_all(fake).ok();
 }
 
@@ -219,7 +234,7 @@ fn the_summary_reads_a_recorded_results_directory() {
         "train        TIMED OUT",
         "reproduce: Device: **Example GPU 80GB (DiscreteGpu, CUDA driver API 99.9",
         "burn cuda fusion: n = 1, 0.0001 s per step",
-        "crossover: fused: the device wins from n = 4096 on",
+        "crossover: fused: device-resident, the device wins from n = 4096 on",
         "population-64: 63 of 64 agents at the target, 9.5 s (collecting 2.25 s, learning 7.0 s)",
         "host-path    passed",
         "host path, CartPole-v1 env-steps/s:",
@@ -371,4 +386,32 @@ fn the_cuda_compile_check_refuses_bad_arguments_and_missing_tools() {
         "{}",
         stdout(&help)
     );
+}
+
+#[test]
+fn where_cuda_does_not_run_it_stops_after_one_step_with_the_error() {
+    let fake = scratch("no-nvrtc");
+    let bin = fake.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let smi = fake.join("nvidia-smi");
+    script(&smi, "echo 'Fake GPU, 1.0, 1 MiB'");
+    script(
+        &bin.join("cartfuse"),
+        "echo 'error: CUDA: libnvrtc.so could not be loaded' >&2; exit 1",
+    );
+    script(&bin.join("integration"), "exit 0");
+    let out = fake.join("out");
+    let start = Instant::now();
+    let run = gpu_check(
+        &["--bin", bin.to_str().unwrap(), out.to_str().unwrap()],
+        smi.to_str().unwrap(),
+    );
+    assert!(start.elapsed() < Duration::from_secs(20));
+    assert_eq!(run.status.code(), Some(3), "{}", stderr(&run));
+    let message = stderr(&run);
+    assert!(message.contains("CUDA does not run here"), "{message}");
+    assert!(message.contains("libnvrtc.so could not be loaded"), "{message}");
+    let steps = std::fs::read_to_string(out.join("steps.tsv")).unwrap();
+    assert!(steps.is_empty(), "no step ran: {steps}");
+    std::fs::remove_dir_all(fake).ok();
 }
