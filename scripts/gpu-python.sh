@@ -7,7 +7,8 @@ set -uo pipefail
 usage() {
   cat <<'EOF'
 usage: bash scripts/gpu-python.sh --build     build the wheel and its dependencies' wheels (no GPU needed)
-       bash scripts/gpu-python.sh OUT_DIR     run every check on the GPU machine, results under OUT_DIR
+       bash scripts/gpu-python.sh [--pack FILE] OUT_DIR
+                                              run every check on the GPU machine, results under OUT_DIR
 
 --build runs scripts/wheel.sh (the wheel with CUDA) and downloads the wheels the package
 and the checks need beyond what a GPU image has (gymnasium, optax, pytest and their
@@ -16,9 +17,9 @@ with this repository's scripts/, python/ and examples/ to the GPU machine; there
 
     bash scripts/gpu-python.sh OUT_DIR
 
-installs them into a virtual environment that sees the system's packages (torch and JAX with
-CUDA come from the machine's image) and runs, each step under its own timeout, within 6
-minutes:
+installs what the image's python3 lacks of them into OUT_DIR/site, on PYTHONPATH (torch and
+JAX with CUDA are the image's own; CARTFUSE_GPU_PYTHON names another interpreter), and runs,
+each step under its own timeout, within 6 minutes:
 
   1. tests: python/tests/test_cuda.py and test_device_views.py (device="cuda", the device
      views, CUDA actions through DLPack),
@@ -27,6 +28,8 @@ minutes:
   3. ppo: examples/ppo_gpu.py --device cuda, PPO with JAX on the same GPU as the envs.
 
 Every log goes under OUT_DIR/logs, steps.tsv holds each step's exit status and seconds.
+--pack FILE packs them (not OUT_DIR/site) into FILE (tar.gz) after every step, for a device
+call that returns a few files from its output folder: --pack "$OUT/gpu-python.tgz".
 Exit status: 0 every step passed; 1 a step failed; 2 bad arguments; 3 no GPU; 4 wheels missing.
 EOF
 }
@@ -37,10 +40,12 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 dir="$repo/target/gpu-python"
 mode=run
 out=""
+pack=""
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
     --build) mode=build ;;
+    --pack) [ $# -ge 2 ] && [ -n "$2" ] || die "--pack needs a file"; pack="$(realpath -m -- "$2")"; shift ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) [ -z "$out" ] || die "one results directory, got $out and $1"; out="$1" ;;
   esac
@@ -53,6 +58,7 @@ T_PPO=90
 
 if [ "$mode" = build ]; then
   [ -z "$out" ] || die "--build takes no results directory"
+  [ -z "$pack" ] || die "--pack is for a run"
   cd "$repo" || exit 2
   bash scripts/wheel.sh || exit 1
   rm -rf "$dir" && mkdir -p "$dir/wheels"
@@ -65,12 +71,6 @@ if [ "$mode" = build ]; then
       -d "$dir/wheels" "gymnasium==1.4.0" "cloudpickle>=1.2" "farama-notifications>=0.0.1" \
       "typing-extensions>=4.3" "optax" "chex" "absl-py" "toolz" "pytest>=8" "pluggy" \
       "iniconfig" "packaging" "pygments" "exceptiongroup" "tomli" "etils" || exit 1
-    # For an image whose JAX is older than the newest optax needs (optax 0.2.8: jax 0.5.3):
-    # pip then falls back to these (optax 0.2.4 and chex 0.1.87: jax 0.4.27; optax 0.2.4
-    # also needs etils[epy], above).
-    python3 -m pip download -q --only-binary=:all: --python-version "$py" \
-      --platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 --no-deps \
-      -d "$dir/wheels" "optax==0.2.4" "chex==0.1.87" || exit 1
   done
   tar -czf "$dir/python.tar.gz" -C "$dir" wheels
   ls -la "$dir/wheels" "$dir/python.tar.gz"
@@ -93,12 +93,25 @@ mkdir -p "$out/logs" || exit 2
 out="$(cd "$out" && pwd)"
 echo "$gpus" > "$out/gpu.txt"
 : > "$out/steps.tsv"
-venv="$out/venv"
-python3 -m venv --system-site-packages "$venv" || exit 1
-"$venv/bin/pip" install -q --no-index --find-links "$dir/wheels" cartfuse gymnasium pytest \
-  > "$out/logs/install.log" 2>&1 || { cat "$out/logs/install.log"; exit 1; }
-"$venv/bin/pip" install -q --no-index --find-links "$dir/wheels" optax >> "$out/logs/install.log" 2>&1 \
-  || echo "gpu-python: optax not installed (see logs/install.log): the ppo step will fail"
+# The image's python3, not a virtual environment made from it: on the GPU image python3 is
+# itself one (/opt/torch/.venv), whose torch and JAX a new one would not see. What it lacks
+# (each module tried by import) goes into a folder of its own, first on PYTHONPATH.
+py="${CARTFUSE_GPU_PYTHON:-python3}"
+site="$out/site"
+wanted=(cartfuse gymnasium)
+for entry in farama_notifications:farama-notifications cloudpickle:cloudpickle \
+  typing_extensions:typing-extensions pytest:pytest pluggy:pluggy iniconfig:iniconfig \
+  packaging:packaging pygments:pygments optax:optax chex:chex absl:absl-py toolz:toolz \
+  etils:etils; do
+  "$py" -c "import ${entry%%:*}" 2>/dev/null || wanted+=("${entry#*:}")
+done
+if [ "$("$py" -c 'import sys; print(sys.version_info < (3, 11))')" = True ]; then
+  wanted+=(exceptiongroup tomli)  # pytest's, before Python 3.11
+fi
+echo "gpu-python: installing into $site: ${wanted[*]}"
+"$py" -m pip install -q --no-index --no-deps --find-links "$dir/wheels" --target "$site" \
+  "${wanted[@]}" > "$out/logs/install.log" 2>&1 || { cat "$out/logs/install.log"; exit 1; }
+export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
 
 run_step() {
   local name="$1" limit="$2"; shift 2
@@ -109,9 +122,15 @@ run_step() {
   status=$?
   printf '%s\t%s\t%s\n' "$name" "$status" "$(( $(date +%s) - start ))" >> "$out/steps.tsv"
   tail -25 "$out/logs/$name.log"
+  pack_results
 }
 
-py="$venv/bin/python"
+# The logs and steps.tsv packed into --pack's file (beside it first, then moved).
+pack_results() {
+  [ -n "$pack" ] || return 0
+  tar -czf "$pack.part" -C "$out" gpu.txt steps.tsv logs && mv -f "$pack.part" "$pack"
+}
+
 run_step tests "$T_TESTS" "$py" -m pytest -q -p no:cacheprovider python/tests/test_cuda.py python/tests/test_device_views.py
 run_step bench "$T_BENCH" "$py" python/bench_cuda.py --sizes 1 4096 65536 1048576 --rounds 5 --budget 0.05
 run_step ppo "$T_PPO" env XLA_PYTHON_CLIENT_PREALLOCATE=false "$py" examples/ppo_gpu.py --device cuda
@@ -121,7 +140,7 @@ sed 's/^/gpu: /' "$out/gpu.txt"
 failed=0
 while IFS=$'\t' read -r step status seconds; do
   verdict=passed
-  if [ "$status" = 124 ]; then verdict="TIMED OUT"; failed=1
+  if [ "$status" = 124 ] || [ "$status" = 137 ]; then verdict="TIMED OUT"; failed=1
   elif [ "$status" != 0 ]; then verdict="FAILED (exit $status)"; failed=1; fi
   printf '%-8s %-20s %5ss\n' "$step" "$verdict" "$seconds"
 done < "$out/steps.tsv"
