@@ -295,6 +295,11 @@ case "$mode" in
     strip "$bin/cartfuse" "$bin/integration" "$bin/cuda_launch" "$bin/host_step"
     tar -czf "$(dirname "$bin")/bin.tar.gz" -C "$bin" cartfuse integration cuda_launch host_step
     ls -la "$bin" "$(dirname "$bin")/bin.tar.gz"
+    # A device call carries 64 MiB with the working tree (this repository: about 10 MiB).
+    packed_mib=$(( $(stat -c %s "$(dirname "$bin")/bin.tar.gz") / 1048576 ))
+    if [ "$packed_mib" -gt 50 ]; then
+      echo "gpu-check: bin.tar.gz is $packed_mib MiB: with the repository it may not fit a 64 MiB carry" >&2
+    fi
     echo "gpu-check: carry $(dirname "$bin")/bin.tar.gz (or $bin) and scripts/ to the GPU machine, then: bash scripts/gpu-check.sh OUT_DIR"
     if [ "$compile_check" = 0 ]; then
       echo "gpu-check: the CUDA sources were not compiled (--no-compile-check)"
