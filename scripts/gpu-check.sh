@@ -350,6 +350,9 @@ pack_results() {
   [ -n "$pack" ] || return 0
   tar -czf "$pack.part" -C "$(dirname "$out")" "$(basename "$out")" && mv -f "$pack.part" "$pack"
 }
+# NVRTC where cudarc looks for it (scripts/nvrtc-path.sh; what it did goes into gpu.txt).
+source "$repo/scripts/nvrtc-path.sh"
+nvrtc_on_path "$out/nvrtc" >> "$out/gpu.txt"
 # One CUDA step first: a driver or NVRTC that cannot be loaded fails here, in seconds, with
 # its error, instead of in every step.
 if ! timeout --kill-after=5 30 "$bin/cartfuse" --device cuda rollout --envs 1 --steps 1 --json \

@@ -113,6 +113,11 @@ echo "gpu-python: installing into $site: ${wanted[*]}"
   "${wanted[@]}" > "$out/logs/install.log" 2>&1 || { cat "$out/logs/install.log"; exit 1; }
 export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
 
+# NVRTC where cudarc looks for it: the wheel's bindings are CUDA 12.8's, which open
+# libnvrtc.so or libnvrtc.so.12 (scripts/nvrtc-path.sh; what it did goes into gpu.txt).
+source "$repo/scripts/nvrtc-path.sh"
+nvrtc_on_path "$out/nvrtc" >> "$out/gpu.txt"
+
 run_step() {
   local name="$1" limit="$2"; shift 2
   local start status

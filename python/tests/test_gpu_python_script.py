@@ -75,3 +75,41 @@ def test_the_cuda_bench_imports_the_installed_package_not_the_folder_beside_it(
     )
     assert shown.returncode == 0, shown.stderr
     assert "--sizes" in shown.stdout
+
+
+def nvrtc_on_path(search: list[Path], link: Path) -> subprocess.CompletedProcess[str]:
+    """``scripts/nvrtc-path.sh``'s ``nvrtc_on_path link`` looking in ``search`` only, then
+    the LD_LIBRARY_PATH it left."""
+    env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+    env["CARTFUSE_NVRTC_SEARCH"] = ":".join(map(str, search))
+    helper = SCRIPT.with_name("nvrtc-path.sh")
+    return subprocess.run(
+        ["bash", "-c", f'source "{helper}"; nvrtc_on_path "{link}"; echo "path=$LD_LIBRARY_PATH"'],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=env,
+        check=False,
+    )
+
+
+def test_nvrtc_of_another_cuda_version_is_linked_where_cudarc_looks(tmp_path: Path) -> None:
+    empty, versioned, plain = tmp_path / "empty", tmp_path / "pip", tmp_path / "toolkit"
+    for folder in (empty, versioned, plain):
+        folder.mkdir()
+    for name in ("libnvrtc.so.12", "libnvrtc.so.13", "libnvrtc-builtins.so.13.0"):
+        (versioned / name).touch()
+    link = tmp_path / "link"
+    # Only versioned names (pip's CUDA 13 package): the newest is linked as libnvrtc.so.
+    done = nvrtc_on_path([empty, versioned], link)
+    assert (link / "libnvrtc.so").resolve() == versioned / "libnvrtc.so.13", done.stdout
+    assert f"path={link}:{versioned}\n" in done.stdout
+    # A folder with the plain name goes first on the path, nothing linked.
+    (plain / "libnvrtc.so").touch()
+    done = nvrtc_on_path([plain, versioned], tmp_path / "unused")
+    assert f"path={plain}\n" in done.stdout, done.stdout
+    assert not (tmp_path / "unused").exists()
+    # None: it says where it looked and fails.
+    done = nvrtc_on_path([empty], tmp_path / "unused")
+    assert done.stdout.startswith("nvrtc: no libnvrtc.so found"), done.stdout
+    assert str(empty) in done.stdout
