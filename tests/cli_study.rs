@@ -303,7 +303,10 @@ fn crossover_times_the_cpu_against_the_device_in_turns() {
     std::fs::write(results.join("steps.tsv"), "crossover\t0\t1\n").unwrap();
     std::fs::write(results.join("logs/crossover.log"), &text).unwrap();
     let args = ["--summary", results.to_str().unwrap()];
-    let summary = stdout(&crate::gpu_check::gpu_check(&args, "/nonexistent/nvidia-smi"));
+    let summary = stdout(&crate::gpu_check::gpu_check(
+        &args,
+        "/nonexistent/nvidia-smi",
+    ));
     assert!(
         summary.contains("crossover: fused: device-resident, the device"),
         "{summary}"

@@ -212,10 +212,22 @@ fn a_run_calls_each_chosen_step_in_order_under_its_budget_and_records_its_status
             .unwrap()
             .contains("cartfuse --device cuda rollout --envs 1 --steps 1 --json"),
     );
-    let listed = Command::new("tar").arg("-tzf").arg(&packed).output().unwrap();
+    let listed = Command::new("tar")
+        .arg("-tzf")
+        .arg(&packed)
+        .output()
+        .unwrap();
     let listed = stdout(&listed);
-    for file in ["out/steps.tsv", "out/summary.txt", "out/logs/slow-wgpu.log", "out/reproduce/report.md"] {
-        assert!(listed.lines().any(|l| l == file), "{file} not in:\n{listed}");
+    for file in [
+        "out/steps.tsv",
+        "out/summary.txt",
+        "out/logs/slow-wgpu.log",
+        "out/reproduce/report.md",
+    ] {
+        assert!(
+            listed.lines().any(|l| l == file),
+            "{file} not in:\n{listed}"
+        );
     }
     std::fs::remove_dir_all(fake).ok();
 }
@@ -410,7 +422,10 @@ fn where_cuda_does_not_run_it_stops_after_one_step_with_the_error() {
     assert_eq!(run.status.code(), Some(3), "{}", stderr(&run));
     let message = stderr(&run);
     assert!(message.contains("CUDA does not run here"), "{message}");
-    assert!(message.contains("libnvrtc.so could not be loaded"), "{message}");
+    assert!(
+        message.contains("libnvrtc.so could not be loaded"),
+        "{message}"
+    );
     let steps = std::fs::read_to_string(out.join("steps.tsv")).unwrap();
     assert!(steps.is_empty(), "no step ran: {steps}");
     std::fs::remove_dir_all(fake).ok();

@@ -133,9 +133,11 @@ pub fn cuda_available() -> Result<(), DeviceError> {
     }
     // SAFETY: as above, for NVRTC.
     if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+        // cudarc opens it by name: libnvrtc.so, or libnvrtc.so.MAJOR of the bindings' CUDA.
         return Err(missing(
-            "NVRTC (libnvrtc.so), CUDA's runtime compiler, could not be loaded; install the \
-             CUDA toolkit (12 or 13)",
+            "NVRTC, CUDA's runtime compiler, could not be loaded as libnvrtc.so (or \
+             libnvrtc.so.12 with CUDA 12 bindings, the wheel's): install the CUDA toolkit (12 \
+             or 13) and put its lib64 folder on LD_LIBRARY_PATH",
         ));
     }
     if cubecl::cuda::install::cuda_path().is_none() {
