@@ -1,4 +1,5 @@
-"""Random call sequences with odd arguments against every environment, on the CPU runtime.
+"""Random call sequences with odd arguments against every environment, on the CPU runtime
+and on wgpu (lavapipe without a GPU) where the wheel has it.
 
 Every refusal must be one of the documented errors (``ValueError``/``TypeError`` naming the
 argument, gymnasium's errors for async calls out of order and for a closed env,
@@ -23,6 +24,7 @@ from cartfuse import (
     CartfuseEnv,
     CartfuseVectorEnv,
     _native,
+    compiled_devices,
     env_class,
     env_info,
     vector_env_class,
@@ -67,7 +69,8 @@ def outcome(call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 class Caller:
     """Draws the calls of one sequence from ``seed``."""
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, device: str) -> None:
+        self.device = device
         self.rng = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
 
@@ -104,7 +107,7 @@ class Caller:
     def env(self, env_id: str) -> tuple[CartfuseVectorEnv | CartfuseEnv | None, int]:
         """A vector env (``n`` envs) or a single one (``n = 1``) of ``env_id``, built with
         odd arguments now and then (``None`` when they were refused)."""
-        kwargs: dict[str, object] = {"device": "cpu"}
+        kwargs: dict[str, object] = {"device": self.device}
         for name in KEYWORDS:
             if self.rng.random() < 0.2:
                 kwargs[name] = self.odd()
@@ -179,8 +182,9 @@ def run_sequence(caller: Caller, env_id: str) -> None:
     outcome(env.close)
 
 
+@pytest.mark.parametrize("device", [d for d in ("cpu", "wgpu") if d in compiled_devices()])
 @pytest.mark.parametrize("seed", range(4))
-def test_random_calls_raise_only_documented_errors(seed: int) -> None:
-    caller = Caller(seed)
+def test_random_calls_raise_only_documented_errors(seed: int, device: str) -> None:
+    caller = Caller(seed, device)
     for _ in range(60):
         run_sequence(caller, caller.rng.choice(ENV_IDS))
