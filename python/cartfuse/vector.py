@@ -499,6 +499,8 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
         name = type(self).__name__
         if self.closed:
             return f"{name}(closed)"
+        if "env_id" not in self.__dict__:  # refused while it was built (seen in tracebacks)
+            return f"{name}(not built)"
         mode = self.metadata["autoreset_mode"].name
         env_id = "" if isinstance(self, _NamedVectorEnv) else f"{self.env_id!r}, "
         return (

@@ -240,6 +240,11 @@ def test_using_an_env_after_close_is_a_clear_error() -> None:
     assert repr(env) == "CartPoleVectorEnv(closed)"
 
 
+def test_an_env_refused_while_it_was_built_still_has_a_repr() -> None:
+    half_built = CartPoleVectorEnv.__new__(CartPoleVectorEnv)  # as a traceback shows it
+    assert repr(half_built) == "CartPoleVectorEnv(not built)"
+
+
 def test_a_single_env_after_close_is_a_clear_error() -> None:
     env = CartPoleEnv()
     env.reset(seed=0)
