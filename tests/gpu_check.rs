@@ -3,6 +3,7 @@
 //! hand-written in the layout the script writes); `scripts/host-path.sh`, which it runs, on
 //! wgpu (lavapipe on machines without a GPU) and the CPU.
 
+use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
@@ -18,7 +19,7 @@ pub(crate) fn gpu_check(args: &[&str], nvidia_smi: &str) -> Output {
         .expect("bash runs")
 }
 
-fn scratch(name: &str) -> std::path::PathBuf {
+fn scratch(name: &str) -> PathBuf {
     let dir =
         std::env::temp_dir().join(format!("cartfuse-gpu-check-{name}-{}", std::process::id()));
     std::fs::remove_dir_all(&dir).ok();
@@ -107,14 +108,21 @@ fn script(path: &std::path::Path, body: &str) {
     Command::new("chmod").arg("+x").arg(path).status().unwrap();
 }
 
-#[test]
-fn a_run_calls_each_chosen_step_in_order_under_its_budget_and_records_its_status() {
-    // A fake GPU and binaries that print their arguments: `integration` fails on wgpu.
-    let fake = scratch("run");
+/// A scratch folder `name` with a fake nvidia-smi that lists one GPU and an empty folder
+/// for binaries: (folder, binaries, nvidia-smi).
+fn fake_gpu(name: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let fake = scratch(name);
     let bin = fake.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     let smi = fake.join("nvidia-smi");
     script(&smi, "echo 'Fake GPU, 1.0, 1 MiB'");
+    (fake, bin, smi)
+}
+
+#[test]
+fn a_run_calls_each_chosen_step_in_order_under_its_budget_and_records_its_status() {
+    // A fake GPU and binaries that print their arguments: `integration` fails on wgpu.
+    let (fake, bin, smi) = fake_gpu("run");
     // `reproduce` leaves a partial report, as one cut by its timeout does.
     script(
         &bin.join("cartfuse"),
@@ -402,11 +410,7 @@ fn the_cuda_compile_check_refuses_bad_arguments_and_missing_tools() {
 
 #[test]
 fn where_cuda_does_not_run_it_stops_after_one_step_with_the_error() {
-    let fake = scratch("no-nvrtc");
-    let bin = fake.join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    let smi = fake.join("nvidia-smi");
-    script(&smi, "echo 'Fake GPU, 1.0, 1 MiB'");
+    let (fake, bin, smi) = fake_gpu("no-nvrtc");
     script(
         &bin.join("cartfuse"),
         "echo 'error: CUDA: libnvrtc.so could not be loaded' >&2; exit 1",
