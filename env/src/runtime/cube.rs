@@ -18,10 +18,17 @@ use crate::spaces::ActionSpace;
 
 /// Sets `flag[0]` when any action is `>= choices` (device-resident discrete actions of
 /// planned engines, checked when their outputs are read, in the same transfer).
+///
+/// The bound and the read are two `if`s: in a cube function `&&` evaluates both sides, so
+/// `in_bounds && actions[i] >= choices` would read past the end in the launch's last cube
+/// (harmless on Vulkan's robust buffer access, an illegal address on CUDA).
+#[allow(clippy::collapsible_if)]
 #[cube(launch_unchecked)]
 pub fn check_actions_array(actions: &Array<u32>, flag: &mut Array<u32>, choices: u32) {
-    if ABSOLUTE_POS < actions.len() && actions[ABSOLUTE_POS] >= choices {
-        flag[0] = 1u32;
+    if ABSOLUTE_POS < actions.len() {
+        if actions[ABSOLUTE_POS] >= choices {
+            flag[0] = 1u32;
+        }
     }
 }
 

@@ -115,7 +115,12 @@ pub fn ppo_step(
     let j = unit % h;
     let row_of_step = step as usize * agents as usize + agent;
     let set = row_of_step * SETTINGS;
-    if agent < agents as usize && step_settings[set + 7] != 0.0 {
+    // `&&` evaluates both sides in a cube function: the settings are read for agents only.
+    let mut live = false;
+    if agent < agents as usize {
+        live = step_settings[set + 7] != 0.0;
+    }
+    if live {
         let clip = step_settings[set + 1];
         let ent_coef = step_settings[set + 2];
         let vf_coef = step_settings[set + 3];
