@@ -13,3 +13,12 @@ pub fn backend() -> TestBackend {
 }
 
 runtime_suites!();
+
+/// Kernels index a buffer with `u32`: the largest buffer the backend allows is one such an
+/// index reaches, though a CUDA page can be larger (a quarter of an H200's memory).
+#[test]
+fn the_largest_buffer_is_one_a_u32_index_reaches() {
+    use cartfuse::fusion::exec::Backend;
+    let max = backend().max_buffer_bytes();
+    assert!(max <= 4 * u64::from(u32::MAX), "{max} bytes");
+}

@@ -22,6 +22,9 @@ use crate::exec::{
 use crate::lir::loop_budget::LAVAPIPE_LOOP_ITERATIONS;
 use crate::plan::PlanOptions;
 
+/// The most bytes of one buffer that a kernel's `u32` element index addresses.
+const MAX_INDEXED_BYTES: u64 = 4 * u32::MAX as u64;
+
 /// A CubeCL runtime `R` with an open client and the adapter's description.
 #[derive(Clone)]
 pub struct Cube<R: Runtime> {
@@ -161,8 +164,16 @@ impl<R: Runtime> Backend for Cube<R> {
         self.description.to_string()
     }
 
+    /// The device's largest allocation, and never more words than a kernel's `u32` index
+    /// reaches (on wgpu the binding limit is far lower; on CUDA a page can be a quarter of
+    /// the device's memory, 35 GiB on an H200, where a `u32` index would wrap at 16 GiB).
     fn max_buffer_bytes(&self) -> u64 {
-        let device = self.client.properties().memory.max_page_size;
+        let device = self
+            .client
+            .properties()
+            .memory
+            .max_page_size
+            .min(MAX_INDEXED_BYTES);
         self.max_buffer_bytes
             .map_or(device, |limit| limit.min(device))
     }
