@@ -51,11 +51,7 @@ impl<R: Runtime> Clone for OpenedDevice<R> {
 /// Opens the default wgpu device, failing cleanly when the machine has no adapter.
 #[cfg(feature = "wgpu")]
 pub fn wgpu_client() -> Result<OpenedDevice<cubecl::wgpu::WgpuRuntime>, DeviceError> {
-    let (adapters, api) = native_adapters();
-    let Some(adapter) = adapters.first() else {
-        return Err(DeviceError::NoVulkanAdapter { api });
-    };
-    let info = adapter.get_info();
+    let info = default_adapter()?.get_info();
     let description = format!(
         "{} ({:?}, {} {})",
         info.name, info.device_type, info.driver, info.driver_info
@@ -72,9 +68,81 @@ pub fn wgpu_client() -> Result<OpenedDevice<cubecl::wgpu::WgpuRuntime>, DeviceEr
     })
 }
 
+/// The adapter cubecl-wgpu opens for its default device, as its `request_adapter` chooses
+/// it: the one `CUBECL_WGPU_DEFAULT_DEVICE` names, else wgpu's first choice for high
+/// performance (discrete GPUs first, CPU emulations such as Mesa's lavapipe last). The
+/// device's description, its CPU-emulation checks and the driver's copy are then about the
+/// device the kernels run on, also where lavapipe is listed before an NVIDIA GPU.
+#[cfg(feature = "wgpu")]
+pub(crate) fn default_adapter() -> Result<wgpu::Adapter, DeviceError> {
+    let (instance, backend, api) = native_instance();
+    let adapters = cubecl::future::block_on(instance.enumerate_adapters(backend.into()));
+    let types: Vec<_> = adapters
+        .iter()
+        .map(|adapter| adapter.get_info().device_type)
+        .collect();
+    let named = std::env::var("CUBECL_WGPU_DEFAULT_DEVICE")
+        .ok()
+        .and_then(|name| overridden_adapter(&name, &types));
+    if let Some(index) = named {
+        return Ok(adapters[index].clone());
+    }
+    let preferred =
+        cubecl::future::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            force_fallback_adapter: false,
+            compatible_surface: None,
+        }));
+    preferred
+        .ok()
+        .or_else(|| adapters.into_iter().next())
+        .ok_or(DeviceError::NoVulkanAdapter { api })
+}
+
+/// The index in `types` (the adapters' types in enumeration order) of the adapter that
+/// `CUBECL_WGPU_DEFAULT_DEVICE=name` makes cubecl-wgpu open, by its rules
+/// (`select_from_adapter_list`): `DiscreteGpu(N)`, `IntegratedGpu(N)`, `VirtualGpu(N)` or
+/// `Cpu` is the N-th (0-th) adapter of that type, or else the N-th of type `Other`; `None`
+/// where the name is not one of those (cubecl then opens its default) or nothing matches
+/// (cubecl then fails to open the device).
+#[cfg(feature = "wgpu")]
+fn overridden_adapter(name: &str, types: &[wgpu::DeviceType]) -> Option<usize> {
+    use wgpu::DeviceType;
+    let numbered = |prefix: &str| {
+        name.strip_prefix(prefix)?
+            .strip_prefix('(')?
+            .strip_suffix(')')?
+            .parse::<usize>()
+            .ok()
+    };
+    let (wanted, nth) = [
+        ("DiscreteGpu", DeviceType::DiscreteGpu),
+        ("IntegratedGpu", DeviceType::IntegratedGpu),
+        ("VirtualGpu", DeviceType::VirtualGpu),
+    ]
+    .into_iter()
+    .find_map(|(prefix, kind)| numbered(prefix).map(|nth| (kind, nth)))
+    .or((name == "Cpu").then_some((DeviceType::Cpu, 0)))?;
+    let nth_of = |kind: DeviceType| {
+        (0..types.len())
+            .filter(|&index| types[index] == kind)
+            .nth(nth)
+    };
+    nth_of(wanted).or_else(|| nth_of(DeviceType::Other))
+}
+
 /// The adapters of the native graphics API (Vulkan; Metal on macOS), and its name.
 #[cfg(feature = "wgpu")]
 pub(crate) fn native_adapters() -> (Vec<wgpu::Adapter>, &'static str) {
+    let (instance, backend, api) = native_instance();
+    let adapters = cubecl::future::block_on(instance.enumerate_adapters(backend.into()));
+    (adapters, api)
+}
+
+/// An instance of the native graphics API alone (as cubecl-wgpu opens one), the API and its
+/// name.
+#[cfg(feature = "wgpu")]
+fn native_instance() -> (wgpu::Instance, wgpu::Backend, &'static str) {
     let (backend, api) = if cfg!(target_os = "macos") {
         (wgpu::Backend::Metal, "Metal")
     } else {
@@ -84,8 +152,7 @@ pub(crate) fn native_adapters() -> (Vec<wgpu::Adapter>, &'static str) {
         backends: backend.into(),
         ..wgpu::InstanceDescriptor::new_without_display_handle()
     });
-    let adapters = cubecl::future::block_on(instance.enumerate_adapters(backend.into()));
-    (adapters, api)
+    (instance, backend, api)
 }
 
 /// Opens CUDA device 0, failing cleanly when there is no driver or GPU.
@@ -217,5 +284,39 @@ mod tests {
             on_calling_thread::<<cubecl::cuda::CudaRuntime as cubecl::Runtime>::Server>(),
             forced().unwrap_or(false)
         );
+    }
+
+    #[cfg(feature = "wgpu")]
+    #[test]
+    fn cubecl_wgpu_default_device_names_the_nth_adapter_of_its_type() {
+        use super::overridden_adapter;
+        use wgpu::DeviceType::{Cpu, DiscreteGpu, IntegratedGpu, Other};
+        let types = [Cpu, DiscreteGpu, Other, DiscreteGpu, IntegratedGpu];
+        assert_eq!(overridden_adapter("DiscreteGpu(0)", &types), Some(1));
+        assert_eq!(overridden_adapter("DiscreteGpu(1)", &types), Some(3));
+        assert_eq!(overridden_adapter("IntegratedGpu(0)", &types), Some(4));
+        assert_eq!(overridden_adapter("Cpu", &types), Some(0));
+        // No third discrete GPU: cubecl falls back to the adapters of type `Other`.
+        assert_eq!(overridden_adapter("DiscreteGpu(2)", &types), None);
+        assert_eq!(overridden_adapter("DiscreteGpu(0)", &[Other, Cpu]), Some(0));
+        assert_eq!(overridden_adapter("VirtualGpu(0)", &types), Some(2));
+    }
+
+    #[cfg(feature = "wgpu")]
+    #[test]
+    fn a_name_cubecl_does_not_parse_leaves_its_default() {
+        use super::overridden_adapter;
+        use wgpu::DeviceType::{Cpu, DiscreteGpu};
+        let types = [Cpu, DiscreteGpu];
+        for name in [
+            "",
+            "DiscreteGpu",
+            "DiscreteGpu(x)",
+            "discretegpu(0)",
+            "Cpu(0)",
+            "BestAvailable",
+        ] {
+            assert_eq!(overridden_adapter(name, &types), None, "{name:?}");
+        }
     }
 }

@@ -45,14 +45,11 @@ fn best_bandwidth<E>(
 }
 
 /// Times `copy_buffer_to_buffer` of `buffer_bytes` (each way; rounded down to 4 bytes and
-/// capped by the adapter's largest buffer) on the first adapter of the native API, the one
-/// cubecl's default device opens.
+/// capped by the adapter's largest buffer) on the adapter cubecl's default device opens.
 #[cfg(feature = "wgpu")]
 pub fn wgpu_copy(buffer_bytes: u64) -> Result<DriverCopy, String> {
-    let (adapters, api) = super::device::native_adapters();
-    let adapter = adapters
-        .first()
-        .ok_or_else(|| format!("no {api} adapter"))?;
+    let adapter = super::device::default_adapter().map_err(|error| error.to_string())?;
+    let api = format!("{:?}", adapter.get_info().backend);
     let limits = adapter.limits();
     let size = buffer_bytes.min(limits.max_buffer_size) / 4 * 4;
     if size == 0 {
