@@ -176,6 +176,7 @@ for step in $(step_names); do
 done
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
+source "$repo/scripts/step-verdict.sh"
 bin="$repo/target/gpu-check/bin"
 mode=run
 out=""
@@ -209,10 +210,8 @@ summary() {
   [ -f "$dir/gpu.txt" ] && sed 's/^/gpu: /' "$dir/gpu.txt"
   local failed=0 step status seconds
   while IFS=$'\t' read -r step status seconds; do
-    local verdict=passed
-    # 124: `timeout` stopped it; 137: killed 5 s later, when it did not stop.
-    if [ "$status" = 124 ] || [ "$status" = 137 ]; then verdict="TIMED OUT"; failed=1
-    elif [ "$status" != 0 ]; then verdict="FAILED (exit $status)"; failed=1; fi
+    local verdict
+    verdict="$(step_verdict "$status")" || failed=1
     local detail="" log="$dir/logs/$step.log"
     if [ -f "$log" ] && grep -q -E '^test |^running [0-9]+ tests' "$log"; then
       detail="$(grep -E '^test result:' "$log" | tail -1 | sed 's/^test result: //')"

@@ -37,6 +37,7 @@ EOF
 die() { echo "gpu-python: $1" >&2; exit "${2:-2}"; }
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
+source "$repo/scripts/step-verdict.sh"
 dir="$repo/target/gpu-python"
 mode=run
 out=""
@@ -144,9 +145,7 @@ echo "== gpu-python summary ($out)"
 sed 's/^/gpu: /' "$out/gpu.txt"
 failed=0
 while IFS=$'\t' read -r step status seconds; do
-  verdict=passed
-  if [ "$status" = 124 ] || [ "$status" = 137 ]; then verdict="TIMED OUT"; failed=1
-  elif [ "$status" != 0 ]; then verdict="FAILED (exit $status)"; failed=1; fi
+  verdict="$(step_verdict "$status")" || failed=1
   printf '%-8s %-20s %5ss\n' "$step" "$verdict" "$seconds"
 done < "$out/steps.tsv"
 exit "$failed"
