@@ -83,6 +83,32 @@ def test_cuda_steps_as_the_cpu_does() -> None:
         np.testing.assert_array_equal(reward_cuda, reward_cpu)
 
 
+@needs_cuda_build
+@pytest.mark.skipif(not _has_nvidia_driver(), reason="needs NVIDIA's driver and a GPU")
+def test_cuda_async_steps_equal_synchronous_ones() -> None:
+    """``step_async`` runs the step on the env's background thread, where cubecl gives the
+    thread a CUDA stream of its own: steps there, between steps and resets on the calling
+    thread's stream, must see every earlier write and give the same bits."""
+    sync = CartPoleVectorEnv(1000, device="cuda", max_episode_steps=9)
+    split = CartPoleVectorEnv(1000, device="cuda", max_episode_steps=9)
+    for env in (sync, split):
+        env.reset(seed=5)
+    rng = np.random.default_rng(1)
+    for step in range(40):
+        actions = rng.integers(0, 2, size=1000)
+        want = sync.step(actions)
+        if step % 3:
+            split.step_async(actions)
+            got = split.step_wait()
+        else:
+            got = split.step(actions)
+        for a, b in zip(got[:4], want[:4], strict=True):
+            np.testing.assert_array_equal(a, b)
+        if step == 20:
+            for env in (sync, split):
+                env.reset(seed=6)
+
+
 @needs_cuda
 def test_cuda_views_follow_the_host_step() -> None:
     import torch
