@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 import pytest
+from async_steps import step_alike
 from gymnasium.error import AlreadyPendingCallError, NoAsyncCallError
 from gymnasium.vector import AutoresetMode
 
@@ -27,16 +28,7 @@ def test_async_steps_equal_synchronous_ones(mode: AutoresetMode, copy: bool) -> 
     rng = np.random.default_rng(0)
     for step in range(20):
         actions = rng.integers(0, 3, size=50)
-        want = sync.step(actions)
-        if step % 2:
-            split.step_async(actions)
-            got = split.step_wait()
-        else:
-            split.send(actions)
-            got = split.recv()
-        for a, b in zip(got[:4], want[:4], strict=True):
-            np.testing.assert_array_equal(a, b)
-        assert set(got[4]) == set(want[4])
+        want = step_alike(sync, split, actions, "step_async" if step % 2 else "send")
         ended = want[2] | want[3]
         if mode == AutoresetMode.DISABLED and ended.any():
             for env in (sync, split):  # DISABLED: ended envs are reset before the next step
