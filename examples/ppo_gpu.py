@@ -20,7 +20,8 @@ after an episode's end resets that env, ignoring its action, so that transition 
 out of the loss (``valid = not done[t - 1]``), and the observation that step returns is the
 episode's final one, which the update bootstraps from.
 
-Run (after ``pip install ./python "jax[cuda12]" optax`` on a machine with an NVIDIA GPU)::
+Run (after ``pip install ./python "jax[cuda13]" optax`` on a machine with an NVIDIA GPU;
+``jax[cuda12]`` where the driver is CUDA 12's)::
 
     python examples/ppo_gpu.py --device cuda
     python examples/ppo_gpu.py --device cuda --agents 64 --num-envs 8

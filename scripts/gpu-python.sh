@@ -22,7 +22,7 @@ JAX with CUDA are the image's own; CARTFUSE_GPU_PYTHON names another interpreter
 each step under its own timeout, within 6 minutes:
 
   1. tests: python/tests/test_cuda.py and test_device_views.py (device="cuda", the device
-     views, CUDA actions through DLPack),
+     views and CUDA actions through DLPack, with torch and with JAX),
   2. bench: python/bench_cuda.py, the Python CUDA step (host arrays, device views, torch
      actions, the zero-copy loop with a torch policy) against the Rust host step, in rounds,
   3. ppo: examples/ppo_gpu.py --device cuda, PPO with JAX on the same GPU as the envs.
@@ -137,7 +137,7 @@ pack_results() {
   tar -czf "$pack.part" -C "$out" gpu.txt steps.tsv logs && mv -f "$pack.part" "$pack"
 }
 
-run_step tests "$T_TESTS" "$py" -m pytest -q -p no:cacheprovider python/tests/test_cuda.py python/tests/test_device_views.py
+run_step tests "$T_TESTS" env XLA_PYTHON_CLIENT_PREALLOCATE=false "$py" -m pytest -q -p no:cacheprovider python/tests/test_cuda.py python/tests/test_device_views.py
 run_step bench "$T_BENCH" "$py" python/bench_cuda.py --sizes 1 4096 65536 1048576 --rounds 5 --budget 0.05
 run_step ppo "$T_PPO" env XLA_PYTHON_CLIENT_PREALLOCATE=false "$py" examples/ppo_gpu.py --device cuda
 

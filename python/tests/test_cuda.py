@@ -159,3 +159,37 @@ def test_cuda_actions_are_checked() -> None:
 def test_cuda_views_refuse_other_autoreset_modes() -> None:
     with pytest.raises(ValueError, match=r"copy.*NEXT_STEP"):
         CartPoleVectorEnv(4, device="cuda", copy=False, autoreset_mode="same_step")
+
+
+@needs_cuda_build
+@pytest.mark.skipif(
+    not _has_nvidia_driver() or importlib.util.find_spec("jax") is None,
+    reason="needs NVIDIA's driver, a GPU and JAX",
+)
+def test_jax_takes_the_views_and_gives_the_actions_in_place() -> None:
+    """JAX, the other consumer the views are for: ``jax.dlpack.from_dlpack`` of each output
+    (JAX asks for a legacy capsule with ``stream=`` only) and a JAX array of actions on the
+    same GPU (taken through its ``__dlpack__``), against the CPU runtime."""
+    import jax
+    import jax.numpy as jnp
+
+    gpus = [device for device in jax.devices() if device.platform == "gpu"]
+    if not gpus:
+        pytest.skip("this JAX has no GPU backend")
+    views = CartPoleVectorEnv(256, device="cuda", copy=False)
+    host = CartPoleVectorEnv(256, device="cpu")
+    obs, _ = views.reset(seed=4)
+    host_obs, _ = host.reset(seed=4)
+    np.testing.assert_array_equal(np.asarray(jax.dlpack.from_dlpack(obs)), host_obs)
+    key = jax.random.key(0)
+    for _ in range(50):
+        key, draw = jax.random.split(key)
+        actions = jax.device_put(jax.random.randint(draw, (256,), 0, 2, dtype=jnp.int32), gpus[0])
+        obs, reward, terminated, truncated, _ = views.step(actions)
+        want = host.step(np.asarray(actions))
+        got = [jax.dlpack.from_dlpack(view) for view in (obs, reward, terminated, truncated)]
+        assert got[0].devices() == {gpus[0]}
+        np.testing.assert_allclose(np.asarray(got[0]), want[0], atol=1e-4)
+        np.testing.assert_array_equal(np.asarray(got[1]), want[1])
+        for flags, wanted in zip(got[2:], want[2:4], strict=True):
+            np.testing.assert_array_equal(np.asarray(flags).astype(bool), wanted)
