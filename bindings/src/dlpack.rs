@@ -217,6 +217,26 @@ unsafe impl dlpark::python::DlpackStream for LegacyStream {
     }
 }
 
+/// Whether a tensor of `shape` with `strides` (in elements; `None`: compact) lays its
+/// elements out row-major without gaps. A dimension of size 1 may have any stride, as
+/// DLPack and torch allow (a one-env slice such as `x[::2]`, a transposed `(1, k)`).
+fn is_contiguous(shape: &[i64], strides: Option<&[i64]>) -> bool {
+    let Some(strides) = strides else {
+        return true;
+    };
+    if shape.len() != strides.len() {
+        return false;
+    }
+    let mut expected = 1;
+    for (&size, &stride) in shape.iter().zip(strides).rev() {
+        if size != 1 && stride != expected {
+            return false;
+        }
+        expected *= size;
+    }
+    true
+}
+
 /// Imports `actions`, a tensor of `n` envs' actions of the environment `info` describes,
 /// on `device`, in place (on CUDA: ready on CUDA's legacy default stream). Discrete actions
 /// are int32 `(n,)`, a `Box`'s float32 `(n, k)` (or `(n,)` when `k` is 1). Wrong devices,
@@ -281,10 +301,7 @@ pub fn import_actions(
             shapes.join(" or ")
         )));
     }
-    if !view
-        .is_compact()
-        .map_err(|error| PyValueError::new_err(format!("actions: {error}")))?
-    {
+    if !is_contiguous(view.shape(), view.strides()) {
         return Err(PyValueError::new_err(
             "actions: expected a contiguous tensor (torch: actions.contiguous())",
         ));

@@ -64,6 +64,13 @@ def test_actions_are_imported_in_place_and_checked() -> None:
         import_host_actions(actions, "CartPole-v1", 9)
     with pytest.raises(ValueError, match=r"actions.*contiguous"):
         import_host_actions(np.zeros(16, dtype=np.int32)[::2], "CartPole-v1", 8)
+    # A dimension of size 1 may have any stride (DLPack's and torch's rule).
+    one = np.zeros(2, dtype=np.int32)[::2]
+    assert import_host_actions(one, "CartPole-v1", 1) == (one.ctypes.data, 4)
+    column = np.zeros((1, 4), dtype=np.float32).T  # (4, 1), strides (1, 4) elements
+    assert import_host_actions(column, "Pendulum-v1", 4) == (column.ctypes.data, 16)
+    with pytest.raises(ValueError, match=r"actions.*contiguous"):
+        import_host_actions(np.zeros((4, 2), dtype=np.float32)[:, :1], "Pendulum-v1", 4)
     torques = np.zeros((4, 1), dtype=np.float32)
     assert import_host_actions(torques, "Pendulum-v1", 4) == (torques.ctypes.data, 16)
     assert import_host_actions(torques[:, 0], "Pendulum-v1", 4)[1] == 16
