@@ -3,9 +3,9 @@ cartfuse's ``step`` against gymnasium's own ``CartPoleVectorEnv`` and against th
 of the same plan (``VecEnv::step_device``, timed inside Rust), plus the one-env costs. The
 peers EnvPool and gymnax (JAX) run beside them when installed (see ``bench_peers.py``).
 
-    python -P python/bench.py [--sizes 1 4096 65536] [--rounds 15] [--budget 0.1] [--json]
-    python -P python/bench.py --headline     # one markdown table: contenders by size
-    python -P python/bench.py --threshold-sweep      # one thread against two, by size
+    python python/bench.py [--sizes 1 4096 65536] [--rounds 15] [--budget 0.1] [--json]
+    python python/bench.py --headline     # one markdown table: contenders by size
+    python python/bench.py --threshold-sweep      # one thread against two, by size
 
 Every size runs in rounds: in each round every contender steps for ``--budget`` seconds in
 turn, so a slow spell of a shared machine hits all of them; a ratio is the median of the
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import importlib.util
 import json
 import os
 import platform
@@ -26,40 +25,33 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-import numpy as np
+# Python puts this script's folder first on sys.path, where `cartfuse` is the source tree
+# (without the native module where the wheel was built elsewhere): it goes to the end instead,
+# so that `cartfuse` is the installed package and `bench_peers` still comes from beside this
+# file. (Not `python -P`: the wheel runs on Python 3.10 too.) `bench_cuda.py` imports this
+# module before `cartfuse` for the same reason.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _HERE]
+sys.path.append(str(_HERE))
+
+import numpy as np  # noqa: E402
 
 os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp(prefix="cartfuse-xdg-"))
 
-import gymnasium as gym
-from gymnasium.envs.classic_control.cartpole import (
+import gymnasium as gym  # noqa: E402
+from gymnasium.envs.classic_control.cartpole import (  # noqa: E402
     CartPoleVectorEnv as GymCartPoleVectorEnv,
 )
 
-import cartfuse
-from cartfuse import CartPoleEnv, CartPoleVectorEnv
-from cartfuse._native import NativeVecEnv, RustStepTimer
+import bench_peers as peers  # noqa: E402
+import cartfuse  # noqa: E402
+from cartfuse import CartPoleEnv, CartPoleVectorEnv  # noqa: E402
+from cartfuse._native import NativeVecEnv, RustStepTimer  # noqa: E402
 
 #: A contender: `run(budget)` steps for about `budget` seconds and returns seconds per call.
 Contender = Callable[[float], float]
-
-
-def _load_peers() -> ModuleType:
-    """bench_peers.py beside this file, by path: `python -P` leaves this folder off sys.path
-    (so that `cartfuse` is the installed package, not the source tree here)."""
-    path = Path(__file__).with_name("bench_peers.py")
-    spec = importlib.util.spec_from_file_location("bench_peers", path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_peers"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-peers = _load_peers()
 
 
 def python_contender(step: Callable[[Any], object], actions: list[Any]) -> Contender:

@@ -22,24 +22,17 @@ import argparse
 import importlib.util
 import json
 import statistics
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-# Python puts this script's folder first on sys.path, where `cartfuse` is the source tree
-# (without the native module where the wheel was built elsewhere): it goes to the end instead,
-# so that `cartfuse` is the installed package and `bench` still comes from beside this file.
-# (Not `python -P`: this runs on Python 3.10 too, as the wheel does.)
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != _HERE]
-sys.path.append(str(_HERE))
-from bench import in_rounds, python_contender, ratio, rust_contender  # noqa: E402
-from cartfuse import CartPoleVectorEnv, DeviceArray  # noqa: E402
-from cartfuse._native import RustStepTimer  # noqa: E402
+# `bench` (beside this file, first on sys.path) comes first: it moves this folder to the end
+# of sys.path, so that `cartfuse` is the installed package, not the source tree here.
+from bench import in_rounds, python_contender, ratio, rust_contender
+from cartfuse import CartPoleVectorEnv, DeviceArray
+from cartfuse._native import RustStepTimer
 
 REFERENCE = "rust host step"
 

@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "gpu-python.sh"
 
 
@@ -51,13 +53,14 @@ def test_a_used_results_directory_is_refused(tmp_path: Path) -> None:
     assert "is not empty" in result.stderr
 
 
-def test_the_cuda_bench_imports_the_installed_package_not_the_folder_beside_it(
-    tmp_path: Path,
+@pytest.mark.parametrize("bench", ["bench_cuda.py", "bench.py"])
+def test_the_benches_import_the_installed_package_not_the_folder_beside_them(
+    tmp_path: Path, bench: str
 ) -> None:
-    """The script runs `python python/bench_cuda.py` (no `-P`, which Python 3.10 lacks),
-    where `python/cartfuse` beside it has no native module (the wheel was built on another
-    machine): the bench must import the installed package. Here the folder's `cartfuse` is
-    one that refuses to be imported."""
+    """The script runs `python python/bench_cuda.py`, and users `python python/bench.py`
+    (no `-P`, which Python 3.10 lacks), where `python/cartfuse` beside them has no native
+    module (the wheel was built on another machine): a bench must import the installed
+    package. Here the folder's `cartfuse` is one that refuses to be imported."""
     folder = tmp_path / "python"
     (folder / "cartfuse").mkdir(parents=True)
     (folder / "cartfuse" / "__init__.py").write_text(
@@ -66,7 +69,7 @@ def test_the_cuda_bench_imports_the_installed_package_not_the_folder_beside_it(
     for name in ("bench_cuda.py", "bench.py", "bench_peers.py"):
         shutil.copy(SCRIPT.parents[1] / "python" / name, folder / name)
     shown = subprocess.run(
-        [sys.executable, str(folder / "bench_cuda.py"), "--help"],
+        [sys.executable, str(folder / bench), "--help"],
         cwd=tmp_path,
         capture_output=True,
         text=True,
