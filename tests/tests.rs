@@ -14,6 +14,8 @@
 mod burn;
 /// The binary end to end.
 mod cli;
+/// The binary's `bench` command end to end.
+mod cli_bench;
 /// The binary's study commands end to end.
 mod cli_study;
 /// Float slices compared within a tolerance.
