@@ -16,10 +16,15 @@
 //! accumulates it row after row ([`super::owners`]), so no atomic is needed. Once every
 //! row is done (a storage barrier), unit `j` of group `g` adds up, clips and steps the
 //! entries of unit `j`'s list whose position is `g` modulo `G`.
+//!
+//! `tanh`, `exp` and `log` are the CPU runtime's ([`cartfuse_fusion::cube::math`], the
+//! native learner's `tanh` too), not the driver's, whose may be approximate (NVIDIA's
+//! Vulkan `tanh`); `sqrt` is the device's, correctly rounded on CUDA and lavapipe.
 #![allow(missing_docs)] // `#[cube]` expands into undocumented items.
 #![allow(clippy::too_many_arguments)] // A kernel's arguments are its bindings.
 #![allow(clippy::manual_div_ceil)] // `#[cube]` code has no `div_ceil`.
 
+use cartfuse_fusion::cube::math;
 use cubecl::prelude::*;
 
 use super::owners::{net_len, net_owned_at, net_owned_count, slot};
@@ -203,8 +208,8 @@ pub fn ppo_step(
                 if j < d {
                     x[rs * d + j] = obs[s * d + j] * live;
                 }
-                h1[rs * 2 * h + j] = f32::tanh(za + params[pa + comptime!(d * h) + j]);
-                h1[rs * 2 * h + h + j] = f32::tanh(zc + params[pc + comptime!(d * h) + j]);
+                h1[rs * 2 * h + j] = math::tanh_scalar(za + params[pa + comptime!(d * h) + j]);
+                h1[rs * 2 * h + h + j] = math::tanh_scalar(zc + params[pc + comptime!(d * h) + j]);
             }
             sync_cube();
             // Layer 2: each weight read once for the group's rows.
@@ -228,8 +233,8 @@ pub fn ppo_step(
             #[unroll]
             for q in 0..rq {
                 let rs = group * rq + q;
-                h2[rs * 2 * h + j] = f32::tanh(acc_a[q] + ba);
-                h2[rs * 2 * h + h + j] = f32::tanh(acc_c[q] + bc);
+                h2[rs * 2 * h + j] = math::tanh_scalar(acc_a[q] + ba);
+                h2[rs * 2 * h + h + j] = math::tanh_scalar(acc_c[q] + bc);
             }
             sync_cube();
             // Output layer: unit `q (a + 1) + o` of the group computes output `o` of its
@@ -269,18 +274,19 @@ pub fn ppo_step(
                     let mut total = f32::new(0.0);
                     #[unroll]
                     for o in 0..a {
-                        total += f32::exp(out[ob + o] - top);
+                        total += math::exp_scalar(out[ob + o] - top);
                     }
-                    let log_total = f32::ln(total);
+                    let log_total = math::log_scalar(total);
                     let mut plogp = f32::new(0.0);
                     #[unroll]
                     for o in 0..a {
                         let lp = out[ob + o] - top - log_total;
-                        plogp += f32::exp(lp) * lp;
+                        plogp += math::exp_scalar(lp) * lp;
                     }
                     let entropy = f32::new(0.0) - plogp;
                     let taken = usize::cast_from(actions[s]);
-                    let ratio = f32::exp(out[ob + taken] - top - log_total - old_log_probs[s]);
+                    let ratio =
+                        math::exp_scalar(out[ob + taken] - top - log_total - old_log_probs[s]);
                     let advantage = (advantages[s] - mean) * adv_scale;
                     let unclipped = (f32::new(0.0) - advantage) * ratio;
                     let bounded = min(max(ratio, f32::new(1.0) - clip), f32::new(1.0) + clip);
@@ -294,7 +300,7 @@ pub fn ppo_step(
                     #[unroll]
                     for o in 0..a {
                         let lp = out[ob + o] - top - log_total;
-                        let p = f32::exp(lp);
+                        let p = math::exp_scalar(lp);
                         let mut one_hot = f32::new(0.0);
                         if o == taken {
                             one_hot = f32::new(1.0);
