@@ -167,6 +167,9 @@ fn train_agents_prints_the_population_summary() {
         );
         let seconds = summary["seconds_to_target"][agent].as_f64().unwrap();
         assert!(seconds > 0.0 && seconds <= summary["seconds_total"].as_f64().unwrap());
+        // The progress line stays on stderr with `--json` (stdout is the object alone).
+        let line = format!("agent {agent} (seed {}) reached 30 after ", 7 + agent);
+        assert!(stderr(&reached).contains(&line), "{}", stderr(&reached));
     }
 
     let text = short_train(&["--agents", "2", "--rollout", "fused-x8"]);

@@ -89,7 +89,8 @@ fn cartpole_episode() -> EpisodeOptions {
 
 /// Moves `bar` (over `total` env-steps of all agents) after every update of an agent, and
 /// prints a line every `--log-every` updates of a single agent, or when an agent of a
-/// population reaches the target.
+/// population reaches the target: on stderr, so with `--json` too (stdout then holds the
+/// report's one object alone).
 fn on_update<'a>(
     bar: &'a indicatif::ProgressBar,
     args: &'a TrainArgs,
@@ -105,9 +106,6 @@ fn on_update<'a>(
         let mean = u.mean_return.map_or("n/a".into(), |m| format!("{m:.1}"));
         if !population {
             bar.set_message(format!("mean return {mean} over {} episodes", u.episodes));
-        }
-        if args.json {
-            return;
         }
         let reached = !args.no_target && u.mean_return.is_some_and(|m| m >= args.target);
         if population {
