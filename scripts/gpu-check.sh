@@ -6,7 +6,7 @@ set -uo pipefail
 
 usage() {
   cat <<'EOF'
-usage: bash scripts/gpu-check.sh [--bin DIR] [--only STEPS] [--pack FILE] OUT_DIR
+usage: bash scripts/gpu-check.sh [--bin DIR] [--only STEPS] [--budget SECONDS] [--pack FILE] OUT_DIR
                                                           run the checks, results under OUT_DIR
        bash scripts/gpu-check.sh --build [--bin DIR] [--no-compile-check]
                                                           build the binaries it runs (no GPU needed)
@@ -60,7 +60,10 @@ before any step's budget is spent. Then it runs, each step under its own timeout
   2. `cartfuse --device cuda crossover`: the CPU against the GPU from 1 to 1M envs in turns
      (the study found the GPU ahead from about 70),
   3. `cartfuse --device cuda train --rollout fused-x8`: PPO with the policy fused into the
-     rollout on the GPU, then populations of 64 and 2,048 agents (seeds 1-K) learnt by the
+     rollout on the GPU; train-one: one agent (seed 1, each device's default learner and
+     rollout) on the CPU and on the GPU in turns, two rounds (train-one.txt: each run's
+     JSON report after its device; issues 49 and 52 ask the GPU to be no slower); then
+     populations of 64 and 2,048 agents (seeds 1-K) learnt by the
      device learner (`--learner device`, hand-written kernels) on the fused rollout, each
      agent stopping at 475 or at its budget (their JSON reports in logs/population-K.log),
      and the 64 again with burn's tensor ops (`--learner device-burn`,
@@ -80,11 +83,14 @@ its output folder: --pack "$OUT/gpu-check.tgz").
 
 --only runs the steps named (comma-separated; they run in the order above whatever the
 order given, their names listed last below). A session with 15 minutes of GPU time all told
-(a start costs minutes) runs the measurements first, e.g.
-    --only host-path,host-path-caller,host-step,launch,crossover,train,population-64,population-2048
-(at most 290 s) and spends the rest on scripts/gpu-python.sh.
+(a start costs minutes) runs scripts/gpu-session.sh instead: the steps the open issues
+need, this script's and scripts/gpu-python.sh's, most needed first, in one device call.
 
-Exit status: 0 every step passed; 1 a step failed or timed out; 2 bad arguments; 3 no GPU,
+--budget SECONDS bounds the whole run, the first CUDA step included: each step runs under
+its own limit or the time left, whichever is less, and a step with under 5 s left is not
+started (`skipped` in steps.tsv, SKIPPED in the summary).
+
+Exit status: 0 every step passed; 1 a step failed, timed out or was skipped; 2 bad arguments; 3 no GPU,
 or CUDA does not run; 4 binaries missing.
 EOF
   echo
@@ -94,15 +100,15 @@ EOF
 die() { echo "gpu-check: $1" >&2; exit "${2:-2}"; }
 
 # The steps in the order they run, each NAME:SECONDS, its command the function step_NAME
-# (dashes as underscores) below. Together 565 s, within the 10 minutes a GPU call gets, with
+# (dashes as underscores) below. Together 575 s, within the 10 minutes a GPU call gets, with
 # time for the first CUDA step (a few seconds, at most 30) and the summary. The measurements come first: on the first GPU runs
 # (2026-11-27, an H100 and an H200) the test suites could not finish in any budget that fits
 # (their kernels compile one after another on the device's server thread, hundreds under
 # `eager`), and `reproduce` needed about 190 s with 4 s a size (a cut keeps the sections it
 # finished: it writes its report after each), so it gets 3 s a size.
 STEPS=(host-path:60 host-path-caller:25 host-step:30 launch:20 numerics:20 reproduce:170 crossover:35 train:20
-  population-64:25 population-2048:75 population-64-burn:25 tests-cuda:20 tests-wgpu:15 slow-cuda:15
-  slow-wgpu:10)
+  train-one:25 population-64:25 population-2048:75 population-64-burn:25 tests-cuda:10 tests-wgpu:10
+  slow-cuda:15 slow-wgpu:10)
 # The suites' slowest tests, run last under their own budget so that a cut there hides no
 # other result (alone on CUDA they took 18 s together; among the others, over 60 s each).
 SLOW_TESTS=(gymnasium::acrobot gymnasium::mountain_car_continuous)
@@ -144,6 +150,17 @@ step_numerics() {
 step_reproduce() { "$bin/cartfuse" --device cuda reproduce --turns-budget 3 --out "$out/reproduce"; }
 step_crossover() { "$bin/cartfuse" --device cuda crossover --budget 1 --out "$out/crossover"; }
 step_train() { "$bin/cartfuse" --device cuda train --rollout fused-x8; }
+# One agent on each device with its defaults (the CPU: the native learner, the policy on the
+# host; CUDA: the device learner on the fused rollout), in turns, the order swapped in the
+# second round: a line per run, the device then its JSON report (progress in the log).
+step_train_one() {
+  local status=0 device
+  for device in cpu cuda cuda cpu; do
+    printf '%s ' "$device"
+    "$bin/cartfuse" --device "$device" train --seed 1 --json || { status=$?; echo; }
+  done > "$out/train-one.txt"
+  return "$status"
+}
 population() {
   "$bin/cartfuse" --device cuda train --learner "$1" --agents "$2" --seed 1 --json
 }
@@ -182,6 +199,7 @@ mode=run
 out=""
 only=""
 pack=""
+budget=""
 compile_check=1
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -191,6 +209,9 @@ while [ $# -gt 0 ]; do
     --no-compile-check) compile_check=0 ;;
     --bin) [ $# -ge 2 ] || die "--bin needs a directory"; bin="$(realpath -m -- "$2")"; shift ;;
     --only) [ $# -ge 2 ] && [ -n "$2" ] || die "--only needs step names"; only="$2"; shift ;;
+    --budget)
+      [ $# -ge 2 ] && [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "--budget needs a whole number of seconds, got '${2:-}'"
+      budget="$2"; shift ;;
     --pack) [ $# -ge 2 ] && [ -n "$2" ] || die "--pack needs a file"; pack="$(realpath -m -- "$2")"; shift ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) [ -z "$out" ] || die "one results directory, got $out and $1"; out="$1" ;;
@@ -200,6 +221,7 @@ done
 
 [ "$compile_check" = 1 ] || [ "$mode" = build ] || die "--no-compile-check goes with --build"
 [ -z "$pack" ] || [ "$mode" = run ] || die "--pack is for a run"
+[ -z "$budget" ] || [ "$mode" = run ] || die "--budget is for a run"
 
 # The summary of a results directory: one line per step, the test counts, the device and
 # the headline numbers. Works on any results directory this script wrote (or a recorded one).
@@ -250,6 +272,12 @@ summary() {
   fi
   if [ -f "$dir/logs/train.log" ]; then
     grep -E '^(envs device|mean return|rollout time)' "$dir/logs/train.log" | sed 's/^/train: /'
+  fi
+  if [ -f "$dir/train-one.txt" ]; then
+    echo "one agent, seed 1, on each device in turns (train-one.txt):"
+    sed -E -e 's/^([a-z]+) .*"solved":\{"env_steps":([0-9]+),"seconds":([0-9.e+-]+)\}.*"seconds":([0-9.e+-]+),"rollout_seconds":([0-9.e+-]+),"learn_seconds":([0-9.e+-]+).*/  \1: at the target after \2 env-steps, \3 s; wall \4 s (collecting \5 s, learning \6 s)/' \
+      -e 's/^([a-z]+) .*"solved":null.*"seconds":([0-9.e+-]+),"rollout_seconds".*/  \1: the target not reached, wall \2 s/' \
+      -e 's/^([a-z]+) *$/  \1: no report (the log says why)/' "$dir/train-one.txt"
   fi
   for log in "$dir"/logs/population-*.log; do
     [ -f "$log" ] || continue
@@ -376,6 +404,15 @@ cd "$out" || exit 2
 for entry in "${STEPS[@]}"; do
   name="${entry%%:*}" limit="${entry#*:}"
   if [ -n "$only" ] && [[ ",$only," != *",$name,"* ]]; then continue; fi
+  if [ -n "$budget" ]; then
+    left=$((budget - SECONDS))  # bash's seconds since this script started
+    if [ "$left" -lt 5 ]; then
+      echo "gpu-check: $name skipped: ${left}s of the ${budget}s budget left"
+      printf '%s\tskipped\t0\n' "$name" >> "$out/steps.tsv"
+      continue
+    fi
+    [ "$left" -ge "$limit" ] || limit="$left"
+  fi
   echo "gpu-check: $name (at most ${limit}s; its commands and output in logs/$name.log)"
   start=$SECONDS
   timeout --kill-after=5 "$limit" bash -c \

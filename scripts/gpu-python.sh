@@ -7,8 +7,8 @@ set -uo pipefail
 usage() {
   cat <<'EOF'
 usage: bash scripts/gpu-python.sh --build     build the wheel and its dependencies' wheels (no GPU needed)
-       bash scripts/gpu-python.sh [--pack FILE] OUT_DIR
-                                              run every check on the GPU machine, results under OUT_DIR
+       bash scripts/gpu-python.sh [--only STEPS] [--budget SECONDS] [--pack FILE] OUT_DIR
+                                              run the checks on the GPU machine, results under OUT_DIR
 
 --build runs scripts/wheel.sh (the wheel with CUDA) and downloads the wheels the package
 and the checks need beyond what a GPU image has (gymnasium, optax, pytest and their
@@ -30,7 +30,11 @@ each step under its own timeout, within 6 minutes:
 Every log goes under OUT_DIR/logs, steps.tsv holds each step's exit status and seconds.
 --pack FILE packs them (not OUT_DIR/site) into FILE (tar.gz) after every step, for a device
 call that returns a few files from its output folder: --pack "$OUT/gpu-python.tgz".
-Exit status: 0 every step passed; 1 a step failed; 2 bad arguments; 3 no GPU; 4 wheels missing.
+--only runs the steps named (comma-separated: tests, bench, ppo; in the order above), and
+--budget SECONDS bounds the whole run: each step under its own limit or the time left,
+whichever is less, none started with under 5 s left (`skipped`); scripts/gpu-session.sh
+runs them so, beside scripts/gpu-check.sh's steps, in one device call.
+Exit status: 0 every step passed; 1 a step failed, timed out or was skipped; 2 bad arguments; 3 no GPU; 4 wheels missing.
 EOF
 }
 
@@ -38,15 +42,21 @@ die() { echo "gpu-python: $1" >&2; exit "${2:-2}"; }
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 source "$repo/scripts/step-verdict.sh"
-dir="$repo/target/gpu-python"
+dir="${CARTFUSE_GPU_PYTHON_DIR:-$repo/target/gpu-python}"  # the wheels (another folder: for the tests)
 mode=run
 out=""
 pack=""
+only=""
+budget=""
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
     --build) mode=build ;;
     --pack) [ $# -ge 2 ] && [ -n "$2" ] || die "--pack needs a file"; pack="$(realpath -m -- "$2")"; shift ;;
+    --only) [ $# -ge 2 ] && [ -n "$2" ] || die "--only needs step names"; only="$2"; shift ;;
+    --budget)
+      [ $# -ge 2 ] && [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "--budget needs a whole number of seconds, got '${2:-}'"
+      budget="$2"; shift ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) [ -z "$out" ] || die "one results directory, got $out and $1"; out="$1" ;;
   esac
@@ -57,9 +67,20 @@ T_TESTS=150
 T_BENCH=120
 T_PPO=90
 
+STEP_NAMES=(tests bench ppo)
+if [ -n "$only" ]; then
+  [ "$mode" = run ] || die "--only is for a run"
+  IFS=, read -r -a wanted_steps <<<"$only"
+  [ ${#wanted_steps[@]} -gt 0 ] || die "--only needs step names"
+  for step in "${wanted_steps[@]}"; do
+    [[ " ${STEP_NAMES[*]} " == *" $step "* ]] || die "--only: no step $step (the steps: ${STEP_NAMES[*]})"
+  done
+fi
+
 if [ "$mode" = build ]; then
   [ -z "$out" ] || die "--build takes no results directory"
   [ -z "$pack" ] || die "--pack is for a run"
+  [ -z "$budget" ] || die "--budget is for a run"
   cd "$repo" || exit 2
   bash scripts/wheel.sh || exit 1
   rm -rf "$dir" && mkdir -p "$dir/wheels"
@@ -122,6 +143,16 @@ nvrtc_on_path "$out/nvrtc" >> "$out/gpu.txt"
 run_step() {
   local name="$1" limit="$2"; shift 2
   local start status
+  if [ -n "$only" ] && [[ ",$only," != *",$name,"* ]]; then return 0; fi
+  if [ -n "$budget" ]; then
+    local left=$((budget - SECONDS))  # bash's seconds since this script started
+    if [ "$left" -lt 5 ]; then
+      echo "== $name skipped: ${left}s of the ${budget}s budget left"
+      printf '%s\tskipped\t0\n' "$name" >> "$out/steps.tsv"
+      return 0
+    fi
+    [ "$left" -ge "$limit" ] || limit="$left"
+  fi
   start=$(date +%s)
   echo "== $name (at most ${limit}s): $*"
   (cd "$repo" && timeout "$limit" "$@") > "$out/logs/$name.log" 2>&1

@@ -36,6 +36,10 @@ fn bad_arguments_are_refused_with_status_2() {
         &["--summary"],
         &["--bin"],
         &["--no-compile-check", "out"],
+        &["--budget", "0", "out"],
+        &["--budget", "ten", "out"],
+        &["--budget"],
+        &["--build", "--budget", "60"],
     ] {
         let run = gpu_check(args, none);
         assert_eq!(run.status.code(), Some(2), "{args:?}: {}", stderr(&run));
@@ -103,14 +107,14 @@ fn without_a_gpu_it_says_so_and_how_to_run_it_within_seconds() {
 }
 
 /// An executable shell script at `path`.
-fn script(path: &std::path::Path, body: &str) {
+pub(crate) fn script(path: &std::path::Path, body: &str) {
     std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
     Command::new("chmod").arg("+x").arg(path).status().unwrap();
 }
 
 /// A scratch folder `name` with a fake nvidia-smi that lists one GPU and an empty folder
 /// for binaries: (folder, binaries, nvidia-smi).
-fn fake_gpu(name: &str) -> (PathBuf, PathBuf, PathBuf) {
+pub(crate) fn fake_gpu(name: &str) -> (PathBuf, PathBuf, PathBuf) {
     let fake = scratch(name);
     let bin = fake.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
@@ -237,6 +241,37 @@ fn a_run_calls_each_chosen_step_in_order_under_its_budget_and_records_its_status
             "{file} not in:\n{listed}"
         );
     }
+    std::fs::remove_dir_all(fake).ok();
+}
+
+#[test]
+fn a_budget_skips_the_steps_it_leaves_no_time_for() {
+    let (fake, bin, smi) = fake_gpu("budget");
+    script(&bin.join("cartfuse"), "echo \"cartfuse $*\"");
+    script(&bin.join("integration"), "echo \"integration $*\"");
+    let out = fake.join("out");
+    // Under 5 s of a 4 s budget are left once the first CUDA step is done: nothing starts.
+    let run = gpu_check(
+        &[
+            "--bin",
+            bin.to_str().unwrap(),
+            "--only",
+            "numerics,train",
+            "--budget",
+            "4",
+            out.to_str().unwrap(),
+        ],
+        smi.to_str().unwrap(),
+    );
+    assert_eq!(run.status.code(), Some(1), "{}", stderr(&run));
+    let steps = std::fs::read_to_string(out.join("steps.tsv")).unwrap();
+    assert_eq!(steps, "numerics\tskipped\t0\ntrain\tskipped\t0\n");
+    assert!(!out.join("logs/train.log").exists());
+    let summary = stdout(&run);
+    assert!(
+        summary.contains("numerics     SKIPPED (no time left)"),
+        "{summary}"
+    );
     std::fs::remove_dir_all(fake).ok();
 }
 

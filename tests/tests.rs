@@ -28,6 +28,8 @@ mod device_learner;
 mod fixtures;
 /// `scripts/gpu-check.sh` without a GPU: arguments, the no-GPU path, the summary.
 mod gpu_check;
+/// `scripts/gpu-session.sh` without a GPU: its parts in order under one budget.
+mod gpu_session;
 /// Random valid graphs for the property tests.
 mod graph_gen;
 /// The release binary's SIMD code is inlined under its target features.

@@ -37,6 +37,23 @@ def test_bad_arguments_are_refused_with_status_2() -> None:
     assert "bash scripts/gpu-python.sh --build" in usage.stdout
 
 
+def test_only_and_budget_are_checked_before_anything_runs() -> None:
+    unknown = run("--only", "tests,lint", "out")
+    assert unknown.returncode == 2
+    assert "--only: no step lint (the steps: tests bench ppo)" in unknown.stderr
+    assert run("--only", "", "out").returncode == 2
+    built = run("--build", "--only", "tests")
+    assert built.returncode == 2
+    assert "--only is for a run" in built.stderr
+    for budget in ("0", "ten", "-5"):
+        refused = run("--budget", budget, "out")
+        assert refused.returncode == 2
+        assert "--budget needs a whole number of seconds" in refused.stderr
+    built = run("--build", "--budget", "60")
+    assert built.returncode == 2
+    assert "--budget is for a run" in built.stderr
+
+
 def test_without_a_gpu_it_says_so_within_seconds(tmp_path: Path) -> None:
     start = time.monotonic()
     result = run(str(tmp_path / "out"), CARTFUSE_GPU_CHECK_NVIDIA_SMI="/nonexistent/nvidia-smi")
