@@ -404,15 +404,7 @@ cd "$out" || exit 2
 for entry in "${STEPS[@]}"; do
   name="${entry%%:*}" limit="${entry#*:}"
   if [ -n "$only" ] && [[ ",$only," != *",$name,"* ]]; then continue; fi
-  if [ -n "$budget" ]; then
-    left=$((budget - SECONDS))  # bash's seconds since this script started
-    if [ "$left" -lt 5 ]; then
-      echo "gpu-check: $name skipped: ${left}s of the ${budget}s budget left"
-      printf '%s\tskipped\t0\n' "$name" >> "$out/steps.tsv"
-      continue
-    fi
-    [ "$left" -ge "$limit" ] || limit="$left"
-  fi
+  limit="$(step_limit "$name" "$limit" "$budget" "$out/steps.tsv" 2>&1)" || { echo "gpu-check: $limit"; continue; }
   echo "gpu-check: $name (at most ${limit}s; its commands and output in logs/$name.log)"
   start=$SECONDS
   timeout --kill-after=5 "$limit" bash -c \

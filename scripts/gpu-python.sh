@@ -144,15 +144,7 @@ run_step() {
   local name="$1" limit="$2"; shift 2
   local start status
   if [ -n "$only" ] && [[ ",$only," != *",$name,"* ]]; then return 0; fi
-  if [ -n "$budget" ]; then
-    local left=$((budget - SECONDS))  # bash's seconds since this script started
-    if [ "$left" -lt 5 ]; then
-      echo "== $name skipped: ${left}s of the ${budget}s budget left"
-      printf '%s\tskipped\t0\n' "$name" >> "$out/steps.tsv"
-      return 0
-    fi
-    [ "$left" -ge "$limit" ] || limit="$left"
-  fi
+  limit="$(step_limit "$name" "$limit" "$budget" "$out/steps.tsv" 2>&1)" || { echo "== $limit"; return 0; }
   start=$(date +%s)
   echo "== $name (at most ${limit}s): $*"
   (cd "$repo" && timeout "$limit" "$@") > "$out/logs/$name.log" 2>&1

@@ -1,5 +1,5 @@
 # Sourced by scripts/gpu-check.sh and scripts/gpu-python.sh: what a step's exit status says,
-# for their summaries.
+# for their summaries, and how long a step may run under a --budget.
 #
 #   step_verdict STATUS
 #
@@ -16,4 +16,22 @@ step_verdict() {
     skipped) echo "SKIPPED (no time left)"; return 1 ;;
     *) echo "FAILED (exit $1)"; return 1 ;;
   esac
+}
+
+# step_limit NAME LIMIT BUDGET STEPS_TSV: prints the seconds step NAME may run, its LIMIT or
+# what is left of BUDGET (empty: none) by bash's SECONDS since the script began, whichever is
+# less. With under 5 s left it prints nothing, records NAME as `skipped` in STEPS_TSV, says
+# so on stderr and returns 1.
+step_limit() {
+  local name="$1" limit="$2" budget="$3" steps="$4"
+  if [ -n "$budget" ]; then
+    local left=$((budget - SECONDS))
+    if [ "$left" -lt 5 ]; then
+      echo "$name skipped: ${left}s of the ${budget}s budget left" >&2
+      printf '%s\tskipped\t0\n' "$name" >> "$steps"
+      return 1
+    fi
+    [ "$left" -ge "$limit" ] || limit="$left"
+  fi
+  echo "$limit"
 }
