@@ -294,11 +294,9 @@ summary() {
 
 if [ -n "$only" ]; then
   [ "$mode" = run ] || die "--only is for a run"
-  IFS=, read -r -a wanted <<<"$only"
-  [ ${#wanted[@]} -gt 0 ] || die "--only needs step names"
-  for step in "${wanted[@]}"; do
-    step_names | grep -qx -- "$step" || die "--only: no step $step (the steps: $(step_names | paste -sd ' '))"
-  done
+  if unknown="$(step_unknown "$only" $(step_names))"; then
+    die "--only: no step ${unknown:-with an empty name} (the steps: $(step_names | paste -sd ' '))"
+  fi
 fi
 
 case "$mode" in
@@ -403,7 +401,7 @@ fi
 cd "$out" || exit 2
 for entry in "${STEPS[@]}"; do
   name="${entry%%:*}" limit="${entry#*:}"
-  if [ -n "$only" ] && [[ ",$only," != *",$name,"* ]]; then continue; fi
+  step_chosen "$only" "$name" || continue
   limit="$(step_limit "$name" "$limit" "$budget" "$out/steps.tsv" 2>&1)" || { echo "gpu-check: $limit"; continue; }
   echo "gpu-check: $name (at most ${limit}s; its commands and output in logs/$name.log)"
   start=$SECONDS

@@ -70,11 +70,9 @@ T_PPO=90
 STEP_NAMES=(tests bench ppo)
 if [ -n "$only" ]; then
   [ "$mode" = run ] || die "--only is for a run"
-  IFS=, read -r -a wanted_steps <<<"$only"
-  [ ${#wanted_steps[@]} -gt 0 ] || die "--only needs step names"
-  for step in "${wanted_steps[@]}"; do
-    [[ " ${STEP_NAMES[*]} " == *" $step "* ]] || die "--only: no step $step (the steps: ${STEP_NAMES[*]})"
-  done
+  if unknown="$(step_unknown "$only" "${STEP_NAMES[@]}")"; then
+    die "--only: no step ${unknown:-with an empty name} (the steps: ${STEP_NAMES[*]})"
+  fi
 fi
 
 if [ "$mode" = build ]; then
@@ -143,7 +141,7 @@ nvrtc_on_path "$out/nvrtc" >> "$out/gpu.txt"
 run_step() {
   local name="$1" limit="$2"; shift 2
   local start status
-  if [ -n "$only" ] && [[ ",$only," != *",$name,"* ]]; then return 0; fi
+  step_chosen "$only" "$name" || return 0
   limit="$(step_limit "$name" "$limit" "$budget" "$out/steps.tsv" 2>&1)" || { echo "== $limit"; return 0; }
   start=$(date +%s)
   echo "== $name (at most ${limit}s): $*"

@@ -1,5 +1,6 @@
 # Sourced by scripts/gpu-check.sh and scripts/gpu-python.sh: what a step's exit status says,
-# for their summaries, and how long a step may run under a --budget.
+# for their summaries, which steps an --only chooses, and how long a step may run under a
+# --budget.
 #
 #   step_verdict STATUS
 #
@@ -35,3 +36,19 @@ step_limit() {
   fi
   echo "$limit"
 }
+
+# step_unknown ONLY NAME...: prints the first of ONLY's comma-separated steps that is not one
+# of the NAMEs (an empty one included); returns 1 when every step is known.
+step_unknown() {
+  local only="$1" step wanted=()
+  shift
+  IFS=, read -r -a wanted <<<"$only"
+  [ ${#wanted[@]} -gt 0 ] || { echo; return 0; }
+  for step in "${wanted[@]}"; do
+    [ -n "$step" ] && [[ " $* " == *" $step "* ]] || { echo "$step"; return 0; }
+  done
+  return 1
+}
+
+# step_chosen ONLY NAME: whether step NAME runs under --only ONLY (empty: every step runs).
+step_chosen() { [ -z "$1" ] || [[ ",$1," == *",$2,"* ]]; }
