@@ -20,8 +20,8 @@ This runs `cargo build --release --features cuda` (the CLI and the examples cuda
 host_step) and
 `cargo test --release --features cuda --no-run`, then copies the CLI, the examples and the
 integration-test binary, stripped, into the binary
-directory (default target/gpu-check/bin) and packs them into target/gpu-check/bin.tar.gz
-(gzip, for a copy limited in size). Where clang++ is found it then runs
+directory (default target/gpu-check/bin) and packs them into target/gpu-check/bin.tar.xz
+(xz -9: 16.5 MiB, for a copy limited in size; gzip took 36). Where clang++ is found it then runs
 scripts/cuda-compile-check.sh on the tests and CLI just built (about 5 minutes): every kernel's CUDA
 source compiled without a GPU, so that NVRTC's errors do not cost GPU time; it exits 1 when
 one does not compile (--no-compile-check skips it). Carry either (with this repository's scripts/) to the
@@ -29,7 +29,8 @@ GPU machine and run
 
     bash scripts/gpu-check.sh OUT_DIR
 
-(the binaries are unpacked from bin.tar.gz beside the binary directory when it is missing).
+(the binaries are unpacked from bin.tar.xz beside the binary directory when it is missing,
+with xz or, where there is none, python3).
 
 OUT_DIR must be empty or absent. On the GPU machine it needs the NVIDIA driver; the wgpu
 suites need a Vulkan loader (libvulkan1) and the NVIDIA Vulkan driver (its ICD file is found
@@ -220,6 +221,23 @@ while [ $# -gt 0 ]; do
 done
 
 [ "$compile_check" = 1 ] || [ "$mode" = build ] || die "--no-compile-check goes with --build"
+# The binaries packed for a device call, beside their directory.
+packed="$(dirname "$bin")/bin.tar.xz"
+# Unpacks the xz tar FILE into DIR with xz, or with python3's tarfile where there is no xz
+# (CARTFUSE_GPU_CHECK_XZ names another xz, for the tests of this script).
+unpack_xz() {
+  local xz="${CARTFUSE_GPU_CHECK_XZ:-xz}"
+  if command -v "$xz" >/dev/null; then
+    "$xz" -dc "$1" | tar -xf - -C "$2"
+  elif command -v python3 >/dev/null; then
+    python3 -c 'import sys, tarfile
+kept = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+tarfile.open(sys.argv[1], "r:xz").extractall(sys.argv[2], **kept)' "$1" "$2"
+  else
+    echo "gpu-check: unpacking $1 needs xz or python3" >&2
+    return 1
+  fi
+}
 [ -z "$pack" ] || [ "$mode" = run ] || die "--pack is for a run"
 [ -z "$budget" ] || [ "$mode" = run ] || die "--budget is for a run"
 
@@ -306,6 +324,7 @@ case "$mode" in
     exit $? ;;
   build)
     [ -z "$out" ] || die "--build takes no results directory"
+    command -v xz >/dev/null || die "--build packs with xz: install it (sudo apt-get install xz-utils)" 1
     cd "$repo" || exit 2
     cargo build --release --features cuda --bins --example cuda_launch --example host_step || exit 1
     tests="$(cargo test --release --features cuda --no-run --test integration --message-format=json \
@@ -318,14 +337,16 @@ case "$mode" in
     cp "$target/release/examples/cuda_launch" "$bin/cuda_launch"
     cp "$target/release/examples/host_step" "$bin/host_step"
     strip "$bin/cartfuse" "$bin/integration" "$bin/cuda_launch" "$bin/host_step"
-    tar -czf "$(dirname "$bin")/bin.tar.gz" -C "$bin" cartfuse integration cuda_launch host_step
-    ls -la "$bin" "$(dirname "$bin")/bin.tar.gz"
-    # A device call carries 64 MiB with the working tree (this repository: about 10 MiB).
-    packed_mib=$(( $(stat -c %s "$(dirname "$bin")/bin.tar.gz") / 1048576 ))
-    if [ "$packed_mib" -gt 50 ]; then
-      echo "gpu-check: bin.tar.gz is $packed_mib MiB: with the repository it may not fit a 64 MiB carry" >&2
+    # xz -9 packs the 132 MiB of binaries into 16.5 MiB, where gzip took 36 (about 90 s here).
+    tar -cf - -C "$bin" cartfuse integration cuda_launch host_step | xz -9 > "$packed.part" \
+      && mv -f "$packed.part" "$packed" || die "cannot pack $packed" 1
+    ls -la "$bin" "$packed"
+    # A device call carries 64 MiB with the working tree (this repository: about 12 MiB).
+    packed_mib=$(( $(stat -c %s "$packed") / 1048576 ))
+    if [ "$packed_mib" -gt 40 ]; then
+      echo "gpu-check: bin.tar.xz is $packed_mib MiB: with the repository and gpu-python's pack it may not fit a 64 MiB carry" >&2
     fi
-    echo "gpu-check: carry $(dirname "$bin")/bin.tar.gz (or $bin) and scripts/ to the GPU machine, then: bash scripts/gpu-check.sh OUT_DIR"
+    echo "gpu-check: carry $packed (or $bin) and scripts/ to the GPU machine, then: bash scripts/gpu-check.sh OUT_DIR"
     if [ "$compile_check" = 0 ]; then
       echo "gpu-check: the CUDA sources were not compiled (--no-compile-check)"
     elif ! bash "$repo/scripts/cuda-compile-check.sh" --which-clang >/dev/null 2>&1; then
@@ -350,15 +371,14 @@ if [ -z "$gpus" ]; then
 gpu-check: no GPU found (nvidia-smi lists none, or there is no NVIDIA driver).
 Run it where there is one: build the binaries here or anywhere with
     bash scripts/gpu-check.sh --build
-carry target/gpu-check/bin.tar.gz and scripts/ to a machine with an NVIDIA GPU and its driver, and
+carry target/gpu-check/bin.tar.xz and scripts/ to a machine with an NVIDIA GPU and its driver, and
 run there
     bash scripts/gpu-check.sh OUT_DIR
 EOF
   exit 3
 fi
-packed="$(dirname "$bin")/bin.tar.gz"
 if [ ! -x "$bin/cartfuse" ] && [ -f "$packed" ]; then
-  mkdir -p "$bin" && tar -xzf "$packed" -C "$bin" || die "cannot unpack $packed" 4
+  mkdir -p "$bin" && unpack_xz "$packed" "$bin" || die "cannot unpack $packed" 4
 fi
 for binary in cartfuse integration; do
   [ -x "$bin/$binary" ] || die "$bin/$binary is missing: build with \`bash scripts/gpu-check.sh --build\` and carry $bin" 4

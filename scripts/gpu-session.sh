@@ -30,7 +30,7 @@ under 20 s left is not started):
 
 --build runs `CUDARC_CUDA_VERSION=13000 bash scripts/gpu-check.sh --build` and `bash
 scripts/gpu-python.sh --build` (about 25 minutes on two cores); carry
-target/gpu-check/bin.tar.gz and target/gpu-python/python.tar.gz (about 50 MiB together,
+target/gpu-check/bin.tar.xz and target/gpu-python/python.tar.gz (about 27 MiB together,
 under the device tool's 64 MiB with the repository). On the GPU machine:
 
     bash scripts/gpu-session.sh "$OUT"

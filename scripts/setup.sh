@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what cartfuse needs on a fresh Debian/Ubuntu machine, as root or as a user with
 # sudo: the Vulkan loader and Mesa's lavapipe (a software Vulkan device, so the wgpu runtime
-# works without a GPU), Python's venv module (for the Python package's tests) and binutils' `nm`. Rust
+# works without a GPU), Python's venv module (for the Python package's tests), binutils' `nm`
+# and xz (gpu-check.sh packs its binaries with it). Rust
 # itself comes from rustup. Safe to run again.
 set -euo pipefail
 
@@ -16,8 +17,11 @@ fi
 if ! command -v nm >/dev/null; then
   packages+=(binutils)
 fi
+if ! command -v xz >/dev/null; then
+  packages+=(xz-utils)
+fi
 if [ "${#packages[@]}" -eq 0 ]; then
-  echo "setup: the Vulkan loader, lavapipe, python3-venv and binutils are already installed"
+  echo "setup: the Vulkan loader, lavapipe, python3-venv, binutils and xz are already installed"
   exit 0
 fi
 SUDO=""

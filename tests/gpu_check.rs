@@ -276,6 +276,41 @@ fn a_budget_skips_the_steps_it_leaves_no_time_for() {
 }
 
 #[test]
+fn the_binaries_are_unpacked_from_their_xz_pack_with_xz_or_else_python() {
+    // The default xz, then one that is not there (python3's tarfile unpacks instead).
+    for (case, xz) in [("xz", "xz"), ("python", "/nonexistent/xz")] {
+        let (fake, bin, smi) = fake_gpu(&format!("unpack-{case}"));
+        let staged = fake.join("staged");
+        std::fs::create_dir_all(&staged).unwrap();
+        script(&staged.join("cartfuse"), "echo \"cartfuse $*\"");
+        script(&staged.join("integration"), "echo \"integration $*\"");
+        let packed = Command::new("sh")
+            .arg("-c")
+            .arg("tar -cf - -C \"$1\" cartfuse integration | xz -1 > \"$2\"")
+            .args(["sh", staged.to_str().unwrap()])
+            .arg(fake.join("bin.tar.xz"))
+            .status()
+            .unwrap();
+        assert!(packed.success());
+        let out = fake.join("out");
+        let run = Command::new("bash")
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/gpu-check.sh"))
+            .args(["--bin", bin.to_str().unwrap(), "--only", "numerics"])
+            .arg(&out)
+            .env("CARTFUSE_GPU_CHECK_NVIDIA_SMI", &smi)
+            .env("CARTFUSE_GPU_CHECK_XZ", xz)
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(0), "{case}: {}", stderr(&run));
+        let unpacked = std::fs::read_to_string(bin.join("integration")).unwrap();
+        assert!(unpacked.contains("echo \"integration $*\""), "{unpacked}");
+        let steps = std::fs::read_to_string(out.join("steps.tsv")).unwrap();
+        assert!(steps.starts_with("numerics\t0\t"), "{case}: {steps}");
+        std::fs::remove_dir_all(fake).ok();
+    }
+}
+
+#[test]
 fn the_summary_reads_a_recorded_results_directory() {
     let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/gpu-check");
     let run = gpu_check(&["--summary", fixture], "/nonexistent/nvidia-smi");
