@@ -20,7 +20,9 @@ This runs `cargo build --release --features cuda` (the CLI and the examples cuda
 host_step) and
 `cargo test --release --features cuda --no-run`, then copies the CLI, the examples and the
 integration-test binary, stripped, into the binary
-directory (default target/gpu-check/bin) and packs them into target/gpu-check/bin.tar.xz
+directory (default target/gpu-check/bin) with built-from.txt (the commit they were built from,
+with `+ uncommitted changes` where the sources differed from it, the compiler and the
+settings: scripts/built-from.sh; every run copies it into gpu.txt) and packs them into target/gpu-check/bin.tar.xz
 (xz -9: 16.5 MiB, for a copy limited in size; gzip took 36). Where clang++ is found it then runs
 scripts/cuda-compile-check.sh on the tests and CLI just built (about 5 minutes): every kernel's CUDA
 source compiled without a GPU, so that NVRTC's errors do not cost GPU time; it exits 1 when
@@ -195,6 +197,7 @@ done
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 source "$repo/scripts/step-verdict.sh"
+source "$repo/scripts/built-from.sh"
 bin="$repo/target/gpu-check/bin"
 mode=run
 out=""
@@ -337,8 +340,11 @@ case "$mode" in
     cp "$target/release/examples/cuda_launch" "$bin/cuda_launch"
     cp "$target/release/examples/host_step" "$bin/host_step"
     strip "$bin/cartfuse" "$bin/integration" "$bin/cuda_launch" "$bin/host_step"
+    built_from "$repo" "features=cuda" "CUDARC_CUDA_VERSION=${CUDARC_CUDA_VERSION:-unset}" \
+      > "$bin/built-from.txt"
     # xz -9 packs the 132 MiB of binaries into 16.5 MiB, where gzip took 36 (about 90 s here).
-    tar -cf - -C "$bin" cartfuse integration cuda_launch host_step | xz -9 > "$packed.part" \
+    tar -cf - -C "$bin" cartfuse integration cuda_launch host_step built-from.txt \
+      | xz -9 > "$packed.part" \
       && mv -f "$packed.part" "$packed" || die "cannot pack $packed" 1
     ls -la "$bin" "$packed"
     # A device call carries 64 MiB with the working tree (this repository: about 12 MiB).
@@ -387,6 +393,9 @@ done
 mkdir -p "$out/logs" || exit 2
 out="$(cd "$out" && pwd)"
 echo "$gpus" > "$out/gpu.txt"
+# The tree the binaries were built from (written by --build).
+cat "$bin/built-from.txt" >> "$out/gpu.txt" 2>/dev/null \
+  || echo "built-from: unknown ($bin has no built-from.txt)" >> "$out/gpu.txt"
 : > "$out/steps.tsv"
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp/cartfuse-xdg-$(id -u)}"
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"

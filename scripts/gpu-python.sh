@@ -12,7 +12,8 @@ usage: bash scripts/gpu-python.sh --build     build the wheel and its dependenci
 
 --build runs scripts/wheel.sh (the wheel with CUDA) and downloads the wheels the package
 and the checks need beyond what a GPU image has (gymnasium, optax, pytest and their
-dependencies) into target/gpu-python/, packed as target/gpu-python/python.tar.gz. Carry it
+dependencies) into target/gpu-python/, packed as target/gpu-python/python.tar.gz with
+built-from.txt (the commit the wheel was built from; each run copies it into gpu.txt). Carry it
 with this repository's scripts/, python/ and examples/ to the GPU machine; there
 
     bash scripts/gpu-python.sh OUT_DIR
@@ -42,6 +43,7 @@ die() { echo "gpu-python: $1" >&2; exit "${2:-2}"; }
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 source "$repo/scripts/step-verdict.sh"
+source "$repo/scripts/built-from.sh"
 dir="${CARTFUSE_GPU_PYTHON_DIR:-$repo/target/gpu-python}"  # the wheels (another folder: for the tests)
 mode=run
 out=""
@@ -92,7 +94,8 @@ if [ "$mode" = build ]; then
       "typing-extensions>=4.3" "optax" "chex" "absl-py" "toolz" "pytest>=8" "pluggy" \
       "iniconfig" "packaging" "pygments" "exceptiongroup" "tomli" "etils" || exit 1
   done
-  tar -czf "$dir/python.tar.gz" -C "$dir" wheels
+  built_from "$repo" "CUDARC_CUDA_VERSION=${CUDARC_CUDA_VERSION:-12080}" > "$dir/built-from.txt"
+  tar -czf "$dir/python.tar.gz" -C "$dir" wheels built-from.txt
   ls -la "$dir/wheels" "$dir/python.tar.gz"
   echo "gpu-python: carry $dir/python.tar.gz with scripts/, python/ and examples/, then: bash scripts/gpu-python.sh OUT_DIR"
   exit 0
@@ -112,6 +115,9 @@ ls "$dir"/wheels/cartfuse-*.whl >/dev/null 2>&1 || die "no wheel in $dir/wheels:
 mkdir -p "$out/logs" || exit 2
 out="$(cd "$out" && pwd)"
 echo "$gpus" > "$out/gpu.txt"
+# The tree the wheel was built from (written by --build).
+cat "$dir/built-from.txt" >> "$out/gpu.txt" 2>/dev/null \
+  || echo "built-from: unknown ($dir has no built-from.txt)" >> "$out/gpu.txt"
 : > "$out/steps.tsv"
 # The image's python3, not a virtual environment made from it: on the GPU image python3 is
 # itself one (/opt/torch/.venv), whose torch and JAX a new one would not see. What it lacks

@@ -157,6 +157,14 @@ fn a_run_calls_each_chosen_step_in_order_under_its_budget_and_records_its_status
         smi.to_str().unwrap(),
     );
     assert_eq!(run.status.code(), Some(1), "{}", stderr(&run));
+    let gpu = std::fs::read_to_string(out.join("gpu.txt")).unwrap();
+    assert!(
+        gpu.contains(&format!(
+            "built-from: unknown ({} has no built-from.txt)",
+            bin.display()
+        )),
+        "{gpu}"
+    );
     let steps = std::fs::read_to_string(out.join("steps.tsv")).unwrap();
     let recorded: Vec<(&str, &str)> = steps
         .lines()
@@ -284,9 +292,10 @@ fn the_binaries_are_unpacked_from_their_xz_pack_with_xz_or_else_python() {
         std::fs::create_dir_all(&staged).unwrap();
         script(&staged.join("cartfuse"), "echo \"cartfuse $*\"");
         script(&staged.join("integration"), "echo \"integration $*\"");
+        std::fs::write(staged.join("built-from.txt"), "built-from: 0123abcd\n").unwrap();
         let packed = Command::new("sh")
             .arg("-c")
-            .arg("tar -cf - -C \"$1\" cartfuse integration | xz -1 > \"$2\"")
+            .arg("tar -cf - -C \"$1\" cartfuse integration built-from.txt | xz -1 > \"$2\"")
             .args(["sh", staged.to_str().unwrap()])
             .arg(fake.join("bin.tar.xz"))
             .status()
@@ -306,8 +315,78 @@ fn the_binaries_are_unpacked_from_their_xz_pack_with_xz_or_else_python() {
         assert!(unpacked.contains("echo \"integration $*\""), "{unpacked}");
         let steps = std::fs::read_to_string(out.join("steps.tsv")).unwrap();
         assert!(steps.starts_with("numerics\t0\t"), "{case}: {steps}");
+        // The tree the binaries came from is named with the GPU.
+        assert!(
+            stdout(&run).contains("gpu: Fake GPU, 1.0, 1 MiB\ngpu: built-from: 0123abcd\n"),
+            "{}",
+            stdout(&run)
+        );
         std::fs::remove_dir_all(fake).ok();
     }
+}
+
+#[test]
+fn built_from_names_the_commit_and_whether_the_build_inputs_changed_since() {
+    let repo = scratch("built-from");
+    let git = |args: &[&str]| {
+        let run = Command::new("git")
+            .arg("-C")
+            .arg(&repo)
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "git {args:?}: {}", stderr(&run));
+        stdout(&run).trim().to_string()
+    };
+    let built_from = |settings: &[&str]| {
+        let run = Command::new("bash")
+            .arg("-c")
+            .arg(concat!(
+                "source ",
+                env!("CARGO_MANIFEST_DIR"),
+                "/scripts/built-from.sh; built_from \"$@\""
+            ))
+            .arg("bash")
+            .arg(&repo)
+            .args(settings)
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "{}", stderr(&run));
+        stdout(&run)
+    };
+    for dir in ["src", "docs", "scripts"] {
+        std::fs::create_dir_all(repo.join(dir)).unwrap();
+    }
+    std::fs::write(repo.join("src/lib.rs"), "fn a() {}\n").unwrap();
+    std::fs::write(repo.join("docs/notes.md"), "one\n").unwrap();
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-q", "-m", "first"]);
+    let commit = git(&["rev-parse", "--short=12", "HEAD"]);
+    let clean = built_from(&["features=cuda"]);
+    assert!(
+        clean.starts_with(&format!("built-from: {commit}\nbuilt-with: rustc ")),
+        "{clean}"
+    );
+    assert!(clean.contains(", features=cuda\nbuilt-at: 20"), "{clean}");
+    // Docs, scripts and READMEs are not built into the binaries.
+    std::fs::write(repo.join("docs/notes.md"), "two\n").unwrap();
+    std::fs::write(repo.join("scripts/run.sh"), "echo\n").unwrap();
+    std::fs::write(repo.join("README.md"), "new\n").unwrap();
+    assert!(built_from(&[]).starts_with(&format!("built-from: {commit}\n")));
+    // A source changed, or a new one, is.
+    std::fs::write(repo.join("src/lib.rs"), "fn b() {}\n").unwrap();
+    let changed = built_from(&[]);
+    assert!(
+        changed.starts_with(&format!("built-from: {commit} + uncommitted changes\n")),
+        "{changed}"
+    );
+    git(&["checkout", "-q", "src/lib.rs"]);
+    std::fs::write(repo.join("src/new.rs"), "\n").unwrap();
+    assert!(built_from(&[]).contains("+ uncommitted changes"));
+    std::fs::remove_dir_all(&repo).ok();
+    assert!(built_from(&[]).starts_with("built-from: not a git checkout\n"));
 }
 
 #[test]
