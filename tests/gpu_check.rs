@@ -1,5 +1,6 @@
 //! `scripts/gpu-check.sh` without a GPU: its argument errors, the no-GPU path, the missing
-//! binaries, a run of fake binaries on a fake GPU, and the summary of a recorded results directory (`tests/fixtures/gpu-check`,
+//! binaries, a run of fake binaries on a fake GPU, every command line its steps give the CLI
+//! parsed by the real one, the binaries unpacked from their pack, `built-from.sh`, and the summary of a recorded results directory (`tests/fixtures/gpu-check`,
 //! hand-written in the layout the script writes); `scripts/host-path.sh`, which it runs, on
 //! wgpu (lavapipe on machines without a GPU) and the CPU.
 
@@ -323,6 +324,55 @@ fn the_binaries_are_unpacked_from_their_xz_pack_with_xz_or_else_python() {
         );
         std::fs::remove_dir_all(fake).ok();
     }
+}
+
+#[test]
+fn every_command_line_a_step_gives_the_cli_is_one_it_accepts() {
+    // Every step on a fake GPU, with a fake CLI that records its arguments.
+    let (fake, bin, smi) = fake_gpu("command-lines");
+    let calls = fake.join("calls.txt");
+    let record = format!("printf '%s\\n' \"$*\" >> '{}'", calls.display());
+    script(&bin.join("cartfuse"), &record);
+    script(&bin.join("integration"), "true");
+    let out = fake.join("out");
+    let run = gpu_check(
+        &["--bin", bin.to_str().unwrap(), out.to_str().unwrap()],
+        smi.to_str().unwrap(),
+    );
+    assert!(matches!(run.status.code(), Some(0 | 1)), "{}", stderr(&run));
+    let recorded = std::fs::read_to_string(&calls).unwrap();
+    let mut lines: Vec<&str> = recorded.lines().collect();
+    lines.sort_unstable();
+    lines.dedup();
+    assert!(lines.len() >= 15, "{recorded}");
+    // The real CLI parses each (a usage error exits 2): a CUDA one stops where it needs
+    // CUDA (this build has none, or this machine no driver), a CPU one runs.
+    let scratch_out = fake.join("cli-out");
+    for line in lines {
+        let args: Vec<String> = line
+            .split(' ')
+            .map(|arg| match arg.starts_with(out.to_str().unwrap()) {
+                true => scratch_out.to_str().unwrap().to_string(),
+                false => arg.to_string(),
+            })
+            .collect();
+        let cli = Command::new(env!("CARGO_BIN_EXE_cartfuse"))
+            .args(&args)
+            .output()
+            .unwrap();
+        let message = stderr(&cli);
+        match args[..2] == ["--device", "cuda"] {
+            true => assert!(
+                cli.status.code() == Some(1)
+                    && (message.contains("without the `cuda` feature")
+                        || message.contains("in a CUDA build")
+                        || message.contains("CUDA is not available")),
+                "`cartfuse {line}`: {message}"
+            ),
+            false => assert!(cli.status.success(), "`cartfuse {line}`: {message}"),
+        }
+    }
+    std::fs::remove_dir_all(fake).ok();
 }
 
 #[test]
