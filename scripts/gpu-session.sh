@@ -28,8 +28,9 @@ under 20 s left is not started):
   6. gpu-check: host-step, host-path-caller, crossover, population-64-burn (where the host
      step goes, cubecl's threads, the CPU against the GPU by size, burn's learner).
 
---build runs `CUDARC_CUDA_VERSION=13000 bash scripts/gpu-check.sh --build` and `bash
-scripts/gpu-python.sh --build` (about 25 minutes on two cores); carry
+--build runs `CUDARC_CUDA_VERSION=13000 bash scripts/gpu-check.sh --build` (or the
+CUDARC_CUDA_VERSION set) and `bash scripts/gpu-python.sh --build` with the wheel's own CUDA
+12.8 bindings (about 25 minutes on two cores); carry
 target/gpu-check/bin.tar.xz and target/gpu-python/python.tar.gz (about 27 MiB together,
 under the device tool's 64 MiB with the repository). On the GPU machine:
 
@@ -72,7 +73,9 @@ done
 if [ "$build" = 1 ]; then
   [ -z "$out" ] || die "--build takes no results directory"
   CUDARC_CUDA_VERSION="${CUDARC_CUDA_VERSION:-13000}" bash "$repo/scripts/gpu-check.sh" --build "${bin[@]}" || exit 1
-  bash "$repo/scripts/gpu-python.sh" --build || exit 1
+  # The wheel keeps its own CUDA 12.8 bindings (scripts/wheel.sh), which drivers of CUDA 12.8
+  # and 13 both serve, whatever the binaries above were built for.
+  env -u CUDARC_CUDA_VERSION bash "$repo/scripts/gpu-python.sh" --build || exit 1
   exit 0
 fi
 [ -n "$out" ] || die "a results directory is needed (see --help)"
