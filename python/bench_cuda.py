@@ -22,6 +22,7 @@ import argparse
 import importlib.util
 import json
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -126,8 +127,14 @@ def main() -> int:
     parser.add_argument("--budget", type=float, default=0.1, help="seconds per contender and round")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args()
+    if min(args.sizes) < 1 or args.rounds < 1 or not args.budget > 0:
+        parser.error("--sizes and --rounds must be at least 1 and --budget more than 0")
     torch = torch_cuda()
-    rows = [measure(n, args, torch) for n in args.sizes]
+    try:
+        rows = [measure(n, args, torch) for n in args.sizes]
+    except ValueError as err:  # no CUDA on this machine, or a size the env refuses
+        print(f"bench_cuda: {err}", file=sys.stderr)
+        return 1
     if args.json:
         print(json.dumps({"rows": rows, "torch": torch is not None}, indent=2))
         return 0

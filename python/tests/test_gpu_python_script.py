@@ -133,3 +133,91 @@ def test_nvrtc_of_another_cuda_version_is_linked_where_cudarc_looks(tmp_path: Pa
     done = nvrtc_on_path([empty], tmp_path / "unused")
     assert done.stdout.startswith("nvrtc: no libnvrtc.so found"), done.stdout
     assert str(empty) in done.stdout
+
+
+FAKE_PYTHON = """#!/usr/bin/env bash
+printf '%s\\n' "$*" >> "$CALLS"
+case "$*" in *version_info*) echo False ;; esac
+"""
+
+
+@pytest.fixture(scope="module")
+def step_command_lines(tmp_path_factory: pytest.TempPathFactory) -> list[list[str]]:
+    """What the script's steps give the interpreter, run on a fake GPU with a fake
+    interpreter that records its arguments and finds every module present."""
+    fake = tmp_path_factory.mktemp("fake-gpu")
+    smi, python = fake / "nvidia-smi", fake / "python3"
+    smi.write_text("#!/bin/sh\necho 'NVIDIA Fake, 1.0, 1 MiB'\n")
+    python.write_text(FAKE_PYTHON)
+    for tool in (smi, python):
+        tool.chmod(0o755)
+    (fake / "kit" / "wheels").mkdir(parents=True)
+    (fake / "kit" / "wheels" / "cartfuse-0-py3-none-any.whl").touch()
+    (fake / "nvrtc").mkdir()
+    (fake / "nvrtc" / "libnvrtc.so").touch()
+    calls = fake / "calls.txt"
+    result = run(
+        str(fake / "out"),
+        CARTFUSE_GPU_CHECK_NVIDIA_SMI=str(smi),
+        CARTFUSE_GPU_PYTHON=str(python),
+        CARTFUSE_GPU_PYTHON_DIR=str(fake / "kit"),
+        CARTFUSE_NVRTC_SEARCH=str(fake / "nvrtc"),
+        CALLS=str(calls),
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = [line.split(" ") for line in calls.read_text().splitlines()]
+    return [args for args in lines if args[:2] == ["-m", "pytest"] or args[0].endswith(".py")]
+
+
+def step_line(lines: list[list[str]], program: str) -> list[str]:
+    (line,) = [args for args in lines if program in args[:2]]
+    return line
+
+
+def test_the_steps_run_these_three_programs(step_command_lines: list[list[str]]) -> None:
+    """A step added to the script needs its command line checked below."""
+    programs = sorted(args[1] if args[0] == "-m" else args[0] for args in step_command_lines)
+    assert programs == ["examples/ppo_gpu.py", "pytest", "python/bench_cuda.py"]
+
+
+def cuda_works() -> bool:
+    from cartfuse import CartPoleVectorEnv
+
+    try:
+        CartPoleVectorEnv(1, device="cuda").close()
+    except ValueError:
+        return False
+    return True
+
+
+def in_repo(args: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=SCRIPT.parents[1],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_tests_step_collects_its_files(step_command_lines: list[list[str]]) -> None:
+    collected = in_repo([*step_line(step_command_lines, "pytest"), "--collect-only"])
+    assert collected.returncode == 0, collected.stdout + collected.stderr
+    assert " tests collected" in collected.stdout
+
+
+@pytest.mark.parametrize("program", ["python/bench_cuda.py", "examples/ppo_gpu.py"])
+def test_a_step_s_flags_parse_and_it_stops_where_it_needs_cuda(
+    step_command_lines: list[list[str]], program: str
+) -> None:
+    """Without a driver each stops with cartfuse's "CUDA is not available" (a flag the
+    program no longer takes exits 2 with argparse's usage instead)."""
+    if program.endswith("ppo_gpu.py"):
+        pytest.importorskip("jax")
+        pytest.importorskip("optax")
+    if cuda_works():
+        pytest.skip("this machine has CUDA: the step would run whole")
+    stopped = in_repo(step_line(step_command_lines, program))
+    assert stopped.returncode == 1, stopped.stderr
+    assert "CUDA is not available on this machine" in stopped.stderr
