@@ -50,6 +50,7 @@ from cartfuse._catalog import (
     single_spaces,
 )
 from cartfuse._closed import ClosedNative
+from cartfuse._episode_ends import EpisodeEnds, same_step_info
 from cartfuse._gym_args import (
     AUTORESET_NAMES,
     check_autoreset_mode,
@@ -215,19 +216,10 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
             "render_modes": list(type(self).metadata["render_modes"]),
             "render_fps": info.render_fps,
         }
-        self._mode = mode
         self._same_step = mode == AutoresetMode.SAME_STEP
         self._state_shape = (num_envs, len(info.state_names))
         self._was_reset = False
-        # Which envs ended on the last step (`terminated | truncated`), kept only where it
-        # matters: DISABLED (stepping an env that ended is refused) and rendering.
-        self._ended: npt.NDArray[np.bool_] | None = None
-        if mode == AutoresetMode.DISABLED or render_mode is not None:
-            self._ended = np.zeros(num_envs, dtype=np.bool_)
-        # Rendering only: the last actions, and which envs have none since their reset
-        # (gymnasium's Pendulum draws the last torque, none after a reset).
-        self._last_actions: ActArray | None = None
-        self._no_action = np.ones(num_envs, dtype=np.bool_)
+        self._ends = EpisodeEnds(num_envs, mode, rendering=render_mode is not None)
         (
             self.single_observation_space,
             self.single_action_space,
@@ -297,10 +289,7 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
         else:
             obs = self._native.reset(seed, mask, bounds)
         self._was_reset = True
-        selected = slice(None) if mask is None else mask
-        if self._ended is not None:
-            self._ended[selected] = False
-        self._no_action[selected] = True
+        self._ends.reset(slice(None) if mask is None else mask)
         return obs
 
     def step(self, actions: ActArray) -> StepResult:
@@ -317,7 +306,7 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
             outputs = self._native.step(actions)
         except PendingStepError as error:
             raise AlreadyPendingCallError(str(error), "step") from None
-        self._keep_actions(actions)
+        self._ends.started(actions)
         return self._result(*outputs)
 
     def step_async(self, actions: ActArray) -> None:
@@ -338,7 +327,7 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
             self._native.step_async(actions)
         except PendingStepError as error:
             raise AlreadyPendingCallError(str(error), "step") from None
-        self._keep_actions(actions)
+        self._ends.started(actions)
 
     def step_wait(self) -> StepResult:
         """Waits for the step :meth:`step_async` started and returns its outputs, as
@@ -369,25 +358,10 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
         return cast("StepResult", (obs, reward, terminated, truncated, {}))
 
     def _check_not_ended(self) -> None:
-        """``DISABLED``: no env that ended may be stepped before it is reset (gymnasium's
-        ``SyncVectorEnv`` asserts the same)."""
-        if self._mode != AutoresetMode.DISABLED or self._ended is None or not self._ended.any():
-            return
-        if self._native.pending:
-            return  # the step in flight comes first: the native call refuses this one
-        ended = np.flatnonzero(self._ended)
-        shown = ", ".join(str(i) for i in ended[:10]) + (", ..." if len(ended) > 10 else "")
-        raise AssertionError(
-            f"step: {len(ended)} env(s) ended (terminated or truncated) and were not reset "
-            f"(envs {shown}): with autoreset_mode=DISABLED, reset them first, e.g. "
-            "reset(options={'reset_mask': terminated | truncated}), as gymnasium's "
-            "SyncVectorEnv requires"
-        )
-
-    def _keep_actions(self, actions: ActArray) -> None:
-        """Rendering only: the actions of the step just started (Pendulum draws them)."""
-        if self.render_mode is not None:
-            self._last_actions = np.array(actions, copy=True)
+        """``DISABLED``: no env that ended is stepped before it is reset; a step in flight
+        comes first (the native call refuses this one)."""
+        if not self._native.pending:
+            self._ends.check_steppable()
 
     def _result(
         self,
@@ -399,36 +373,8 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
     ) -> StepResult:
         """A step's outputs as gymnasium returns them (``SAME_STEP``: the final observations
         in ``info``)."""
-        if self._ended is not None:
-            done = terminated | truncated
-            if self.render_mode is not None:
-                # The envs this step reset have no last action (gymnasium's Pendulum
-                # clears it on reset): NEXT_STEP resets those that ended before, SAME_STEP
-                # those that end now.
-                if self._mode == AutoresetMode.NEXT_STEP:
-                    self._no_action = self._ended.copy()
-                elif self._same_step:
-                    self._no_action = done.copy()
-                else:
-                    self._no_action[:] = False
-            self._ended = done
-        if not self._same_step:
-            return obs, reward, terminated, truncated, {}
-        done = terminated | truncated
-        if not done.any():
-            return obs, reward, terminated, truncated, {}
-        # gymnasium's SyncVectorEnv: an object array of the final observations, None where
-        # the episode did not end, an (empty) final_info, and a mask per key.
-        assert final_obs is not None
-        ended = np.flatnonzero(done)
-        final = np.full(self.num_envs, None, dtype=object)
-        final[ended] = list(final_obs[ended])  # fancy indexing copies the rows
-        info: dict[str, Any] = {
-            "final_obs": final,
-            "_final_obs": done,
-            "final_info": {},
-            "_final_info": done.copy(),
-        }
+        self._ends.stepped(terminated, truncated)
+        info = same_step_info(terminated, truncated, final_obs) if self._same_step else {}
         return obs, reward, terminated, truncated, info
 
     def render(self) -> list[npt.NDArray[np.uint8]] | None:  # type: ignore[override]
@@ -450,13 +396,8 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
                 "yet (call reset() first)"
             )
         states = self.get_state()
-        actions = self._last_actions
         return [
-            render.frame(
-                self.env_id,
-                state,
-                None if actions is None or self._no_action[i] else actions[i],
-            )
+            render.frame(self.env_id, state, self._ends.last_action(i))
             for i, state in enumerate(states)
         ]
 
@@ -475,8 +416,7 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
             raise ValueError("states: every component must be finite")
         self._native.set_state(array)
         self._was_reset = True
-        if self._ended is not None:
-            self._ended[:] = False
+        self._ends.state_set()
 
     def get_state(self) -> npt.NDArray[np.float64]:
         """Every env's state, float64 ``(num_envs, state_dim)`` (:attr:`state_names`)."""
