@@ -5,7 +5,6 @@ taken in place (with torch)."""
 
 from __future__ import annotations
 
-import ctypes
 import importlib.util
 from collections.abc import Callable
 from typing import Any
@@ -14,6 +13,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from async_steps import step_alike
+from nvidia import has_nvidia_driver
 
 from cartfuse import (
     CartPoleVectorEnv,
@@ -22,15 +22,6 @@ from cartfuse import (
     PendulumVectorEnv,
     compiled_devices,
 )
-
-
-def _has_nvidia_driver() -> bool:
-    try:
-        ctypes.CDLL("libcuda.so.1")
-    except OSError:
-        return False
-    return True
-
 
 CONSTRUCTORS: list[tuple[str, Callable[[], Any]]] = [
     ("CartPoleVectorEnv", lambda: CartPoleVectorEnv(4, device="cuda")),
@@ -51,14 +42,14 @@ needs_cuda_build = pytest.mark.skipif(
 )
 needs_cuda = pytest.mark.skipif(
     "cuda" not in compiled_devices()
-    or not _has_nvidia_driver()
+    or not has_nvidia_driver()
     or importlib.util.find_spec("torch") is None,
     reason="needs a CUDA build, NVIDIA's driver, a GPU and torch",
 )
 
 
 @needs_cuda_build
-@pytest.mark.skipif(_has_nvidia_driver(), reason="this machine has NVIDIA's driver")
+@pytest.mark.skipif(has_nvidia_driver(), reason="this machine has NVIDIA's driver")
 @pytest.mark.parametrize(("name", "make"), CONSTRUCTORS, ids=[n for n, _ in CONSTRUCTORS])
 def test_cuda_without_a_driver_says_so(name: str, make: Callable[[], Any]) -> None:
     with pytest.raises(ValueError, match="device") as raised:
@@ -69,7 +60,7 @@ def test_cuda_without_a_driver_says_so(name: str, make: Callable[[], Any]) -> No
 
 
 @needs_cuda_build
-@pytest.mark.skipif(not _has_nvidia_driver(), reason="needs NVIDIA's driver and a GPU")
+@pytest.mark.skipif(not has_nvidia_driver(), reason="needs NVIDIA's driver and a GPU")
 def test_cuda_steps_as_the_cpu_does() -> None:
     cuda = CartPoleVectorEnv(64, device="cuda")
     cpu = CartPoleVectorEnv(64, device="cpu")
@@ -85,7 +76,7 @@ def test_cuda_steps_as_the_cpu_does() -> None:
 
 
 @needs_cuda_build
-@pytest.mark.skipif(not _has_nvidia_driver(), reason="needs NVIDIA's driver and a GPU")
+@pytest.mark.skipif(not has_nvidia_driver(), reason="needs NVIDIA's driver and a GPU")
 def test_cuda_async_steps_equal_synchronous_ones() -> None:
     """``step_async`` runs the step on the env's background thread, where cubecl gives the
     thread a CUDA stream of its own: steps there, between steps and resets on the calling
@@ -163,7 +154,7 @@ def test_cuda_views_refuse_other_autoreset_modes() -> None:
 
 @needs_cuda_build
 @pytest.mark.skipif(
-    not _has_nvidia_driver() or importlib.util.find_spec("jax") is None,
+    not has_nvidia_driver() or importlib.util.find_spec("jax") is None,
     reason="needs NVIDIA's driver, a GPU and JAX",
 )
 def test_jax_takes_the_views_and_gives_the_actions_in_place() -> None:
