@@ -1,8 +1,8 @@
 //! `scripts/gpu-check.sh` without a GPU: its argument errors, the no-GPU path, the missing
 //! binaries, a run of fake binaries on a fake GPU, every command line its steps give the CLI
-//! parsed by the real one, the binaries unpacked from their pack, `built-from.sh`, and the summary of a recorded results directory (`tests/fixtures/gpu-check`,
-//! hand-written in the layout the script writes); `scripts/host-path.sh`, which it runs, on
-//! wgpu (lavapipe on machines without a GPU) and the CPU.
+//! parsed by the real one, the binaries unpacked from their pack, `built-from.sh`, and the
+//! summary of a recorded results directory (`tests/fixtures/gpu-check`, hand-written in the
+//! layout the script writes). `scripts/host-path.sh`, which it runs, is `host_path.rs`'s.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -470,141 +470,6 @@ fn the_summary_reads_a_recorded_results_directory() {
     assert_eq!(run.status.code(), Some(2));
     assert!(stderr(&run).contains("not a gpu-check results directory"));
     std::fs::remove_dir_all(empty).ok();
-}
-
-fn host_path(args: &[&str]) -> Output {
-    Command::new("bash")
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/host-path.sh"))
-        .args(args)
-        .output()
-        .expect("bash runs")
-}
-
-#[test]
-fn the_host_path_table_measures_every_cell_on_wgpu_and_the_cpu() {
-    let cartfuse = env!("CARGO_BIN_EXE_cartfuse");
-    let out = scratch("host-path").with_extension("md");
-    let run = host_path(&[
-        "--bin",
-        cartfuse,
-        "--device",
-        "wgpu",
-        "--sizes",
-        "1 64",
-        "--rounds",
-        "1",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(run.status.success(), "{}", stderr(&run));
-    let table = stdout(&run);
-    assert_eq!(std::fs::read_to_string(&out).unwrap().trim(), table.trim());
-    let rows = table_rows(&table);
-    assert_eq!(rows.len(), 2, "{table}");
-    for (cells, n) in rows.iter().zip(["1", "64"]) {
-        assert_eq!(cells[0], n, "{cells:?}");
-        let [resident, host, cpu] = [1, 2, 3].map(|i| {
-            let rate: f64 = cells[i].parse().unwrap_or_else(|_| panic!("{cells:?}"));
-            assert!(rate > 0.0, "{cells:?}");
-            rate
-        });
-        // With one round the ratios are the printed rates' own, to their three digits: the
-        // host step's time over the resident step's, and the host rollout over the CPU's.
-        let ratio = |i: usize| -> f64 { cells[i].trim_end_matches('x').parse().unwrap() };
-        assert!(
-            (ratio(4) / (resident / host) - 1.0).abs() < 0.02,
-            "{cells:?}"
-        );
-        assert!((ratio(5) / (host / cpu) - 1.0).abs() < 0.02, "{cells:?}");
-    }
-    // With several rounds each ratio is a median with the range of the rounds around it.
-    let run = host_path(&[
-        "--bin", cartfuse, "--device", "wgpu", "--sizes", "1", "--rounds", "3",
-    ]);
-    assert!(run.status.success(), "{}", stderr(&run));
-    let table = stdout(&run);
-    for cell in &table_rows(&table)[0][4..] {
-        let (median, range) = cell.split_once("x (").unwrap_or_else(|| panic!("{table}"));
-        let (low, high) = range.trim_end_matches(')').split_once('-').unwrap();
-        let [median, low, high]: [f64; 3] = [median, low, high].map(|v| v.parse().unwrap());
-        assert!(low <= median && median <= high, "{table}");
-    }
-    std::fs::remove_file(out).ok();
-    // Bad arguments, and a binary that is not there, are refused with status 2.
-    for args in [
-        &["--sizes", "0"][..],
-        &["--sizes", ""],
-        &["--rounds", "0"],
-        &["--device", "tpu"],
-        &["--bogus"],
-        &["--bin"],
-        &["--bin", "/nonexistent/cartfuse"],
-    ] {
-        let run = host_path(args);
-        assert_eq!(run.status.code(), Some(2), "{args:?}: {}", stderr(&run));
-        assert!(stderr(&run).starts_with("host-path: "), "{}", stderr(&run));
-    }
-}
-
-/// The cells of a markdown table's rows, its header and rule left out.
-fn table_rows(table: &str) -> Vec<Vec<&str>> {
-    (table.lines().skip(2))
-        .map(|row| row.trim_matches('|').split('|').map(str::trim).collect())
-        .collect()
-}
-
-fn cuda_compile_check(args: &[&str], clang: &str) -> Output {
-    Command::new("bash")
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/scripts/cuda-compile-check.sh"
-        ))
-        .args(args)
-        .env("CARTFUSE_CLANG", clang)
-        .output()
-        .expect("bash runs")
-}
-
-/// `scripts/cuda-compile-check.sh` refuses what it cannot run, with status 2, before it
-/// builds or runs anything.
-#[test]
-fn the_cuda_compile_check_refuses_bad_arguments_and_missing_tools() {
-    // `true` stands in for clang: found, never run before the arguments are checked.
-    for args in [&["--bogus"][..], &["--filter"], &["--binary"], &["--keep"]] {
-        let run = cuda_compile_check(args, "true");
-        assert_eq!(run.status.code(), Some(2), "{args:?}: {}", stderr(&run));
-        assert!(
-            stderr(&run).starts_with("cuda-compile-check: "),
-            "{}",
-            stderr(&run)
-        );
-    }
-    let no_clang = cuda_compile_check(&[], "/nonexistent/clang++");
-    assert_eq!(no_clang.status.code(), Some(2), "{}", stderr(&no_clang));
-    assert!(
-        stderr(&no_clang).contains("no clang++ found (CARTFUSE_CLANG=/nonexistent/clang++)"),
-        "{}",
-        stderr(&no_clang)
-    );
-    let which = cuda_compile_check(&["--which-clang"], "/nonexistent/clang++ true");
-    assert!(which.status.success(), "{}", stderr(&which));
-    assert_eq!(stdout(&which).trim(), "true");
-    let none = cuda_compile_check(&["--which-clang"], "/nonexistent/clang++");
-    assert_eq!(none.status.code(), Some(2), "{}", stderr(&none));
-    let no_binary = cuda_compile_check(&["--binary", "/nonexistent/integration"], "true");
-    assert_eq!(no_binary.status.code(), Some(2), "{}", stderr(&no_binary));
-    assert!(
-        stderr(&no_binary).contains("/nonexistent/integration is not an executable"),
-        "{}",
-        stderr(&no_binary)
-    );
-    let help = cuda_compile_check(&["--help"], "true");
-    assert!(help.status.success());
-    assert!(
-        stdout(&help).contains("CARTFUSE_CUDA_SOURCES"),
-        "{}",
-        stdout(&help)
-    );
 }
 
 #[test]

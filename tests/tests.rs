@@ -20,6 +20,8 @@ mod cli_bench;
 mod cli_study;
 /// Float slices compared within a tolerance.
 mod close;
+/// `scripts/cuda-compile-check.sh`'s refusals, without clang or a GPU.
+mod cuda_compile_check;
 /// burn's policy and the env step on one device (wgpu), against the host source; the device
 /// learner, and a population whose samples stay on the device.
 #[cfg(feature = "wgpu")]
@@ -32,6 +34,8 @@ mod gpu_check;
 mod gpu_session;
 /// Random valid graphs for the property tests.
 mod graph_gen;
+/// `scripts/host-path.sh` (issue 49's host-path table) on wgpu and the CPU.
+mod host_path;
 /// The release binary's SIMD code is inlined under its target features.
 mod inlining;
 /// Recorded episodes replayed on every runtime, the runtimes compared.
