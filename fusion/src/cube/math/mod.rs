@@ -26,8 +26,14 @@
 //!   no infinity or NaN, and its optimiser rewrites `x * 0` and `x + 0`.
 #![allow(missing_docs)] // `#[cube]` expands into undocumented items.
 
-use cubecl::ir::{ConstantValue, ManagedVariable, Scope, Variable};
+mod bits;
+#[cfg(all(test, any(feature = "wgpu", feature = "cuda")))]
+mod tests;
+
 use cubecl::prelude::*;
+
+use bits::splat_bits;
+pub use bits::{from_bits, to_bits};
 
 use crate::cpu::interp::math::{
     COS_P, DP1, DP2, DP3, ERF_T, ERFC_P, ERFC_R, EXP_P, FOPI, LN2_HI, LN2_LO, LOG_P, LOG2E, SIGN,
@@ -44,95 +50,6 @@ fn splat<N: Size>(#[comptime] x: f32) -> Vector<f32, N> {
 #[cube]
 fn splat_u<N: Size>(#[comptime] x: u32) -> Vector<u32, N> {
     Vector::new(x)
-}
-
-/// The float whose bits are `bits` in every lane (infinities, NaN).
-#[cube]
-fn splat_bits<N: Size>(#[comptime] bits: u32) -> Vector<f32, N> {
-    from_bits::<N>(Vector::<u32, N>::new(bits))
-}
-
-/// The bits of each lane.
-///
-/// A constant's bits are computed on the host: cubecl's C++ backend writes a
-/// reinterpretation as a `reinterpret_cast` to a reference, which a literal cannot bind.
-#[allow(unused_variables)]
-pub fn to_bits<N: Size>(x: Vector<f32, N>) -> Vector<u32, N> {
-    cubecl::unexpanded!()
-}
-
-/// Expand method of [`to_bits()`].
-pub mod to_bits {
-    use super::*;
-
-    pub fn expand<N: Size>(
-        scope: &mut Scope,
-        x: NativeExpand<Vector<f32, N>>,
-    ) -> NativeExpand<Vector<u32, N>> {
-        match x.expand.as_const() {
-            Some(value) => {
-                let bits = (value.as_f64() as f32).to_bits();
-                constant(scope, ConstantValue::UInt(u64::from(bits)))
-            }
-            None => Vector::<u32, N>::__expand_reinterpret(scope, x),
-        }
-    }
-}
-
-/// Floats from the bits of each lane.
-///
-/// A constant becomes a float constant on the host when it is finite and not zero. The rest
-/// go through [`opaque_from_bits`]: cubecl prints float constants as decimals, which neither
-/// WGSL nor C++ reads back for infinities and NaN, and its C++ backend cannot reinterpret a
-/// literal (see [`to_bits()`]); and cubecl's optimiser treats a constant zero as any zero
-/// (it merges `-0.0` with `0.0` and rewrites `x * 0` as `0` and `x + 0` as `x`, which IEEE
-/// arithmetic does not for negative, infinite or NaN `x`, or `x = -0`).
-#[allow(unused_variables)]
-pub fn from_bits<N: Size>(x: Vector<u32, N>) -> Vector<f32, N> {
-    cubecl::unexpanded!()
-}
-
-/// Expand method of [`from_bits()`].
-pub mod from_bits {
-    use super::*;
-
-    pub fn expand<N: Size>(
-        scope: &mut Scope,
-        x: NativeExpand<Vector<u32, N>>,
-    ) -> NativeExpand<Vector<f32, N>> {
-        let float = x
-            .expand
-            .as_const()
-            .map(|v| f32::from_bits(v.as_u64() as u32));
-        match float {
-            Some(float) if plain_constant(float) => {
-                constant(scope, ConstantValue::Float(f64::from(float)))
-            }
-            Some(_) => opaque_from_bits::expand::<N>(scope, x),
-            None => Vector::<f32, N>::__expand_reinterpret(scope, x),
-        }
-    }
-}
-
-/// `value` as a constant of `P`'s type (vector width included).
-fn constant<P: CubePrimitive>(scope: &mut Scope, value: ConstantValue) -> NativeExpand<P> {
-    let ty = P::as_type(scope);
-    ManagedVariable::Plain(Variable::constant(value, ty)).into()
-}
-
-/// Whether cubecl carries `x` as a constant without changing it (see [`from_bits()`]).
-fn plain_constant(x: f32) -> bool {
-    x.is_finite() && x != 0.0
-}
-
-/// `bits` as floats, through a zero only the device's compiler sees is one (`UNIT_POS & 0`):
-/// the reinterpretation's operand is then a value, not a literal, in every backend, and the
-/// driver folds it back into the constant.
-#[cube]
-#[allow(clippy::erasing_op)] // The zero is the point: the kernel's compiler folds it, cubecl does not.
-fn opaque_from_bits<N: Size>(bits: Vector<u32, N>) -> Vector<f32, N> {
-    let zero = Vector::<u32, N>::new(UNIT_POS & 0u32);
-    Vector::<f32, N>::reinterpret(bits | zero)
 }
 
 /// `-x` (the sign bit flipped).
@@ -384,121 +301,4 @@ pub fn log_scalar(x: f32) -> f32 {
 #[cube]
 pub fn tanh_scalar(x: f32) -> f32 {
     f32::cast_from(tanh::<Const<1>>(Vector::new(x)))
-}
-
-#[cfg(all(test, any(feature = "wgpu", feature = "cuda")))]
-mod tests {
-    use cubecl::prelude::*;
-
-    use super::{exp_scalar, log_scalar, tanh_scalar};
-    use crate::cpu::Scalar;
-    use crate::cpu::interp::math as cpu;
-    use crate::cube::device::OpenedDevice;
-    use crate::cube::{Cube, buffers};
-    use crate::exec::{Backend, FloatAgreement};
-
-    /// A function's CPU definition.
-    type Reference = fn(f32) -> f32;
-
-    /// `exp`, `log` and `tanh` of every input, one after the other in `out`.
-    #[cube(launch_unchecked)]
-    fn scalar_functions(x: &Array<f32>, out: &mut Array<f32>) {
-        let i = ABSOLUTE_POS;
-        let n = x.len();
-        if i < n {
-            out[i] = exp_scalar(x[i]);
-            out[n + i] = log_scalar(x[i]);
-            out[2 * n + i] = tanh_scalar(x[i]);
-        }
-    }
-
-    /// Sweeps over each function's range, every 2^19-th positive float (subnormals
-    /// included) and its negative, and the special values.
-    fn inputs() -> Vec<f32> {
-        let sweep = |from: f32, to: f32, count: usize| {
-            (0..count).map(move |k| from + (to - from) * k as f32 / (count - 1) as f32)
-        };
-        let mut x: Vec<f32> = sweep(-110.0, 95.0, 4096)
-            .chain(sweep(-12.0, 12.0, 4096))
-            .collect();
-        for bits in (0..0x7F80_0000u32).step_by(1 << 19) {
-            x.extend([f32::from_bits(bits), -f32::from_bits(bits)]);
-        }
-        x.extend([
-            0.0,
-            -0.0,
-            1.0,
-            -1.0,
-            f32::MIN_POSITIVE,
-            f32::MAX,
-            f32::INFINITY,
-            f32::NEG_INFINITY,
-            f32::NAN,
-        ]);
-        x
-    }
-
-    /// The kernel's scalar functions against the CPU's: bit for bit where the device
-    /// agrees bitwise with the CPU, else within the bound other drivers are held to.
-    fn scalar_functions_agree_with_the_cpu<R: Runtime>(opened: &OpenedDevice<R>) {
-        let agreement = Cube::new(opened).float_agreement();
-        let client = &opened.client;
-        let x = inputs();
-        let n = x.len();
-        let input = buffers::upload(client, &x);
-        let out = buffers::upload(client, &vec![f32::from_bits(0x7FC0_DEAD); 3 * n]);
-        let cube_dim = CubeDim::new_1d(256);
-        let cubes = cubecl::calculate_cube_count_elemwise(client, n, cube_dim);
-        // SAFETY: both arrays are bound with their true lengths; the kernel guards `i < n`.
-        unsafe {
-            scalar_functions::launch_unchecked::<R>(
-                client,
-                cubes,
-                cube_dim,
-                ArrayArg::from_raw_parts(input, n),
-                ArrayArg::from_raw_parts(out.clone(), 3 * n),
-            )
-        };
-        let got = buffers::download::<R, f32>(client, &out).expect("read back");
-        let functions: [(&str, Reference); 3] = [
-            ("exp", |x| cpu::exp(Scalar, x)),
-            ("log", |x| cpu::log(Scalar, x)),
-            ("tanh", |x| cpu::tanh(Scalar, x)),
-        ];
-        for (f, (name, reference)) in functions.iter().enumerate() {
-            for (i, &x) in x.iter().enumerate() {
-                let (want, got) = (reference(x), got[f * n + i]);
-                let agrees = if want.is_nan() || agreement.is_bitwise() {
-                    want.to_bits() == got.to_bits() || (want.is_nan() && got.is_nan())
-                } else {
-                    let scale = f64::from(want.abs()).max(1.0);
-                    (f64::from(want) - f64::from(got)).abs()
-                        <= FloatAgreement::BOUNDED_RELATIVE * scale
-                        || want == got
-                };
-                assert!(
-                    agrees,
-                    "{name}({x:e}) = {got:e}, the CPU's {want:e} ({agreement:?})"
-                );
-            }
-        }
-    }
-
-    #[cfg(feature = "wgpu")]
-    #[test]
-    fn scalar_functions_agree_with_the_cpu_on_wgpu() {
-        let opened = crate::cube::device::wgpu_client()
-            .expect("a wgpu adapter (lavapipe on machines without a GPU)");
-        scalar_functions_agree_with_the_cpu(&opened);
-    }
-
-    /// Skipped (passes) on a machine without an NVIDIA driver.
-    #[cfg(feature = "cuda")]
-    #[test]
-    fn scalar_functions_agree_with_the_cpu_on_cuda() {
-        match crate::cube::device::cuda_client() {
-            Ok(opened) => scalar_functions_agree_with_the_cpu(&opened),
-            Err(error) => eprintln!("skipped: {error}"),
-        }
-    }
 }
