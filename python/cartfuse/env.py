@@ -165,7 +165,8 @@ class CartfuseEnv(Env[npt.NDArray[np.float32], Any]):
     def state(self) -> npt.NDArray[np.float64]:
         """The state in gymnasium's ``env.unwrapped.state`` order (float64, stored as float32
         on the device)."""
-        return self._vec.get_state()[0]
+        state: npt.NDArray[np.float64] = self._vec.get_state()[0]
+        return state
 
     @state.setter
     def state(self, value: npt.ArrayLike) -> None:

@@ -285,7 +285,9 @@ class CartfuseVectorEnv(VectorEnv[ObsArray, ActArray, npt.NDArray[Any]]):
     ) -> ObsArray:
         """The native reset, and what this class keeps track of."""
         if self._views:
-            obs: Any = self._native.reset_views(seed, mask, bounds)
+            # A DeviceArray view (copy=False on cuda), which the class's type parameter
+            # cannot name, as in _step_views.
+            obs = cast("ObsArray", self._native.reset_views(seed, mask, bounds))
         else:
             obs = self._native.reset(seed, mask, bounds)
         self._was_reset = True

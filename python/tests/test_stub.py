@@ -2,7 +2,8 @@
 every public function, class, method and property of the module is in the stub and the
 other way round, with the same kinds (property, static method, method), bases and
 parameters (names, kinds and defaults, from the ``__text_signature__`` PyO3 writes). Where
-mypy is installed, ``mypy.stubtest`` checks the stub too."""
+mypy is installed, ``mypy.stubtest`` checks the stub too, and ``mypy --strict`` the package
+against it."""
 
 from __future__ import annotations
 
@@ -216,19 +217,41 @@ def test_env_info_has_every_field_the_stub_declares() -> None:
     assert issubclass(_native.NoPendingStepError, RuntimeError)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("mypy") is None, reason="mypy is not installed")
-def test_mypy_stubtest_passes(tmp_path: Path) -> None:
-    # Run in tmp_path (mypy's cache lands there) with the directory of the `cartfuse` this
-    # test imported first on the path, so that stubtest checks that package.
+NO_MYPY = pytest.mark.skipif(
+    importlib.util.find_spec("mypy") is None, reason="mypy is not installed"
+)
+
+
+def run_mypy(module: str, args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``python -m <module> <args>`` in ``cwd`` (mypy's cache lands there) with the
+    directory of the ``cartfuse`` this test imported first on the path, so that mypy checks
+    that package."""
     package_root = str(Path(cartfuse.__file__ or "").resolve().parents[1])
     path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
-    result = subprocess.run(
-        [sys.executable, "-m", "mypy.stubtest", "cartfuse._native"],
+    return subprocess.run(
+        [sys.executable, "-m", module, *args],
         capture_output=True,
         text=True,
         timeout=600,
         check=False,
-        cwd=tmp_path,
+        cwd=cwd,
         env={**os.environ, "PYTHONPATH": path},
     )
+
+
+@NO_MYPY
+def test_mypy_stubtest_passes(tmp_path: Path) -> None:
+    result = run_mypy("mypy.stubtest", ["cartfuse._native"], tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+@NO_MYPY
+@pytest.mark.skipif(
+    importlib.util.find_spec("pygame") is None,
+    reason="pygame (which render.py's window imports) is not installed",
+)
+def test_the_package_type_checks_under_mypy_strict(tmp_path: Path) -> None:
+    # The package as installed, against the stub it ships: no error, no ignore left unused.
+    result = run_mypy("mypy", ["--strict", "--warn-unreachable", "-p", "cartfuse"], tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.startswith("Success: no issues found"), result.stdout
