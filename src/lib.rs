@@ -5,7 +5,7 @@
 //!
 //! This crate re-exports the workspace:
 //! - [`fusion`] (`cartfuse-fusion`): launch accounting, the counter-based RNG, devices.
-//! - [`env`] (`cartfuse-env`): CartPole-v1 params, f64 reference, kernels, vector env.
+//! - [`env`](mod@env) (`cartfuse-env`): CartPole-v1 params, f64 reference, kernels, vector env.
 //! - [`train`] (`cartfuse-train`): PPO with burn on the vector env.
 //!
 //! and holds the logic of the command line: [`rollout`] and [`replay`].

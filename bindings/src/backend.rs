@@ -1,7 +1,7 @@
 //! The gymnasium-shaped vector env over cartfuse's Rust API: seeds, masked resets, reset
 //! bounds and constructor arguments as gymnasium defines them, for any registered
 //! environment. Everything else in this crate speaks [`Backend`]; the environment and
-//! runtime sit behind [`DynVecEnv`](crate::envs::DynVecEnv).
+//! runtime sit behind [`crate::envs::DynVecEnv`].
 //!
 //! Seeds are gymnasium's: env `i` is keyed by its own seed (`seed + i` for an int), and its
 //! episodes, autoresets included, depend on that seed and its actions only

@@ -1,6 +1,6 @@
 //! DLPack in both directions, through `dlpark`: [`DeviceArray`], a view of memory an env
 //! keeps on its device that `torch.from_dlpack`, `jax.dlpack.from_dlpack` and
-//! `numpy.from_dlpack` take without a copy, and [`import_cuda`], which takes a CUDA tensor
+//! `numpy.from_dlpack` take without a copy, and [`import_actions`], which takes a CUDA tensor
 //! of actions (a torch or JAX array) in place.
 //!
 //! A view is valid until the env's next step or reset, which overwrite (or, after a reset,

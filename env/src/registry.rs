@@ -1,6 +1,6 @@
 //! Every environment by gymnasium id: the one place a new environment is registered.
 //!
-//! The registry is one list of environment types (under `@registry` in [`with_env!`]); each
+//! The registry is one list of environment types (under `@registry` in [`with_env!`](crate::with_env)); each
 //! one's id is its [`GraphEnv::ID`](crate::GraphEnv::ID), so an id cannot be misspelt or
 //! left out of a second list. [`with_env!`](crate::with_env) runs a block generically for
 //! the environment an id names, and [`ENV_IDS`] lists them, so the CLI, the harness and the

@@ -2,7 +2,7 @@
 //! reference, spaces and the hand-written kernels.
 //!
 //! - [`params`]: [`CartPoleParams`] (gymnasium's defaults, validated) and [`CartPoleConfig`].
-//! - [`reference`]: the f64 host reference, the oracle of every test.
+//! - [`reference`](mod@reference): the f64 host reference, the oracle of every test.
 //! - [`hand_written`]: the hand-written step of each runtime (the roof of every plan).
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! 8192 envs on two threads 46 us against 58 us on one.
 //!
 //! Here the caller runs item 0 itself, and one persistent worker per other core runs the
-//! others. A worker that finishes spins (`spin_loop`) for [`SPIN`] before it parks, so a
+//! others. A worker that finishes spins (`spin_loop`) for [`DEFAULT_SPIN`] (or as long as `CARTFUSE_CPU_SPIN_US` says) before it parks, so a
 //! stepping loop finds it awake and hands it work through an atomic store. A parked worker
 //! is woken by `unpark`. The pool serves one call at a time: a call that finds it busy (two
 //! threads stepping at once, or a nested call) runs all its items on the calling thread,

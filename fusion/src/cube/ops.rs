@@ -29,7 +29,7 @@ pub fn float_unary<N: Size>(x: Vector<f32, N>, #[comptime] op: FloatUnary) -> Ve
     }
 }
 
-/// `op(x, y)` on floats or integers (`u32` wraps); floats go through [`binary_f`].
+/// `op(x, y)` on floats or integers (`u32` wraps); floats go through [`binary_f()`].
 #[cube]
 pub fn binary<T: Numeric, N: Size>(
     x: Vector<T, N>,
@@ -46,8 +46,8 @@ pub fn binary<T: Numeric, N: Size>(
     }
 }
 
-/// `op(x, y)` on floats: [`binary`]'s arithmetic, with `min` and `max` as the CPU runtime
-/// defines them ([`math::min`]).
+/// `op(x, y)` on floats: [`binary()`]'s arithmetic, with `min` and `max` as the CPU runtime
+/// defines them ([`math::min()`]).
 #[cube]
 pub fn binary_f<N: Size>(
     x: Vector<f32, N>,

@@ -1,4 +1,4 @@
-//! Which programs run vectorised: [`fused_array`](crate::cube::kernel::fused_array) with
+//! Which programs run vectorised: [`fused_array`](fn@crate::cube::kernel::fused_array) with
 //! `N = VECTOR_WIDTH` lanes per thread (16-byte loads and stores) instead of `N = 1`.
 
 use super::program::{Instr, KernelProgram};

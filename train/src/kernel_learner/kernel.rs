@@ -1,4 +1,4 @@
-//! [`ppo_step`]: one PPO minibatch step of a whole population as one CubeCL launch, a cube
+//! [`ppo_step()`]: one PPO minibatch step of a whole population as one CubeCL launch, a cube
 //! per agent: `G` groups of a unit per hidden unit of its networks.
 //!
 //! The cube takes its agent's minibatch (through the step's sample indices) `G * R` rows

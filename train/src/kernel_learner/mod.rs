@@ -1,5 +1,5 @@
 //! [`KernelLearner`]: PPO's update for a population of `K` agents as hand-written CubeCL
-//! kernels, one launch per minibatch step whatever `K` ([`kernel::ppo_step`]: a cube per
+//! kernels, one launch per minibatch step whatever `K` ([`kernel::ppo_step()`]: a cube per
 //! agent), where burn's tensor ops take about 120 launches a step even fused
 //! ([`crate::tensor_learner`]).
 //!
@@ -72,7 +72,7 @@ impl Target {
 /// share a multiprocessor).
 const SHARED_BUDGET: usize = 24 * 1024;
 
-/// How [`kernel::ppo_step`]'s cubes take a minibatch: `groups` groups of a unit per hidden
+/// How [`kernel::ppo_step()`]'s cubes take a minibatch: `groups` groups of a unit per hidden
 /// unit, each taking `rows_each` rows together.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Layout {
@@ -141,7 +141,7 @@ impl Layout {
 }
 
 /// `K` agents' actor-critics and Adam states on a CubeCL device, stepped by
-/// [`kernel::ppo_step`]. See the [module docs](self).
+/// [`kernel::ppo_step()`]. See the [module docs](self).
 pub struct KernelLearner<R: CubeRuntime> {
     host: Learner,
     device: LearnerDevice<R>,

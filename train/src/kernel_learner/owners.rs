@@ -1,4 +1,4 @@
-//! Which unit of a [`super::kernel::ppo_step`] cube owns which gradient entry of a network,
+//! Which unit of a [`super::kernel::ppo_step()`] cube owns which gradient entry of a network,
 //! and where a group's gradients sit in the scratch.
 //!
 //! An agent's parameters are the actor's, then the critic's, each network its three dense

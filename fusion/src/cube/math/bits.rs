@@ -42,7 +42,7 @@ pub mod to_bits {
 /// Floats from the bits of each lane.
 ///
 /// A constant becomes a float constant on the host when it is finite and not zero. The rest
-/// go through [`opaque_from_bits`]: cubecl prints float constants as decimals, which neither
+/// go through [`opaque_from_bits()`]: cubecl prints float constants as decimals, which neither
 /// WGSL nor C++ reads back for infinities and NaN, and its C++ backend cannot reinterpret a
 /// literal (see [`to_bits()`]); and cubecl's optimiser treats a constant zero as any zero
 /// (it merges `-0.0` with `0.0` and rewrites `x * 0` as `0` and `x + 0` as `x`, which IEEE

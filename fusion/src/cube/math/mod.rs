@@ -284,20 +284,20 @@ pub fn pow<N: Size>(x: Vector<f32, N>, y: Vector<f32, N>) -> Vector<f32, N> {
     select_many(one, splat::<N>(1.0), r)
 }
 
-/// [`exp`] of one value, for kernels that compute on scalars (a 1-lane vector is the
+/// [`exp()`] of one value, for kernels that compute on scalars (a 1-lane vector is the
 /// scalar itself, so both conversions are free).
 #[cube]
 pub fn exp_scalar(x: f32) -> f32 {
     f32::cast_from(exp::<Const<1>>(Vector::new(x)))
 }
 
-/// [`log`] of one value (see [`exp_scalar`]).
+/// [`log()`] of one value (see [`exp_scalar()`]).
 #[cube]
 pub fn log_scalar(x: f32) -> f32 {
     f32::cast_from(log::<Const<1>>(Vector::new(x)))
 }
 
-/// [`tanh`] of one value (see [`exp_scalar`]).
+/// [`tanh()`] of one value (see [`exp_scalar()`]).
 #[cube]
 pub fn tanh_scalar(x: f32) -> f32 {
     f32::cast_from(tanh::<Const<1>>(Vector::new(x)))

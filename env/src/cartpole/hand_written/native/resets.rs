@@ -85,7 +85,7 @@ fn draw<V: Simd>(s: V, f: &Frame, [k0, k1]: [V::U; 2], count: V::U) -> Rows<V> {
 /// and writes it over the placeholder in the state and observation buffers.
 ///
 /// # Safety
-/// As [`super::finish_vector`]; every pending env is below `n`.
+/// As `step::finish_vector`; every pending env is below `n`.
 #[inline(always)]
 pub(super) unsafe fn draw_pending<V: Simd>(s: V, f: &Frame, pending: &mut PendingResets) {
     for envs in pending.queued().chunks(V::LANES) {
