@@ -73,21 +73,20 @@ for _env_id in ENV_IDS:
     globals()[vector_env_class(_env_id).__name__] = vector_env_class(_env_id)
     globals()[env_class(_env_id).__name__] = env_class(_env_id)
 
-if TYPE_CHECKING:  # the named classes, for type checkers
-    from cartfuse.env import (
-        AcrobotEnv,
-        CartPoleEnv,
-        MountainCarContinuousEnv,
-        MountainCarEnv,
-        PendulumEnv,
-    )
-    from cartfuse.vector import (
-        AcrobotVectorEnv,
-        CartPoleVectorEnv,
-        MountainCarContinuousVectorEnv,
-        MountainCarVectorEnv,
-        PendulumVectorEnv,
-    )
+if TYPE_CHECKING:
+    # The named classes, for type checkers: `X as X` re-exports each one (a checker cannot
+    # read the names `__all__` computes), so `cartfuse.CartPoleVectorEnv` passes
+    # `mypy --strict` in a user's code.
+    from cartfuse.env import AcrobotEnv as AcrobotEnv
+    from cartfuse.env import CartPoleEnv as CartPoleEnv
+    from cartfuse.env import MountainCarContinuousEnv as MountainCarContinuousEnv
+    from cartfuse.env import MountainCarEnv as MountainCarEnv
+    from cartfuse.env import PendulumEnv as PendulumEnv
+    from cartfuse.vector import AcrobotVectorEnv as AcrobotVectorEnv
+    from cartfuse.vector import CartPoleVectorEnv as CartPoleVectorEnv
+    from cartfuse.vector import MountainCarContinuousVectorEnv as MountainCarContinuousVectorEnv
+    from cartfuse.vector import MountainCarVectorEnv as MountainCarVectorEnv
+    from cartfuse.vector import PendulumVectorEnv as PendulumVectorEnv
 
 __all__ = [
     "DEVICES",

@@ -222,6 +222,16 @@ NO_MYPY = pytest.mark.skipif(
 )
 
 
+#: The flags of every type check here (one set, so that the runs share mypy's cache).
+STRICT = ["--strict", "--warn-unreachable"]
+
+
+@pytest.fixture(scope="module")
+def mypy_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where this module's mypy runs run: they share the cache mypy writes there."""
+    return tmp_path_factory.mktemp("mypy")
+
+
 def run_mypy(module: str, args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     """``python -m <module> <args>`` in ``cwd`` (mypy's cache lands there) with the
     directory of the ``cartfuse`` this test imported first on the path, so that mypy checks
@@ -240,8 +250,8 @@ def run_mypy(module: str, args: list[str], cwd: Path) -> subprocess.CompletedPro
 
 
 @NO_MYPY
-def test_mypy_stubtest_passes(tmp_path: Path) -> None:
-    result = run_mypy("mypy.stubtest", ["cartfuse._native"], tmp_path)
+def test_mypy_stubtest_passes(mypy_dir: Path) -> None:
+    result = run_mypy("mypy.stubtest", ["cartfuse._native"], mypy_dir)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -250,8 +260,28 @@ def test_mypy_stubtest_passes(tmp_path: Path) -> None:
     importlib.util.find_spec("pygame") is None,
     reason="pygame (which render.py's window imports) is not installed",
 )
-def test_the_package_type_checks_under_mypy_strict(tmp_path: Path) -> None:
+def test_the_package_type_checks_under_mypy_strict(mypy_dir: Path) -> None:
     # The package as installed, against the stub it ships: no error, no ignore left unused.
-    result = run_mypy("mypy", ["--strict", "--warn-unreachable", "-p", "cartfuse"], tmp_path)
+    result = run_mypy("mypy", [*STRICT, "-p", "cartfuse"], mypy_dir)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.startswith("Success: no issues found"), result.stdout
+
+
+@NO_MYPY
+def test_a_users_script_naming_every_class_type_checks_under_mypy_strict(
+    tmp_path: Path, mypy_dir: Path
+) -> None:
+    # Every named class at the package's top level, as a user's code names it.
+    lines = ["import cartfuse", ""]
+    for env_id in cartfuse.ENV_IDS:
+        vector, single = cartfuse.vector_env_class(env_id), cartfuse.env_class(env_id)
+        lines += [
+            f"{vector.__name__.lower()}: cartfuse.CartfuseVectorEnv = "
+            f'cartfuse.{vector.__name__}(2, device="cpu")',
+            f"{single.__name__.lower()}: cartfuse.CartfuseEnv = "
+            f'cartfuse.{single.__name__}(device="cpu")',
+        ]
+    script = tmp_path / "users_script.py"
+    script.write_text("\n".join(lines) + "\n")
+    result = run_mypy("mypy", [*STRICT, str(script)], mypy_dir)
+    assert result.returncode == 0, result.stdout + result.stderr
