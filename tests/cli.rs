@@ -1,5 +1,6 @@
 //! The `cartfuse` binary end to end: rollout, replay, and their error messages.
 
+use std::ffi::OsStr;
 use std::process::{Command, Output};
 
 use cartfuse::env::reference::{is_terminated, step_physics};
@@ -17,6 +18,21 @@ pub(crate) fn cartfuse_with_env(args: &[&str], vars: &[(&str, &str)]) -> Output 
         .envs(vars.iter().copied())
         .output()
         .expect("the cartfuse binary runs")
+}
+
+/// `bash scripts/<name> ARGS`, the repository's script, with environment variables `vars`
+/// set.
+pub(crate) fn run_script<A: AsRef<OsStr>>(
+    name: &str,
+    args: impl IntoIterator<Item = A>,
+    vars: &[(&str, &OsStr)],
+) -> Output {
+    Command::new("bash")
+        .arg(format!("{}/scripts/{name}", env!("CARGO_MANIFEST_DIR")))
+        .args(args)
+        .envs(vars.iter().copied())
+        .output()
+        .expect("bash runs")
 }
 
 pub(crate) fn stdout(output: &Output) -> String {

@@ -1,20 +1,17 @@
 //! `scripts/cuda-compile-check.sh`, which compiles as CUDA C++ every kernel the device suites
 //! generate, with clang and no GPU: what it refuses before it builds or runs anything.
 
-use std::process::{Command, Output};
+use std::ffi::OsStr;
+use std::process::Output;
 
-use crate::cli::{stderr, stdout};
+use crate::cli::{run_script, stderr, stdout};
 
 fn cuda_compile_check(args: &[&str], clang: &str) -> Output {
-    Command::new("bash")
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/scripts/cuda-compile-check.sh"
-        ))
-        .args(args)
-        .env("CARTFUSE_CLANG", clang)
-        .output()
-        .expect("bash runs")
+    run_script(
+        "cuda-compile-check.sh",
+        args,
+        &[("CARTFUSE_CLANG", OsStr::new(clang))],
+    )
 }
 
 /// `scripts/cuda-compile-check.sh` refuses what it cannot run, with status 2, before it

@@ -4,20 +4,20 @@
 //! summary of a recorded results directory (`tests/fixtures/gpu-check`, hand-written in the
 //! layout the script writes). `scripts/host-path.sh`, which it runs, is `host_path.rs`'s.
 
+use std::ffi::OsStr;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use crate::cli::{stderr, stdout};
+use crate::cli::{run_script, stderr, stdout};
 
 /// `scripts/gpu-check.sh ARGS` with `nvidia_smi` as its nvidia-smi.
 pub(crate) fn gpu_check(args: &[&str], nvidia_smi: &str) -> Output {
-    Command::new("bash")
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/gpu-check.sh"))
-        .args(args)
-        .env("CARTFUSE_GPU_CHECK_NVIDIA_SMI", nvidia_smi)
-        .output()
-        .expect("bash runs")
+    run_script(
+        "gpu-check.sh",
+        args,
+        &[("CARTFUSE_GPU_CHECK_NVIDIA_SMI", OsStr::new(nvidia_smi))],
+    )
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -303,14 +303,18 @@ fn the_binaries_are_unpacked_from_their_xz_pack_with_xz_or_else_python() {
             .unwrap();
         assert!(packed.success());
         let out = fake.join("out");
-        let run = Command::new("bash")
-            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/gpu-check.sh"))
-            .args(["--bin", bin.to_str().unwrap(), "--only", "numerics"])
-            .arg(&out)
-            .env("CARTFUSE_GPU_CHECK_NVIDIA_SMI", &smi)
-            .env("CARTFUSE_GPU_CHECK_XZ", xz)
-            .output()
-            .unwrap();
+        let args = [
+            "--bin",
+            bin.to_str().unwrap(),
+            "--only",
+            "numerics",
+            out.to_str().unwrap(),
+        ];
+        let vars = [
+            ("CARTFUSE_GPU_CHECK_NVIDIA_SMI", smi.as_os_str()),
+            ("CARTFUSE_GPU_CHECK_XZ", OsStr::new(xz)),
+        ];
+        let run = run_script("gpu-check.sh", args, &vars);
         assert_eq!(run.status.code(), Some(0), "{case}: {}", stderr(&run));
         let unpacked = std::fs::read_to_string(bin.join("integration")).unwrap();
         assert!(unpacked.contains("echo \"integration $*\""), "{unpacked}");

@@ -3,24 +3,22 @@
 //! run again what did not pass; a budget too small for any part starts none.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use crate::cli::{stderr, stdout};
+use crate::cli::{run_script, stderr, stdout};
 use crate::gpu_check::{fake_gpu, script};
 
 /// `scripts/gpu-session.sh ARGS` with `nvidia_smi` as its nvidia-smi and `wheels` as
 /// gpu-python's folder of wheels.
 fn gpu_session(args: &[&str], nvidia_smi: &Path, wheels: &Path) -> Output {
-    Command::new("bash")
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/scripts/gpu-session.sh"
-        ))
-        .args(args)
-        .env("CARTFUSE_GPU_CHECK_NVIDIA_SMI", nvidia_smi)
-        .env("CARTFUSE_GPU_PYTHON_DIR", wheels)
-        .output()
-        .expect("bash runs")
+    run_script(
+        "gpu-session.sh",
+        args,
+        &[
+            ("CARTFUSE_GPU_CHECK_NVIDIA_SMI", nvidia_smi.as_os_str()),
+            ("CARTFUSE_GPU_PYTHON_DIR", wheels.as_os_str()),
+        ],
+    )
 }
 
 #[test]

@@ -2,16 +2,12 @@
 //! on wgpu (lavapipe on machines without a GPU) and the CPU: every cell measured, each ratio
 //! the rates' own or a median within its rounds' range, bad arguments refused.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
-use crate::cli::{stderr, stdout};
+use crate::cli::{run_script, stderr, stdout};
 
 fn host_path(args: &[&str]) -> Output {
-    Command::new("bash")
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/host-path.sh"))
-        .args(args)
-        .output()
-        .expect("bash runs")
+    run_script("host-path.sh", args, &[])
 }
 
 #[test]
