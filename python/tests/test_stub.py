@@ -220,6 +220,11 @@ def test_env_info_has_every_field_the_stub_declares() -> None:
 NO_MYPY = pytest.mark.skipif(
     importlib.util.find_spec("mypy") is None, reason="mypy is not installed"
 )
+#: render.py's window imports pygame: without it a type check of the package, or of code
+#: that imports it from a source tree, finds no such module.
+NO_PYGAME = pytest.mark.skipif(
+    importlib.util.find_spec("pygame") is None, reason="pygame is not installed"
+)
 
 
 #: The flags of every type check here (one set, so that the runs share mypy's cache).
@@ -256,10 +261,7 @@ def test_mypy_stubtest_passes(mypy_dir: Path) -> None:
 
 
 @NO_MYPY
-@pytest.mark.skipif(
-    importlib.util.find_spec("pygame") is None,
-    reason="pygame (which render.py's window imports) is not installed",
-)
+@NO_PYGAME
 def test_the_package_type_checks_under_mypy_strict(mypy_dir: Path) -> None:
     # The package as installed, against the stub it ships: no error, no ignore left unused.
     result = run_mypy("mypy", [*STRICT, "-p", "cartfuse"], mypy_dir)
@@ -268,6 +270,7 @@ def test_the_package_type_checks_under_mypy_strict(mypy_dir: Path) -> None:
 
 
 @NO_MYPY
+@NO_PYGAME
 def test_a_users_script_naming_every_class_type_checks_under_mypy_strict(
     tmp_path: Path, mypy_dir: Path
 ) -> None:
