@@ -1,11 +1,12 @@
 //! Every environment by gymnasium id: the one place a new environment is registered.
 //!
-//! The registry is one list of environment types (under `@registry` in [`with_env!`](crate::with_env)); each
+//! The registry is one list of environment types (under `@registry` in [`with_env!`]); each
 //! one's id is its [`GraphEnv::ID`](crate::GraphEnv::ID), so an id cannot be misspelt or
-//! left out of a second list. [`with_env!`](crate::with_env) runs a block generically for
-//! the environment an id names, and [`ENV_IDS`] lists them, so the CLI, the harness and the
-//! bindings (and through them the Python package) reach every environment without naming
-//! one.
+//! left out of a second list. [`with_env!`] runs a block generically for the environment an
+//! id names, and [`ENV_IDS`] lists them, so the CLI, the harness and the bindings (and
+//! through them the Python package) reach every environment without naming one.
+//!
+//! [`with_env!`]: crate::with_env
 
 /// gymnasium ids of every registered environment, in registry order.
 pub const ENV_IDS: &[&str] = crate::with_env!(@registry ids);

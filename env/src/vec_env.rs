@@ -2,8 +2,8 @@
 //!
 //! Host path: [`VecEnv::reset`] and [`VecEnv::step`] take and return host vectors,
 //! validating every input first; [`VecEnv::step_into`] writes the outputs into memory the
-//! caller owns ([`HostOutputs`](crate::HostOutputs)), where the native CPU engines write them directly from
-//! every worker thread. Device-resident path: [`VecEnv::step_device`] takes
+//! caller owns ([`HostOutputs`](crate::HostOutputs)), where the native CPU engines write
+//! them directly from every worker thread. Device-resident path: [`VecEnv::step_device`] takes
 //! [`DeviceActions`] already on the backend and leaves the outputs there ([`DeviceStep`]),
 //! so a policy on the same device never round-trips through the host;
 //! [`DeviceStep::to_host`] copies them only when asked.

@@ -8,12 +8,12 @@
 //! 8192 envs on two threads 46 us against 58 us on one.
 //!
 //! Here the caller runs item 0 itself, and one persistent worker per other core runs the
-//! others. A worker that finishes spins (`spin_loop`) for [`DEFAULT_SPIN`] (or as long as `CARTFUSE_CPU_SPIN_US` says) before it parks, so a
-//! stepping loop finds it awake and hands it work through an atomic store. A parked worker
-//! is woken by `unpark`. The pool serves one call at a time: a call that finds it busy (two
-//! threads stepping at once, or a nested call) runs all its items on the calling thread,
-//! which gives the same results, since every item's work is independent of the thread
-//! that runs it.
+//! others. A worker that finishes spins (`spin_loop`) for [`DEFAULT_SPIN`] (or as long as
+//! `CARTFUSE_CPU_SPIN_US` says) before it parks, so a stepping loop finds it awake and
+//! hands it work through an atomic store. A parked worker is woken by `unpark`. The pool
+//! serves one call at a time: a call that finds it busy (two threads stepping at once, or a
+//! nested call) runs all its items on the calling thread, which gives the same results,
+//! since every item's work is independent of the thread that runs it.
 //!
 //! This is written here rather than taken from a crate: rayon, the pool already in the
 //! tree, has no spin knob and blocks a caller from outside its pool until the job ends.

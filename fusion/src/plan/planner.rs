@@ -1,4 +1,5 @@
-//! [`Plan::build`]: a graph planned by following its strategy's [`StrategySpec`](super::spec::StrategySpec).
+//! [`Plan::build`]: a graph planned by following its strategy's
+//! [`StrategySpec`](super::spec::StrategySpec).
 
 use super::error::PlanError;
 use super::kernels::{PlannedKernel, PlannedLaunch, build_kernels};

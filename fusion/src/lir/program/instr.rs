@@ -33,7 +33,8 @@ pub enum Instr {
         per_step: bool,
     },
     /// `f[dst] = out_f[buffer][lane]`: a carried input updated in place, read from the
-    /// output binding that also receives its next value (see [`state_reads`](crate::lir::state_reads)).
+    /// output binding that also receives its next value (see
+    /// [`state_reads`](crate::lir::state_reads)).
     LoadStateF { dst: Reg, buffer: u32 },
     /// `u[dst] = out_u[buffer][lane]` (see [`Instr::LoadStateF`]).
     LoadStateU { dst: Reg, buffer: u32 },
@@ -93,7 +94,8 @@ pub enum Instr {
     Stash { slot: u32, src: Reg },
     /// `f[dst] = f[acc] + sum_k params_f[first_param + k] * stash[slot + k]` over
     /// `k < len`, left to right, each product and sum rounded (without `acc` the sum starts
-    /// at the first product): an affine chain as a run-time loop (see [`compact`](crate::lir::compact)).
+    /// at the first product): an affine chain as a run-time loop (see
+    /// [`compact`](crate::lir::compact)).
     DotParams {
         dst: Reg,
         acc: Option<Reg>,
@@ -101,9 +103,9 @@ pub enum Instr {
         slot: u32,
         len: u32,
     },
-    /// A dense layer as a run-time loop over its rows (see [`reroll`](crate::lir::reroll)): for every
-    /// `j < rows`, `stash[out_slot + j] = activation(dot_j + params_f[bias_param + j
-    /// stride])`, where `dot_j` is [`Instr::DotParams`]'s sum over `len` weights from
+    /// A dense layer as a run-time loop over its rows (see [`reroll`](crate::lir::reroll)):
+    /// for every `j < rows`, `stash[out_slot + j] = activation(dot_j + params_f[bias_param +
+    /// j stride])`, where `dot_j` is [`Instr::DotParams`]'s sum over `len` weights from
     /// `params_f[first_param + j stride]` and the inputs from `stash[in_slot]`, with the
     /// same rounding as the row's `DotParams`, `BinaryF` add and `UnaryF`.
     DenseParams {
@@ -151,8 +153,8 @@ pub enum Instr {
         key: [Reg; 2],
         counter: [Reg; 2],
     },
-    /// Runs [`KernelProgram::guards`](super::KernelProgram::guards)`[index]` here: its instructions execute only in
-    /// lanes whose condition register is non-zero.
+    /// Runs [`KernelProgram::guards`](super::KernelProgram::guards)`[index]` here: its
+    /// instructions execute only in lanes whose condition register is non-zero.
     Guard { index: u32 },
     /// `out_f[buffer][lane] = f[src]` (`per_step`: plus `step * n`).
     StoreF {
@@ -269,7 +271,8 @@ impl Instr {
 
     /// The binding a load or store addresses, as (whether it is an output, whether it is
     /// `f32`, its index): `in_f`, `in_u`, `out_f` or `out_u`. State loads
-    /// ([`Instr::LoadStateF`]) are not counted: only [`state_reads`](crate::lir::state_reads) makes them.
+    /// ([`Instr::LoadStateF`]) are not counted: only
+    /// [`state_reads`](crate::lir::state_reads) makes them.
     pub fn binding(&self) -> Option<(bool, bool, u32)> {
         match *self {
             Instr::LoadF { buffer, .. } | Instr::LoadPackedF { buffer, .. } => {
